@@ -1,0 +1,5 @@
+import sys
+
+from mjenv.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""Compatibility layers with other mahjong libraries (``mjenv.compat.mahjonggb``: PyMahjongGB drop-in)."""
