@@ -45,6 +45,7 @@ RESULT_KEYS = (
     "per_repeat",
     "notes",
     "skipped",
+    "cpu_per_wall",
 )
 
 
@@ -90,7 +91,8 @@ def measure(
     -------
     dict
         ``{"<unit>_per_s": median or None, "seconds": total timed seconds, "repeats", "n": total counts,
-        "per_repeat": [{"<unit>_per_s": rate, "seconds": s}, ...], "warmup_s": warm-up wall time}``, plus
+        "per_repeat": [{"<unit>_per_s": rate, "seconds": s, "cpu_s": process CPU s}, ...],
+        "cpu_per_wall": median CPU/wall ratio, "warmup_s": warm-up wall time}``, plus
         ``"n_extra"``: the summed ``Counts.extra`` of the timed repeats when an entry counts extras.
     """
     if not callable(work):
@@ -110,15 +112,17 @@ def measure(
     extra_totals: dict[str, float] = {}
     total_s = 0.0
     for _ in range(repeats):
+        c0 = time.process_time()
         t0 = time.perf_counter()
         c = work(float(seconds))
         dt = time.perf_counter() - t0
+        dc = time.process_time() - c0
         if not isinstance(c, Counts):
             raise TypeError(f"work must return Counts, got {type(c).__name__}")
         total_s += dt
         for k, v in c.extra.items():
             extra_totals[k] = extra_totals.get(k, 0) + v
-        row = {"seconds": dt}
+        row = {"seconds": dt, "cpu_s": dc}
         for u, v in c.as_dict().items():
             totals[u] += v
             row[f"{u}_per_s"] = v / dt if v else None
@@ -128,7 +132,17 @@ def measure(
     for u in UNITS:
         rates = [r[f"{u}_per_s"] for r in per_repeat if r[f"{u}_per_s"] is not None]
         out[f"{u}_per_s"] = statistics.median(rates) if rates else None
-    out.update(seconds=total_s, repeats=repeats, n=totals, per_repeat=per_repeat, warmup_s=warm)
+    # process CPU seconds per wall second: ~1 for a single thread that had a core to itself, lower when other
+    # processes took the core (the figure is then pessimistic), up to the thread count for a parallel entry
+    cpu_per_wall = statistics.median(r["cpu_s"] / r["seconds"] for r in per_repeat)
+    out.update(
+        seconds=total_s,
+        repeats=repeats,
+        n=totals,
+        per_repeat=per_repeat,
+        warmup_s=warm,
+        cpu_per_wall=cpu_per_wall,
+    )
     if extra_totals:
         out["n_extra"] = extra_totals
     return out

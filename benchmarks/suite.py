@@ -31,6 +31,24 @@ An entry is ``(name, fn)`` in :data:`REGISTRY`; ``fn(seconds=..., repeats=...)``
 ``batch_size`` (int), ``series`` (line label for batch entries; default the name), ``threads``, ``compile_s``,
 ``bytes_per_table``. Missing packages give :func:`benchmarks.harness.skipped` results, which are listed, not
 plotted. An entry that raises is recorded as skipped with the error, so one broken entry never loses the run.
+
+A batched entry, for example (``play`` being whatever steps ``batch`` tables and counts what happened)::
+
+    def measure_vector(seconds, repeats):
+        rows = []
+        for batch in (1, 64, 1024, 8192):
+            def work(budget_s, batch=batch):
+                done, c = until(budget_s), Counts()
+                while not done():
+                    play(batch, c)  # adds to c.decisions, c.steps, c.hands
+                return c
+
+            timing = measure(work, seconds=seconds, repeats=repeats)
+            rows.append(result(f"VectorEnv masks-only b={batch}", version, timing, "...",
+                               batch_size=batch, series="VectorEnv masks-only, 2 threads", threads=2))
+        return rows
+
+    REGISTRY.insert(0, ("VectorEnv masks-only", measure_vector))
 """
 
 from __future__ import annotations
@@ -73,6 +91,9 @@ DEFINITIONS = """\
 - **call**: one call of a scoring or shanten function (scorer entries only).
 - **forced**: the share of decisions that had a single legal action (an env that asks every seat after every
   discard, even seats that can only pass, counts many of these).
+- **cpu/wall**: median process CPU seconds per wall second of the timed repeats: about 1 for a single-threaded
+  entry that had a core to itself, lower when other processes took the core (its figure is then pessimistic),
+  up to the thread count for a parallel entry.
 - Random legal policy everywhere; its cost is included. Each figure is the median over the timed repeats,
   after an untimed warm-up (compile time, where there is one, is reported apart and excluded).
 """
@@ -234,10 +255,9 @@ def markdown(rows: list[dict], info: dict, settings: dict) -> str:
         DEFINITIONS,
         (
             "| entry | version | batch | threads | decisions/s (min-max) | forced | steps/s | hands/s "
-            "| calls/s "
-            "| notes |"
+            "| calls/s | cpu/wall | notes |"
         ),
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     notes: dict[str, int] = {}
     for r in rows:
@@ -250,7 +270,8 @@ def markdown(rows: list[dict], info: dict, settings: dict) -> str:
             f"| {r['name']} | {_fmt(r['version'])} | {_fmt(r.get('batch_size'))} | {_fmt(r.get('threads'))} "
             f"| {_fmt(r['decisions_per_s'])}{_spread(r, 'decisions_per_s')} | {_forced(r)} "
             f"| {_fmt(r['steps_per_s'])} "
-            f"| {_fmt(r['hands_per_s'], 1)} | {_fmt(r['calls_per_s'])}{_spread(r, 'calls_per_s')} | {ref} |"
+            f"| {_fmt(r['hands_per_s'], 1)} | {_fmt(r['calls_per_s'])}{_spread(r, 'calls_per_s')} "
+            f"| {_fmt(r.get('cpu_per_wall'), 2)} | {ref} |"
         )
     if notes:
         lines += ["", "Notes:", ""]

@@ -82,6 +82,8 @@ def test_measure_reports_medians_of_repeats():
     assert timing["n"]["decisions"] == 2 * timing["n"]["steps"] == 8 * timing["n"]["hands"]
     assert timing["seconds"] == pytest.approx(sum(r["seconds"] for r in timing["per_repeat"]))
     assert all(r["seconds"] >= 0.01 for r in timing["per_repeat"])
+    # a busy single thread uses at most about one CPU second per wall second
+    assert 0 < timing["cpu_per_wall"] < 1.5 and all(r["cpu_s"] > 0 for r in timing["per_repeat"])
 
 
 @pytest.mark.parametrize("kwargs", [{"seconds": 0, "repeats": 1}, {"seconds": 0.1, "repeats": 0}])
@@ -118,7 +120,7 @@ def test_suite_writes_table_json_and_plot(tmp_path, capsys):
 
     # the header defines the units; the table has one row per figure; skips and errors are listed, not lost
     assert "**decision**: one action chosen by one seat, claim-window passes included" in md
-    assert "**step**" in md and "**hand**" in md
+    assert "**step**" in md and "**hand**" in md and "| cpu/wall |" in md
     names = [r["name"] for r in record["results"]]
     assert names == [
         "fake vector b=1",
@@ -270,3 +272,38 @@ def test_course_env_skips_without_a_copy(tmp_path, monkeypatch):
     monkeypatch.setenv(others.BOTZONE_ENV_VAR, str(tmp_path))  # an empty folder
     r = others.measure_botzone_course_env(seconds=0.01, repeats=1)
     assert "lacks" in r["skipped"]
+
+
+def test_suite_command_quick_smoke(tmp_path):
+    """`python -m benchmarks.suite --quick` runs as a command (real third-party entries, tiny budget)."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchmarks.suite",
+        "--quick",
+        "--seconds",
+        "0.05",
+        "--repeats",
+        "1",
+        "--only",
+        "PyMahjongGB",
+        "riichienv",
+        "--out",
+        str(tmp_path),
+        "--date",
+        "2000-01-05",
+        "--no-progress",
+    ]
+    proc = subprocess.run(cmd, check=False, cwd=root, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads((tmp_path / "2000-01-05-quick.json").read_text())
+    assert {r["name"] for r in record["results"]} == {
+        "riichienv",
+        "PyMahjongGB MahjongFanCalculator",
+        "PyMahjongGB MahjongShanten",
+    }
+    assert "| PyMahjongGB MahjongShanten |" in proc.stdout or "- PyMahjongGB MahjongShanten:" in proc.stdout
