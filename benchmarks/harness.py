@@ -171,3 +171,54 @@ def until(budget_s: float) -> Callable[[], bool]:
     end = time.perf_counter() + budget_s
     clock = time.perf_counter
     return lambda: clock() >= end
+
+
+def aec_random_play(env, seed: int = 0) -> Callable[[float], Counts]:
+    """A ``work`` function that plays a PettingZoo AEC env with a random legal policy.
+
+    Parameters
+    ----------
+    env : pettingzoo.AECEnv
+        Any AEC env whose observations are ``{"observation", "action_mask"}`` dicts (wrapped or raw).
+    seed : int
+        Seeds the env's first ``reset`` and the policy's ``random.Random``; later hands continue the env's
+        own RNG (``reset()`` without a seed), as a training loop would.
+
+    Notes
+    -----
+    The loop is PettingZoo's documented one: ``for agent in env.agent_iter(): obs, ... = env.last()``, then a
+    random index among ``np.flatnonzero(obs["action_mask"])`` (or ``None`` once the agent is done), then
+    ``env.step(action)``. decision = one ``env.step`` with an action (an agent asked to claim or pass that
+    passes included); step = one ``env.step`` call, the ``None`` steps that retire finished agents included;
+    hand = one ``reset()`` until every agent is done. ``Counts.extra["forced_decisions"]`` counts decisions with
+    a single legal action.
+    """
+    import random
+
+    import numpy as np
+
+    rng = random.Random(seed)
+    first = [True]
+    flatnonzero = np.flatnonzero
+
+    def work(budget_s: float) -> Counts:
+        done = until(budget_s)
+        decisions = steps = hands = forced = 0
+        while not done():
+            env.reset(seed=seed if first[0] else None)
+            first[0] = False
+            for _agent in env.agent_iter():
+                obs, _reward, terminated, truncated, _info = env.last()
+                if terminated or truncated:
+                    action = None
+                else:
+                    legal = flatnonzero(obs["action_mask"])
+                    forced += len(legal) == 1
+                    action = int(legal[rng.randrange(len(legal))])
+                    decisions += 1
+                env.step(action)
+                steps += 1
+            hands += 1
+        return Counts(decisions=decisions, steps=steps, hands=hands, extra={"forced_decisions": forced})
+
+    return work

@@ -8,6 +8,7 @@ Not a rules module. It measures third-party packages so that mjenv's figures hav
   flowers);
 * riichienv (Rust, Japanese riichi rules, one kyoku per hand);
 * PyMahjongGB (the MCR fan calculator and shanten functions that mjenv's scorer is tested against);
+* PettingZoo's own classic ``connect_four`` and ``tictactoe``, raw and wrapped (the reference for wrapper cost);
 * the PKU/Botzone course MCR environment, which is not on PyPI: measured only when ``MJENV_BOTZONE_ENV``
   names a local copy of its files, skipped otherwise.
 
@@ -382,6 +383,54 @@ def measure_botzone_course_env(
     )
 
 
+# ------------------------------------------------------------------------------ PettingZoo classic wrappers
+PETTINGZOO_NOTES = (
+    "PettingZoo classic {game} (pettingzoo {version}), one table, PettingZoo's documented loop: "
+    "for agent in env.agent_iter(): env.last(), a random index among np.flatnonzero(action_mask), env.step. "
+    "decision = one env.step with an action; step = one env.step call, the None steps that retire finished "
+    "agents included; hand = reset() until every agent is done. raw_env() is the bare game, env() adds "
+    "PettingZoo's classic wrappers (TerminateIllegal, AssertOutOfBounds, OrderEnforcing). "
+    "wrapper_overhead_us = microseconds per decision that env() adds over raw_env() (medians)."
+)
+
+
+def measure_pettingzoo_wrappers(seconds: float = 2.0, repeats: int = 5, seed: int = 0) -> list[dict]:
+    """raw_env() and env() of PettingZoo's own classic connect_four and tictactoe under random legal play.
+
+    The reference for the issue's "the wrappers cost no more than PettingZoo's own classic envs": each
+    ``env()`` row carries ``wrapper_overhead_us`` (the microseconds per decision its wrappers add) and
+    ``wrapper_slowdown`` (raw decisions/s over wrapped decisions/s).
+    """
+    from benchmarks.harness import aec_random_play
+
+    name = "PettingZoo classic wrappers"
+    try:
+        from pettingzoo.classic.connect_four import connect_four as connect_four_v3
+        from pettingzoo.classic.tictactoe import tictactoe as tictactoe_v3
+    except ImportError as e:  # pettingzoo's classic games import pygame at module level
+        return [skipped(name, f"pettingzoo classic games unavailable ({e}); pip install pygame")]
+    version = _version("pettingzoo")
+    rows = []
+    for game, module in (("connect_four_v3", connect_four_v3), ("tictactoe_v3", tictactoe_v3)):
+        notes = PETTINGZOO_NOTES.format(game=game, version=version)
+        raw = result(
+            f"PettingZoo {game} raw_env()",
+            version,
+            measure(aec_random_play(module.raw_env(), seed), seconds=seconds, repeats=repeats),
+            notes,
+        )
+        wrapped = result(
+            f"PettingZoo {game} env()",
+            version,
+            measure(aec_random_play(module.env(), seed), seconds=seconds, repeats=repeats),
+            notes,
+        )
+        wrapped["wrapper_overhead_us"] = 1e6 / wrapped["decisions_per_s"] - 1e6 / raw["decisions_per_s"]
+        wrapped["wrapper_slowdown"] = raw["decisions_per_s"] / wrapped["decisions_per_s"]
+        rows += [raw, wrapped]
+    return rows
+
+
 #: every third-party measurement, in the order the suite shows them
 ALL = (
     ("RLCard mahjong", measure_rlcard),
@@ -389,6 +438,7 @@ ALL = (
     ("PyMahjongGB MahjongFanCalculator", measure_pymahjonggb_fan),
     ("PyMahjongGB MahjongShanten", measure_pymahjonggb_shanten),
     ("PKU/Botzone course MCR env", measure_botzone_course_env),
+    ("PettingZoo classic wrappers", measure_pettingzoo_wrappers),
 )
 
 
@@ -398,8 +448,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=5, help="timed repeats (medians reported)")
     p.add_argument("--json", action="store_true", help="print full result dicts as JSON")
     args = p.parse_args(argv)
+    rows = []
     for _, fn in ALL:
-        r = fn(seconds=args.seconds, repeats=args.repeats)
+        out = fn(seconds=args.seconds, repeats=args.repeats)
+        rows += out if isinstance(out, list) else [out]
+    for r in rows:
         if args.json:
             print(json.dumps(r, indent=1))
             continue
@@ -414,6 +467,10 @@ def main(argv: list[str] | None = None) -> int:
         forced = (r.get("n_extra") or {}).get("forced_decisions")
         if forced is not None:
             figs += f", forced {100 * forced / r['n']['decisions']:.0f}% of decisions"
+        if r.get("wrapper_overhead_us") is not None:
+            figs += (
+                f", wrappers add {r['wrapper_overhead_us']:.1f} us/decision (x{r['wrapper_slowdown']:.2f})"
+            )
         print(f"{r['name']} {r['version']}: {figs}  ({r['repeats']} x {args.seconds}s, medians)")
     return 0
 

@@ -186,16 +186,37 @@ def test_nothing_drawable_writes_no_plot(tmp_path):
 # ------------------------------------------------------------------------------------- third-party entries
 @pytest.mark.parametrize("name,fn", others.ALL)
 def test_third_party_entries_run_or_skip(name, fn):
-    r = fn(seconds=0.02, repeats=1)
-    assert set(harness.RESULT_KEYS) <= set(r) and r["name"] == name
-    if r["skipped"]:
-        assert r["decisions_per_s"] is None and r["calls_per_s"] is None
-        return
-    assert r["version"] and r["notes"]
-    figures = [r[k] for k in ("decisions_per_s", "steps_per_s", "hands_per_s", "calls_per_s") if r[k]]
-    assert figures and all(f > 0 for f in figures)
-    if r["decisions_per_s"]:
-        assert r["decisions_per_s"] >= r["steps_per_s"] > r["hands_per_s"] > 0
+    out = fn(seconds=0.02, repeats=1)
+    rows = out if isinstance(out, list) else [out]
+    for r in rows:
+        assert set(harness.RESULT_KEYS) <= set(r)
+        if r["skipped"]:
+            assert r["name"] == name and r["decisions_per_s"] is None and r["calls_per_s"] is None
+            continue
+        assert r["version"] and r["notes"] and r["repeats"] == 1
+        figures = [r[k] for k in ("decisions_per_s", "steps_per_s", "hands_per_s", "calls_per_s") if r[k]]
+        assert figures and all(f > 0 for f in figures)
+        if r["decisions_per_s"]:
+            assert r["steps_per_s"] >= r["hands_per_s"] > 0 and r["n"]["decisions"] >= r["n"]["hands"]
+
+
+def test_pettingzoo_wrapper_reference_rows():
+    rows = others.measure_pettingzoo_wrappers(seconds=0.02, repeats=1)
+    if rows[0]["skipped"]:
+        pytest.skip(rows[0]["skipped"])
+    names = [r["name"] for r in rows]
+    assert names == [
+        "PettingZoo connect_four_v3 raw_env()",
+        "PettingZoo connect_four_v3 env()",
+        "PettingZoo tictactoe_v3 raw_env()",
+        "PettingZoo tictactoe_v3 env()",
+    ]
+    for raw, wrapped in (rows[0:2], rows[2:4]):
+        assert "wrapper_overhead_us" not in raw
+        expect = 1e6 / wrapped["decisions_per_s"] - 1e6 / raw["decisions_per_s"]
+        assert wrapped["wrapper_overhead_us"] == pytest.approx(expect)
+        # every AEC hand ends with one None step per agent (2 agents) after the decisions
+        assert raw["n"]["steps"] == raw["n"]["decisions"] + 2 * raw["n"]["hands"]
 
 
 def test_missing_package_is_skipped_cleanly(monkeypatch):
