@@ -92,7 +92,8 @@ def measure(
     dict
         ``{"<unit>_per_s": median or None, "seconds": total timed seconds, "repeats", "n": total counts,
         "per_repeat": [{"<unit>_per_s": rate, "seconds": s, "cpu_s": process CPU s}, ...],
-        "cpu_per_wall": median CPU/wall ratio, "warmup_s": warm-up wall time}``, plus
+        "<unit>_per_cpu_s": median per process-CPU second, "cpu_per_wall": median CPU/wall ratio,
+        "warmup_s": warm-up wall time}``, plus
         ``"n_extra"``: the summed ``Counts.extra`` of the timed repeats when an entry counts extras.
     """
     if not callable(work):
@@ -126,12 +127,15 @@ def measure(
         for u, v in c.as_dict().items():
             totals[u] += v
             row[f"{u}_per_s"] = v / dt if v else None
+            row[f"{u}_per_cpu_s"] = v / dc if v and dc > 0 else None
         per_repeat.append(row)
 
     out: dict = {}
     for u in UNITS:
         rates = [r[f"{u}_per_s"] for r in per_repeat if r[f"{u}_per_s"] is not None]
         out[f"{u}_per_s"] = statistics.median(rates) if rates else None
+        cpu_rates = [r[f"{u}_per_cpu_s"] for r in per_repeat if r[f"{u}_per_cpu_s"] is not None]
+        out[f"{u}_per_cpu_s"] = statistics.median(cpu_rates) if cpu_rates else None
     # process CPU seconds per wall second: ~1 for a single thread that had a core to itself, lower when other
     # processes took the core (the figure is then pessimistic), up to the thread count for a parallel entry
     cpu_per_wall = statistics.median(r["cpu_s"] / r["seconds"] for r in per_repeat)

@@ -464,6 +464,8 @@ def main(argv: list[str] | None = None) -> int:
             for u in ("decisions", "steps", "hands", "calls")
             if r[f"{u}_per_s"]
         )
+        per_cpu = r.get("decisions_per_cpu_s") or r.get("calls_per_cpu_s")
+        figs += f"; {per_cpu:,.0f}/CPU-s (cpu/wall {r['cpu_per_wall']:.2f})"
         forced = (r.get("n_extra") or {}).get("forced_decisions")
         if forced is not None:
             figs += f", forced {100 * forced / r['n']['decisions']:.0f}% of decisions"

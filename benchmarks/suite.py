@@ -94,6 +94,9 @@ DEFINITIONS = """\
 - **cpu/wall**: median process CPU seconds per wall second of the timed repeats: about 1 for a single-threaded
   entry that had a core to itself, lower when other processes took the core (its figure is then pessimistic),
   up to the thread count for a parallel entry.
+- **per CPU-s**: decisions (calls for scorers) per second of this process's CPU time, median over the repeats.
+  For a single-threaded entry on a shared machine this is close to what it would do with a core to itself;
+  for a parallel entry it is the throughput per core actually used.
 - Random legal policy everywhere; its cost is included. Each figure is the median over the timed repeats,
   after an untimed warm-up (compile time, where there is one, is reported apart and excluded).
 """
@@ -255,9 +258,9 @@ def markdown(rows: list[dict], info: dict, settings: dict) -> str:
         DEFINITIONS,
         (
             "| entry | version | batch | threads | decisions/s (min-max) | forced | steps/s | hands/s "
-            "| calls/s | cpu/wall | notes |"
+            "| calls/s | per CPU-s | cpu/wall | notes |"
         ),
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     notes: dict[str, int] = {}
     for r in rows:
@@ -271,6 +274,7 @@ def markdown(rows: list[dict], info: dict, settings: dict) -> str:
             f"| {_fmt(r['decisions_per_s'])}{_spread(r, 'decisions_per_s')} | {_forced(r)} "
             f"| {_fmt(r['steps_per_s'])} "
             f"| {_fmt(r['hands_per_s'], 1)} | {_fmt(r['calls_per_s'])}{_spread(r, 'calls_per_s')} "
+            f"| {_fmt(r.get('decisions_per_cpu_s') or r.get('calls_per_cpu_s'))} "
             f"| {_fmt(r.get('cpu_per_wall'), 2)} | {ref} |"
         )
     if notes:

@@ -79,6 +79,7 @@ def test_measure_reports_medians_of_repeats():
         assert timing[f"{unit}_per_s"] == pytest.approx(statistics.median(rates))
         assert timing[f"{unit}_per_s"] > 0
     assert timing["calls_per_s"] is None  # a unit the entry never counted is not a figure
+    assert timing["calls_per_cpu_s"] is None and timing["decisions_per_cpu_s"] > 0
     assert timing["n"]["decisions"] == 2 * timing["n"]["steps"] == 8 * timing["n"]["hands"]
     assert timing["seconds"] == pytest.approx(sum(r["seconds"] for r in timing["per_repeat"]))
     assert all(r["seconds"] >= 0.01 for r in timing["per_repeat"])
@@ -120,7 +121,7 @@ def test_suite_writes_table_json_and_plot(tmp_path, capsys):
 
     # the header defines the units; the table has one row per figure; skips and errors are listed, not lost
     assert "**decision**: one action chosen by one seat, claim-window passes included" in md
-    assert "**step**" in md and "**hand**" in md and "| cpu/wall |" in md
+    assert "**step**" in md and "**hand**" in md and "| per CPU-s | cpu/wall |" in md
     names = [r["name"] for r in record["results"]]
     assert names == [
         "fake vector b=1",
