@@ -481,10 +481,17 @@ def _group4(chow, s, r):
     """Four-set fans: 一色四同顺 / 一色四步高 (chows), 一色四节高 (pungs); or -1."""
     if s[0] != s[1] or s[1] != s[2] or s[2] != s[3]:
         return -1
-    q = np.sort(r[:4])
-    d = q[1] - q[0]
-    if q[2] - q[1] != d or q[3] - q[2] != d:
+    lo = min(r[0], r[1], r[2], r[3])
+    hi = max(r[0], r[1], r[2], r[3])
+    d = (hi - lo) // 3
+    if (hi - lo) % 3:
         return -1
+    for k in range(4):  # four distinct ranks lo, lo+d, lo+2d, lo+3d (or all equal when d == 0)
+        for j in range(k):
+            if r[j] == r[k] and d != 0:
+                return -1
+        if (r[k] - lo) % max(d, 1):
+            return -1
     if chow:
         if d == 0:
             return F_QUADRUPLE_CHOW
@@ -511,7 +518,7 @@ def _combo_fans(chow, s, r, n, fc):
     if n >= 3:
         best = -1
         skip = -1
-        for k in range(n):
+        for k in range(4):
             i0, i1, i2 = (1, 2, 3) if k == 0 else ((0, 2, 3) if k == 1 else ((0, 1, 3) if k == 2 else (0, 1, 2)))
             if n == 3 and k != 3:
                 continue
@@ -521,15 +528,22 @@ def _combo_fans(chow, s, r, n, fc):
                 skip = k
         if best >= 0:
             fc[best] += 1
-            if n == 4:
+            if n == 4:  # 套算一次: the fourth set pairs once, best 一般高 > 喜相逢 > 连六 > 老少副 (ref)
+                pick = -1
                 for j in range(4):
                     if j != skip:
                         f = _group2(chow, s[skip], r[skip], s[j], r[j])
-                        if f >= 0:
-                            fc[f] += 1
-                            break
+                        if f >= 0 and not EXCLUDE_MATRIX[best, f] and (pick < 0 or _PAIR_KEY[f] > _PAIR_KEY[pick]):
+                            pick = f
+                if pick >= 0:
+                    fc[pick] += 1
             return
     _pair_fans(chow, s, r, n, fc)
+
+
+_PAIR_KEY = np.zeros(NUM_FANS, dtype=np.int64)
+_PAIR_KEY[[Fan.PURE_DOUBLE_CHOW, Fan.MIXED_DOUBLE_CHOW, Fan.SHORT_STRAIGHT, Fan.TWO_TERMINAL_CHOWS]] = [1000, 100, 10, 1]
+_PAIR_KEY.setflags(write=False)
 
 
 @njit
@@ -548,14 +562,16 @@ def _pair_fans(chow, s, r, n, fc):
                 ef[ne] = f
                 ne += 1
     best_mask = 0
-    best_n = 0
+    best_key = 0
     for mask in range(1, 1 << ne):
         m = 0
+        key = 0
         deg = np.zeros(4, dtype=np.int64)
         ok = True
         for e in range(ne):
             if (mask >> e) & 1:
                 m += 1
+                key += _PAIR_KEY[ef[e]]
                 deg[ea[e]] += 1
                 deg[eb[e]] += 1
                 for g in range(e):  # 不得相同: a set joins one fan once
@@ -564,10 +580,12 @@ def _pair_fans(chow, s, r, n, fc):
                         ok = False
         if not ok or m > 3:
             continue
-        if m == 3 and (deg == 2).sum() == 3:  # a triangle: 套算一次 forbids closing a cycle
+        if m == 3 and (deg[0] == 2) + (deg[1] == 2) + (deg[2] == 2) + (deg[3] == 2) == 3:  # a triangle: 套算一次 forbids closing a cycle
             continue
-        if m > best_n:
-            best_n = m
+        # most pair fans; on a tie the most 一般高, then 喜相逢, 连六, 老少副 (ref) - tests/golden/fans.jsonl
+        key += 10000 * m
+        if key > best_key:
+            best_key = key
             best_mask = mask
     for e in range(ne):
         if (best_mask >> e) & 1:
@@ -686,6 +704,8 @@ def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, wait
         _combo_fans(True, cs, cr, nch, fc)
     _combo_fans(False, ps, pr, nps, fc)
     _pung_fans(sk, st, n, pair, seat, prev, fc)
+    if fc[F_NINE_GATES] and fc[F_PUNG_OF_TERMINALS_OR_HONORS]:  # 九莲宝灯: 不计幺九刻×1
+        fc[F_PUNG_OF_TERMINALS_OR_HONORS] -= 1
     if waits1:
         if edge:
             fc[F_EDGE_WAIT] += 1
@@ -714,7 +734,8 @@ def _terminal_chows(cs, cr, pair, fc):
     if lo[ps] == 2 and hi[ps] == 2:
         fc[F_PURE_TERMINAL_CHOWS] += 1
         return True
-    if lo[ps] == 0 and hi[ps] == 0 and lo.max() == 1 and hi.max() == 1 and lo.sum() == 2 and hi.sum() == 2:
+    if lo[ps] == 0 and hi[ps] == 0 and lo[(ps + 1) % 3] == 1 and lo[(ps + 2) % 3] == 1 \
+            and hi[(ps + 1) % 3] == 1 and hi[(ps + 2) % 3] == 1:
         fc[F_THREE_SUITED_TERMINAL_CHOWS] += 1
         return True
     return False
@@ -740,6 +761,8 @@ def _context_fans(tc, sk, st, sc, nfix, conc13, win, flags, base):
             nexp += 1
     if hog > 0:
         base[F_TILE_HOG] = hog
+    if nfix == 0 and _nine_gates(conc13, win):
+        base[F_NINE_GATES] = 1
     if nk == 4:
         base[F_FOUR_KONGS] = 1
     elif nk == 3:
@@ -765,51 +788,93 @@ def _context_fans(tc, sk, st, sc, nfix, conc13, win, flags, base):
                 base[F_OUT_WITH_REPLACEMENT_TILE] = 1
         elif tc[win] == 1:
             base[F_ROBBING_THE_KONG] = 1
-    if flags & WIN_4TH_TILE and conc13[win] == 0:
+    # 和绝张: never with a copy of the win tile among the standing tiles; always when the melds show the
+    # other three (ref)
+    if conc13[win] == 0 and (flags & WIN_4TH_TILE or tc[win] == 4):
         base[F_LAST_TILE] = 1
 
 
 @njit
+def _nine_gates(conc13, win):
+    """九莲宝灯: the 13 standing tiles are 1112345678999 of one suit and ``win`` is of that suit."""
+    if win >= 27:
+        return False
+    b = win - win % 9
+    for r in range(9):
+        if conc13[b + r] != (3 if r == 0 or r == 8 else 1):
+            return False
+    return True
+
+
+@njit
 def _regular_best(h, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, waits1, base, fc, best_fc, best):
-    """Every reading of ``h`` as pair + ``nneed`` sets after the fixed sets; keeps the best in ``best_fc``."""
-    w = np.empty(34, dtype=np.int8)
-    for p in range(34):
-        if h[p] < 2:
-            continue
-        for mask in range(1 << nneed):
-            w[:] = h
-            w[p] -= 2
-            i = 0
-            ok = True
-            for j in range(nneed):
-                while i < 34 and w[i] == 0:
-                    i += 1
-                if i == 34:
-                    ok = False
-                    break
-                if (mask >> j) & 1 == 0:
-                    if w[i] < 3:
-                        ok = False
-                        break
-                    w[i] -= 3
-                    sk[nfix + j] = _PUNG
+    """Every reading of ``h`` as pair + ``nneed`` sets after the fixed sets; keeps the best in ``best_fc``.
+
+    Depth-first over the lowest remaining tile, trying pair, pung, then chow; a later reading replaces an
+    equal-scoring earlier one (the reference's tie-break, 2026-11-30 - tests/golden/fans.jsonl tie cases).
+    """
+    w = h.copy()
+    opt = np.zeros(6, dtype=np.int64)
+    op = np.zeros(6, dtype=np.int64)
+    at = np.zeros(6, dtype=np.int64)
+    pair = -1
+    nsets = 0
+    depth = 0
+    while depth >= 0:
+        if opt[depth] > 0:  # undo the option applied at this depth
+            i = at[depth]
+            if op[depth] == 0:
+                w[i] += 2
+                pair = -1
+            else:
+                nsets -= 1
+                if op[depth] == 1:
+                    w[i] += 3
                 else:
-                    if i >= 27 or i % 9 > 6 or w[i + 1] == 0 or w[i + 2] == 0:
-                        ok = False
-                        break
-                    w[i] -= 1
-                    w[i + 1] -= 1
-                    w[i + 2] -= 1
-                    sk[nfix + j] = _CHOW
-                st[nfix + j] = i
-                sc[nfix + j] = 1
-            if not ok:
-                continue
-            pts = _eval_division(sk, st, sc, nfix + nneed, nfix, p, win, sd, seat, prev, knitted, waits1,
+                    w[i] += 1
+                    w[i + 1] += 1
+                    w[i + 2] += 1
+        i = 0
+        while i < 34 and w[i] == 0:
+            i += 1
+        applied = False
+        while opt[depth] < 3 and not applied and i < 34:
+            o = opt[depth]
+            opt[depth] += 1
+            if o == 0 and pair < 0 and w[i] >= 2:
+                w[i] -= 2
+                pair = i
+                applied = True
+            elif o == 1 and nsets < nneed and w[i] >= 3:
+                w[i] -= 3
+                sk[nfix + nsets] = _PUNG
+                applied = True
+            elif o == 2 and nsets < nneed and i < 27 and i % 9 < 7 and w[i + 1] > 0 and w[i + 2] > 0:
+                w[i] -= 1
+                w[i + 1] -= 1
+                w[i + 2] -= 1
+                sk[nfix + nsets] = _CHOW
+                applied = True
+            if applied:
+                op[depth] = o
+                at[depth] = i
+                if o > 0:
+                    st[nfix + nsets] = i
+                    sc[nfix + nsets] = 1
+                    nsets += 1
+        if not applied:
+            opt[depth] = 0
+            depth -= 1
+            continue
+        if pair >= 0 and nsets == nneed:
+            pts = _eval_division(sk, st, sc, nfix + nneed, nfix, pair, win, sd, seat, prev, knitted, waits1,
                                  base, fc)
-            if pts > best:
+            if pts >= best:
                 best = pts
                 best_fc[:] = fc
+        else:
+            depth += 1
+            opt[depth] = 0
     return best
 
 
@@ -839,7 +904,10 @@ def _honors_knitted(h):
                 ok = False
                 break
         if ok:
-            return 2 if h[27:34].sum() == 7 else 1
+            nh = 0
+            for t in range(27, 34):
+                nh += h[t]
+            return 2 if nh == 7 else 1
     return 0
 
 
@@ -914,7 +982,7 @@ def _single_wait(conc13, nfix, win):
     """True when ``win`` is the only tile that completes the 13-tile hand (独听, needed for 边/嵌/单钓)."""
     h = conc13.copy()
     for t in range(34):
-        if t == win or h[t] >= 4:
+        if t == win:
             continue
         near = h[t] > 0 or t >= 27
         if t < 27:
@@ -942,17 +1010,15 @@ def _unpack_melds(melds, n_melds, sk, st, sc, tc):
         if kind == 0 or t >= 34 or m < 0:
             return False
         sk[i] = kind
-        sc[i] = kind == _KONG and offer == 0
+        sc[i] = offer == 0  # offer 0: concealed (the reference also accepts a concealed chow/pung)
         if kind == _CHOW:
-            if t >= 27 or t % 9 == 0 or t % 9 == 8 or offer == 0:
+            if t >= 27 or t % 9 == 0 or t % 9 == 8:
                 return False
             st[i] = t - 1
             tc[t - 1] += 1
             tc[t] += 1
             tc[t + 1] += 1
         else:
-            if kind == _PUNG and offer == 0:
-                return False
             st[i] = t
             tc[t] += kind + 1
     return True
@@ -999,7 +1065,7 @@ def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalen
     fan_counts[:] = 0
     if n_melds < 0 or n_melds > 4 or win_tile < 0 or win_tile >= 34 or flags < 0 or flags > ALL_FLAGS:
         return ERR_BAD_ARGUMENT
-    if seat_wind < 0 or seat_wind > 3 or prevalent_wind < 0 or prevalent_wind > 3 or flower_count < 0:
+    if seat_wind < 0 or prevalent_wind < 0 or flower_count < 0:  # a wind >= 4 matches no wind
         return ERR_BAD_ARGUMENT
     n = 0
     for t in range(34):
