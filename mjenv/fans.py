@@ -665,10 +665,11 @@ def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, wait
             outside &= t % 9 == 0 or t % 9 == 6
             five &= 2 <= t % 9 <= 4
             even = False
-            if i >= nfix and t <= win <= t + 2:
+            if sc[i] and t <= win <= t + 2:  # a standing (or offer-0) chow holds the win tile
                 inchow = True
-                mid |= win == t + 1
-                edge |= (win == t + 2 and t % 9 == 0) or (win == t and t % 9 == 6)
+                if i >= nfix:
+                    mid |= win == t + 1
+                    edge |= (win == t + 2 and t % 9 == 0) or (win == t and t % 9 == 6)
         else:
             npu += 1
             outside &= _TERM_HONOR[t]
@@ -678,7 +679,7 @@ def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, wait
                 ps[nps] = t // 9
                 pr[nps] = t % 9 + 1
                 nps += 1
-            if i >= nfix or sc[i]:
+            if sc[i]:
                 conc += 1
                 inpung |= i >= nfix and t == win
     if inpung and not sd and pair != win and not inchow:
@@ -810,71 +811,45 @@ def _nine_gates(conc13, win):
 def _regular_best(h, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, waits1, base, fc, best_fc, best):
     """Every reading of ``h`` as pair + ``nneed`` sets after the fixed sets; keeps the best in ``best_fc``.
 
-    Depth-first over the lowest remaining tile, trying pair, pung, then chow; a later reading replaces an
-    equal-scoring earlier one (the reference's tie-break, 2026-11-30 - tests/golden/fans.jsonl tie cases).
+    Pairs in tile order; for each, the sets depth-first over the lowest remaining tile, pung before chow. A
+    later reading replaces an equal-scoring earlier one: the reference's tie-break (2026-11-30,
+    tests/golden/fans.jsonl "tie-break" cases).
     """
-    w = h.copy()
-    opt = np.zeros(6, dtype=np.int64)
-    op = np.zeros(6, dtype=np.int64)
-    at = np.zeros(6, dtype=np.int64)
-    pair = -1
-    nsets = 0
-    depth = 0
-    while depth >= 0:
-        if opt[depth] > 0:  # undo the option applied at this depth
-            i = at[depth]
-            if op[depth] == 0:
-                w[i] += 2
-                pair = -1
-            else:
-                nsets -= 1
-                if op[depth] == 1:
-                    w[i] += 3
-                else:
-                    w[i] += 1
-                    w[i + 1] += 1
-                    w[i + 2] += 1
-        i = 0
-        while i < 34 and w[i] == 0:
-            i += 1
-        applied = False
-        while opt[depth] < 3 and not applied and i < 34:
-            o = opt[depth]
-            opt[depth] += 1
-            if o == 0 and pair < 0 and w[i] >= 2:
-                w[i] -= 2
-                pair = i
-                applied = True
-            elif o == 1 and nsets < nneed and w[i] >= 3:
-                w[i] -= 3
-                sk[nfix + nsets] = _PUNG
-                applied = True
-            elif o == 2 and nsets < nneed and i < 27 and i % 9 < 7 and w[i + 1] > 0 and w[i + 2] > 0:
-                w[i] -= 1
-                w[i + 1] -= 1
-                w[i + 2] -= 1
-                sk[nfix + nsets] = _CHOW
-                applied = True
-            if applied:
-                op[depth] = o
-                at[depth] = i
-                if o > 0:
-                    st[nfix + nsets] = i
-                    sc[nfix + nsets] = 1
-                    nsets += 1
-        if not applied:
-            opt[depth] = 0
-            depth -= 1
+    w = np.empty(34, dtype=np.int8)
+    for p in range(34):
+        if h[p] < 2:
             continue
-        if pair >= 0 and nsets == nneed:
-            pts = _eval_division(sk, st, sc, nfix + nneed, nfix, pair, win, sd, seat, prev, knitted, waits1,
+        for mask in range(1 << nneed):
+            w[:] = h
+            w[p] -= 2
+            i = 0
+            ok = True
+            for j in range(nneed):
+                while i < 34 and w[i] == 0:
+                    i += 1
+                if (mask >> (nneed - 1 - j)) & 1 == 0:
+                    if i == 34 or w[i] < 3:
+                        ok = False
+                        break
+                    w[i] -= 3
+                    sk[nfix + j] = _PUNG
+                else:
+                    if i >= 27 or i % 9 > 6 or w[i + 1] == 0 or w[i + 2] == 0:
+                        ok = False
+                        break
+                    w[i] -= 1
+                    w[i + 1] -= 1
+                    w[i + 2] -= 1
+                    sk[nfix + j] = _CHOW
+                st[nfix + j] = i
+                sc[nfix + j] = 1
+            if not ok:
+                continue
+            pts = _eval_division(sk, st, sc, nfix + nneed, nfix, p, win, sd, seat, prev, knitted, waits1,
                                  base, fc)
             if pts >= best:
                 best = pts
                 best_fc[:] = fc
-        else:
-            depth += 1
-            opt[depth] = 0
     return best
 
 
@@ -1116,3 +1091,187 @@ def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalen
     fan_counts[:] = best_fc
     fan_counts[F_FLOWER_TILES] = flower_count
     return best + flower_count
+
+
+@njit
+def _score_batch_kernel(concealed, melds, n_melds, win_tile, flags, seat, prevalent, flowers, totals, counts):
+    for i in range(concealed.shape[0]):
+        totals[i] = score_kernel(concealed[i], melds[i], n_melds[i], win_tile[i], flags[i], seat[i], prevalent[i],
+                                 flowers[i], counts[i])
+
+
+# --- Python API -------------------------------------------------------------------------------------------
+class ScoreResult:
+    """The score of one win: ``total`` (with flowers), ``base`` (without), ``fans`` ({Fan: count})."""
+
+    __slots__ = ("total", "base", "fans")
+
+    def __init__(self, total: int, fans: dict[Fan, int], flowers: int):
+        self.total = total
+        self.base = total - flowers
+        self.fans = fans
+
+    def __repr__(self) -> str:
+        return f"ScoreResult(total={self.total}, base={self.base}, fans={{{', '.join(f.name + ': ' + str(n) for f, n in self.fans.items())}}})"
+
+    @property
+    def is_legal_win(self) -> bool:
+        """At least ``MIN_WIN_FAN`` (8) fan without flowers."""
+        return self.base >= MIN_WIN_FAN
+
+    def pretty(self) -> str:
+        """One line per fan: points, Chinese and English names, count; then the total."""
+        lines = [f"{int(FAN_POINTS[f]) * n:3d}  {FAN_NAME_ZH[f]}  {FAN_NAME_EN[f]}" + (f" x{n}" if n > 1 else "")
+                 for f, n in self.fans.items()]
+        lines.append(f"{self.total:3d}  total" + (f" ({self.base} without flowers)" if self.base != self.total else ""))
+        return "\n".join(lines)
+
+
+_ERR_TEXT = {
+    ERR_WRONG_TILES_COUNT: "wrong number of tiles: the standing tiles must be 13 - 3 * len(melds)",
+    ERR_TILE_COUNT_GREATER_THAN_4: "more than 4 copies of a tile",
+    ERR_NOT_WIN: "not a winning hand",
+    ERR_BAD_MELD: "malformed meld",
+    ERR_BAD_ARGUMENT: "argument out of range",
+}
+
+
+def _wind(x, name: str) -> int:
+    if isinstance(x, str):
+        if x.upper() not in ("E", "S", "W", "N"):
+            raise ValueError(f"{name} must be 0..3 or one of E S W N, got {x!r}")
+        return "ESWN".index(x.upper())
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or not 0 <= int(x) <= 3:
+        raise ValueError(f"{name} must be 0..3 or one of E S W N, got {x!r}")
+    return int(x)
+
+
+def _melds_array(melds) -> np.ndarray:
+    from mjenv import melds as _m
+    from mjenv.tiles import parse_tiles
+
+    if isinstance(melds, str):
+        melds = [m for m in melds.replace(",", " ").split() if m]
+    out = np.zeros(4, dtype=np.int16)
+    if len(melds) > 4:
+        raise ValueError(f"at most 4 melds, got {len(melds)}")
+    for i, m in enumerate(melds):
+        if isinstance(m, str):  # "123m" chow, "555p" pung, "EEEE" kong, "[EEEE]" or "EEEE!" concealed kong
+            concealed = m.startswith("[") or m.endswith("!")
+            ts = sorted(parse_tiles(m.strip("[]!")))
+            if len(ts) == 3 and ts[1] == ts[0] + 1 and ts[2] == ts[1] + 1 and ts[0] < 27 and ts[0] // 9 == ts[2] // 9:
+                m = _m.pack(_m.CHOW, ts[1], 1)
+            elif len(ts) in (3, 4) and len(set(ts)) == 1:
+                kind = _m.PUNG if len(ts) == 3 else _m.KONG
+                if concealed and kind == _m.PUNG:
+                    raise ValueError(f"only a kong can be concealed: {m!r}")
+                m = _m.pack(kind, ts[0], 0 if concealed else 1)
+            else:
+                raise ValueError(f"not a chow, pung or kong: {m!r}")
+        elif isinstance(m, tuple):
+            m = _m.from_pack(m)
+        elif isinstance(m, (int, np.integer)):
+            _m.meld_tiles(int(m))
+        else:
+            raise TypeError(f"a meld must be a str, a pack tuple or a packed int, got {type(m).__name__}")
+        out[i] = int(m)
+    return out
+
+
+def score(hand, win_tile, *, melds=(), self_drawn=False, fourth_tile=False, about_kong=False, wall_last=False,
+          seat_wind=0, prevalent_wind=0, flowers=0) -> ScoreResult:
+    """Score one win.
+
+    Parameters
+    ----------
+    hand : str or sequence of tile ids
+        The standing tiles without the win tile (any notation of :func:`mjenv.tiles.parse_tiles`).
+    win_tile : str or int
+    melds : str or sequence
+        Fixed melds: strings (``"123m 555p EEEE [CCCC]"``, ``[...]`` a concealed kong), reference pack
+        tuples (``("PENG", "W5", 1)``) or packed ints (:mod:`mjenv.melds`).
+    self_drawn, fourth_tile, about_kong, wall_last : bool
+        The context flags (``WIN_*``).
+    seat_wind, prevalent_wind : int 0..3 or "E"/"S"/"W"/"N"
+    flowers : int 0..8
+
+    Returns
+    -------
+    ScoreResult
+
+    Raises
+    ------
+    ValueError
+        Malformed input, or a hand that is not a win.
+
+    Examples
+    --------
+    >>> r = score("1112345678999m", "5m")  # doctest: +SKIP
+    >>> r.total
+    91
+    """
+    from mjenv.tiles import parse_tiles, tiles_to_counts
+
+    tiles = parse_tiles(hand) if isinstance(hand, str) else [int(t) for t in hand]
+    concealed = tiles_to_counts(tiles)
+    wt = parse_tiles(win_tile) if isinstance(win_tile, str) else [win_tile]
+    if len(wt) != 1 or isinstance(wt[0], bool) or not 0 <= int(wt[0]) < 34:
+        raise ValueError(f"win_tile must be one tile (not a flower), got {win_tile!r}")
+    if isinstance(flowers, bool) or not isinstance(flowers, (int, np.integer)) or not 0 <= flowers <= 8:
+        raise ValueError(f"flowers must be 0..8, got {flowers!r}")
+    m = _melds_array(melds)
+    n_melds = int((m != 0).sum())
+    flags = (WIN_SELF_DRAWN * bool(self_drawn) | WIN_4TH_TILE * bool(fourth_tile)
+             | WIN_ABOUT_KONG * bool(about_kong) | WIN_WALL_LAST * bool(wall_last))
+    counts = np.zeros(NUM_FANS, dtype=np.int16)
+    total = int(score_kernel(concealed, m, n_melds, int(wt[0]), flags, _wind(seat_wind, "seat_wind"),
+                             _wind(prevalent_wind, "prevalent_wind"), int(flowers), counts))
+    if total < 0:
+        raise ValueError(_ERR_TEXT.get(total, f"error {total}"))
+    return ScoreResult(total, {Fan(f): int(counts[f]) for f in REFERENCE_ORDER if counts[f]}, int(flowers))
+
+
+def score_batch(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flowers):
+    """Score N wins at once.
+
+    Parameters
+    ----------
+    concealed : ndarray[int8, (N, 34)]   standing tiles without the win tile
+    melds : ndarray[int16, (N, 4)]       packed melds (:mod:`mjenv.melds`)
+    n_melds, win_tile, flags, seat_wind, prevalent_wind, flowers : ndarray[int, (N,)] or scalars
+
+    Returns
+    -------
+    totals : ndarray[int32, (N,)]          total fan with flowers, or ERR_* (< 0) per hand
+    counts : ndarray[int16, (N, NUM_FANS)] per-fan counts
+    """
+    concealed = np.ascontiguousarray(concealed, dtype=np.int8)
+    if concealed.ndim != 2 or concealed.shape[1] != 34:
+        raise ValueError(f"concealed must have shape (N, 34), got {concealed.shape}")
+    n = concealed.shape[0]
+    melds = np.ascontiguousarray(melds, dtype=np.int16)
+    if melds.shape != (n, 4):
+        raise ValueError(f"melds must have shape ({n}, 4), got {melds.shape}")
+    cols = []
+    for name, x in (("n_melds", n_melds), ("win_tile", win_tile), ("flags", flags), ("seat_wind", seat_wind),
+                    ("prevalent_wind", prevalent_wind), ("flowers", flowers)):
+        a = np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=np.int64), (n,)))
+        if a.ndim != 1:
+            raise ValueError(f"{name} must be a scalar or shape ({n},)")
+        cols.append(a)
+    totals = np.zeros(n, dtype=np.int32)
+    counts = np.zeros((n, NUM_FANS), dtype=np.int16)
+    _score_batch_kernel(concealed, melds, *cols, totals, counts)
+    return totals, counts
+
+
+def warmup() -> float:
+    """Compile (or load from the cache) the scoring kernels; returns the seconds it took."""
+    import time
+
+    t0 = time.perf_counter()
+    c = np.zeros((1, 34), dtype=np.int8)
+    c[0, [0, 1, 2, 9, 10, 11, 18, 19, 20, 27, 27, 27, 33]] = 1
+    c[0, 27] = 3
+    score_batch(c, np.zeros((1, 4), dtype=np.int16), 0, 33, 0, 0, 0, 0)
+    return time.perf_counter() - t0

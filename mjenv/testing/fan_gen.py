@@ -253,6 +253,20 @@ def _corrupt(rng, kw):
     return kw
 
 
+def _chicken(rng):
+    """Exposed sets of three suits with no pattern and a wind pair: mostly 无番和 candidates."""
+    s = [int(x) for x in rng.permutation(3)]
+    ranks = rng.integers(0, 7, 3)
+    pack = (("CHI", BOTZONE_CODES[9 * s[0] + int(ranks[0]) + 1], 1),)
+    pung = 9 * s[2] + int(rng.integers(1, 8))
+    pair = 27 + int(rng.integers(4))
+    hand = [9 * s[1] + int(ranks[1]), 9 * s[1] + int(ranks[1]) + 1, 9 * s[1] + int(ranks[1]) + 2,
+            9 * s[2] + int(ranks[2]), 9 * s[2] + int(ranks[2]) + 1, 9 * s[2] + int(ranks[2]) + 2,
+            pung, pung, pung, pair, pair]
+    t = BOTZONE_CODES.index(pack[0][1])
+    return (pack, hand) if _counts_ok(hand + [t - 1, t, t + 1]) else None
+
+
 def random_case(rng: np.random.Generator) -> dict:
     """One ``MahjongFanCalculator`` kwargs dict (reference format). See the module docstring."""
     while True:
@@ -266,8 +280,10 @@ def random_case(rng: np.random.Generator) -> dict:
             r = _orphans(rng)
         elif u < 0.83:
             r = _honors_knitted(rng)
-        elif u < 0.90:
+        elif u < 0.88:
             r = _knitted_straight(rng, pool)
+        elif u < 0.90:
+            r = _chicken(rng)
         else:
             r = _nine_gates(rng)
         if r is not None:
