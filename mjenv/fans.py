@@ -307,6 +307,14 @@ for _a, _bs in EXCLUDES.items():
     for _b in _bs:
         EXCLUDE_MATRIX[_a, _b] = True
 EXCLUDE_MATRIX.setflags(write=False)
+#: ``EXCLUDES`` as padded lists for the kernels: ``EXCLUDE_LIST[a, :EXCLUDE_LEN[a]]`` are the fans ``a`` removes
+EXCLUDE_LIST = np.zeros((NUM_FANS, 8), dtype=np.int8)
+EXCLUDE_LEN = np.zeros(NUM_FANS, dtype=np.int8)
+for _a, _bs in EXCLUDES.items():
+    EXCLUDE_LIST[_a, : len(_bs)] = _bs
+    EXCLUDE_LEN[_a] = len(_bs)
+EXCLUDE_LIST.setflags(write=False)
+EXCLUDE_LEN.setflags(write=False)
 del _a, _bs, _b, _p, _r
 
 # --- kernels ----------------------------------------------------------------------------------------------
@@ -330,9 +338,8 @@ def _apply_excludes(fc):
     total = 0
     for a in range(NUM_FANS):
         if fc[a] > 0:
-            for b in range(NUM_FANS):
-                if EXCLUDE_MATRIX[a, b]:
-                    fc[b] = 0
+            for k in range(EXCLUDE_LEN[a]):
+                fc[EXCLUDE_LIST[a, k]] = 0
     for a in range(NUM_FANS):
         total += fc[a] * FAN_POINTS[a]
     return total
@@ -548,39 +555,41 @@ _PAIR_KEY.setflags(write=False)
 
 @njit
 def _pair_fans(chow, s, r, n, fc):
-    """Pair fans among n <= 4 sets with no three-set fan: the largest valid edge set (see _combo_fans)."""
-    ea = np.empty(6, dtype=np.int64)
-    eb = np.empty(6, dtype=np.int64)
-    ef = np.empty(6, dtype=np.int64)
+    """Pair fans among n <= 4 sets with no three-set fan: the largest valid set of pairs (see _combo_fans)."""
+    edges = 0  # up to 6 edges, 8 bits each: a | b << 2 | (fan - 64) << 4 (pair fans are 65..72)
     ne = 0
     for i in range(n):
         for j in range(i + 1, n):
             f = _group2(chow, s[i], r[i], s[j], r[j])
             if f >= 0:
-                ea[ne] = i
-                eb[ne] = j
-                ef[ne] = f
+                edges |= (i | (j << 2) | ((f - 64) << 4)) << (8 * ne)
                 ne += 1
     best_mask = 0
     best_key = 0
     for mask in range(1, 1 << ne):
         m = 0
         key = 0
-        deg = np.zeros(4, dtype=np.int64)
+        deg = 0  # 4-bit degree per set
         ok = True
         for e in range(ne):
             if (mask >> e) & 1:
+                x = (edges >> (8 * e)) & 0xFF
+                a = x & 3
+                b = (x >> 2) & 3
                 m += 1
-                key += _PAIR_KEY[ef[e]]
-                deg[ea[e]] += 1
-                deg[eb[e]] += 1
+                key += _PAIR_KEY[64 + (x >> 4)]
+                deg += (1 << (4 * a)) + (1 << (4 * b))
                 for g in range(e):  # 不得相同: a set joins one fan once
-                    if (mask >> g) & 1 and ef[g] == ef[e] and (ea[g] == ea[e] or ea[g] == eb[e]
-                                                              or eb[g] == ea[e] or eb[g] == eb[e]):
+                    y = (edges >> (8 * g)) & 0xFF
+                    if (mask >> g) & 1 and (y >> 4) == (x >> 4) and (
+                            (y & 3) == a or (y & 3) == b or ((y >> 2) & 3) == a or ((y >> 2) & 3) == b):
                         ok = False
         if not ok or m > 3:
             continue
-        if m == 3 and (deg[0] == 2) + (deg[1] == 2) + (deg[2] == 2) + (deg[3] == 2) == 3:  # a triangle: 套算一次 forbids closing a cycle
+        twos = 0
+        for k in range(4):
+            twos += ((deg >> (4 * k)) & 15) == 2
+        if m == 3 and twos == 3:  # a triangle: 套算一次 forbids closing a cycle
             continue
         # most pair fans; on a tie the most 一般高, then 喜相逢, 连六, 老少副 (ref) - tests/golden/fans.jsonl
         key += 10000 * m
@@ -589,7 +598,7 @@ def _pair_fans(chow, s, r, n, fc):
             best_mask = mask
     for e in range(ne):
         if (best_mask >> e) & 1:
-            fc[ef[e]] += 1
+            fc[64 + (((edges >> (8 * e)) & 0xFF) >> 4)] += 1
 
 
 @njit
@@ -638,13 +647,16 @@ def _pung_fans(sk, st, n, pair, seat, prev, fc):
 
 
 @njit
-def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, waits1, base, fc):
-    """Fans of one reading of the hand (sets ``sk/st/sc[:n]``, fixed melds first, then pair); returns points."""
+def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, conc13, base, fc, scr):
+    """Fans of one reading of the hand (sets ``sk/st/sc[:n]``, fixed melds first, then pair); returns points.
+
+    ``scr``: int64 scratch; ``scr[16]`` caches whether ``win`` is the only wait (-1 = not computed yet).
+    """
     fc[:] = base
-    cs = np.empty(4, dtype=np.int64)
-    cr = np.empty(4, dtype=np.int64)
-    ps = np.empty(4, dtype=np.int64)
-    pr = np.empty(4, dtype=np.int64)
+    cs = scr[0:4]
+    cr = scr[4:8]
+    ps = scr[8:12]
+    pr = scr[12:16]
     nch = 0
     npu = 0
     nps = 0
@@ -707,7 +719,9 @@ def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, wait
     _pung_fans(sk, st, n, pair, seat, prev, fc)
     if fc[F_NINE_GATES] and fc[F_PUNG_OF_TERMINALS_OR_HONORS]:  # 九莲宝灯: 不计幺九刻×1
         fc[F_PUNG_OF_TERMINALS_OR_HONORS] -= 1
-    if waits1:
+    if (edge or mid or pair == win) and scr[16] < 0:
+        scr[16] = _single_wait(conc13, nfix, win)
+    if scr[16] == 1:
         if edge:
             fc[F_EDGE_WAIT] += 1
         elif mid:
@@ -722,21 +736,20 @@ def _terminal_chows(cs, cr, pair, fc):
     """一色双龙会 / 三色双龙会 on four chows and the pair; True when one was counted."""
     if pair >= 27 or pair % 9 != 4:
         return False
-    lo = np.zeros(3, dtype=np.int64)
-    hi = np.zeros(3, dtype=np.int64)
+    lo = 0  # 4-bit count per suit of 123 chows
+    hi = 0  # and of 789 chows
     for i in range(4):
         if cr[i] == 1:
-            lo[cs[i]] += 1
+            lo += 1 << (4 * cs[i])
         elif cr[i] == 7:
-            hi[cs[i]] += 1
+            hi += 1 << (4 * cs[i])
         else:
             return False
     ps = pair // 9
-    if lo[ps] == 2 and hi[ps] == 2:
+    if lo == hi == 2 << (4 * ps):
         fc[F_PURE_TERMINAL_CHOWS] += 1
         return True
-    if lo[ps] == 0 and hi[ps] == 0 and lo[(ps + 1) % 3] == 1 and lo[(ps + 2) % 3] == 1 \
-            and hi[(ps + 1) % 3] == 1 and hi[(ps + 2) % 3] == 1:
+    if lo == hi and lo == 0x111 - (1 << (4 * ps)):
         fc[F_THREE_SUITED_TERMINAL_CHOWS] += 1
         return True
     return False
@@ -808,48 +821,74 @@ def _nine_gates(conc13, win):
 
 
 @njit
-def _regular_best(h, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, waits1, base, fc, best_fc, best):
+def _regular_best(h, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, conc13, base, fc, best_fc, best, scr):
     """Every reading of ``h`` as pair + ``nneed`` sets after the fixed sets; keeps the best in ``best_fc``.
 
     Pairs in tile order; for each, the sets depth-first over the lowest remaining tile, pung before chow. A
     later reading replaces an equal-scoring earlier one: the reference's tie-break (2026-11-30,
     tests/golden/fans.jsonl "tie-break" cases).
     """
-    w = np.empty(34, dtype=np.int8)
+    w = h.copy()
+    ch = scr[20:24]  # choice per depth: -1 none yet, 0 pung, 1 chow
+    app = scr[24:28]  # 1 when the choice at this depth is applied to w
+    pos = scr[28:32]  # lowest tile at this depth
     for p in range(34):
         if h[p] < 2:
             continue
-        for mask in range(1 << nneed):
-            w[:] = h
-            w[p] -= 2
-            i = 0
-            ok = True
-            for j in range(nneed):
-                while i < 34 and w[i] == 0:
-                    i += 1
-                if (mask >> (nneed - 1 - j)) & 1 == 0:
-                    if i == 34 or w[i] < 3:
-                        ok = False
-                        break
-                    w[i] -= 3
-                    sk[nfix + j] = _PUNG
-                else:
-                    if i >= 27 or i % 9 > 6 or w[i + 1] == 0 or w[i + 2] == 0:
-                        ok = False
-                        break
-                    w[i] -= 1
-                    w[i + 1] -= 1
-                    w[i + 2] -= 1
-                    sk[nfix + j] = _CHOW
-                st[nfix + j] = i
-                sc[nfix + j] = 1
-            if not ok:
-                continue
-            pts = _eval_division(sk, st, sc, nfix + nneed, nfix, p, win, sd, seat, prev, knitted, waits1,
-                                 base, fc)
+        w[p] -= 2
+        if nneed == 0:
+            pts = _eval_division(sk, st, sc, nfix, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, scr)
             if pts >= best:
                 best = pts
                 best_fc[:] = fc
+        j = 0
+        ch[0] = -1
+        app[0] = 0
+        while j >= 0 and nneed > 0:
+            i = pos[j]
+            if app[j]:
+                if ch[j] == 0:
+                    w[i] += 3
+                else:
+                    w[i] += 1
+                    w[i + 1] += 1
+                    w[i + 2] += 1
+                app[j] = 0
+            ch[j] += 1
+            if ch[j] > 1:
+                j -= 1
+                continue
+            if ch[j] == 0:
+                i = 0
+                while w[i] == 0:
+                    i += 1
+                pos[j] = i
+            if ch[j] == 0:
+                if w[i] < 3:
+                    continue
+                w[i] -= 3
+                sk[nfix + j] = _PUNG
+            else:
+                if i >= 27 or i % 9 > 6 or w[i + 1] == 0 or w[i + 2] == 0:
+                    continue
+                w[i] -= 1
+                w[i + 1] -= 1
+                w[i + 2] -= 1
+                sk[nfix + j] = _CHOW
+            st[nfix + j] = i
+            sc[nfix + j] = 1
+            app[j] = 1
+            if j == nneed - 1:
+                pts = _eval_division(sk, st, sc, nfix + nneed, nfix, p, win, sd, seat, prev, knitted, conc13,
+                                     base, fc, scr)
+                if pts >= best:
+                    best = pts
+                    best_fc[:] = fc
+            else:
+                j += 1
+                ch[j] = -1
+                app[j] = 0
+        w[p] += 2
     return best
 
 
@@ -1068,10 +1107,11 @@ def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalen
     fc = np.zeros(NUM_FANS, dtype=np.int16)
     best_fc = np.zeros(NUM_FANS, dtype=np.int16)
     _context_fans(tc, sk, st, sc, n_melds, concealed, win_tile, flags, base)
-    waits1 = _single_wait(concealed, n_melds, win_tile)
+    scr = np.empty(32, dtype=np.int64)
+    scr[16] = -1  # single wait: not computed yet
     sd = (flags & WIN_SELF_DRAWN) != 0
     best = _regular_best(h, sk, st, sc, n_melds, 4 - n_melds, win_tile, sd, seat_wind, prevalent_wind, 0,
-                         waits1, base, fc, best_fc, -1)
+                         concealed, base, fc, best_fc, -1, scr)
     best = _special_best(h, n_melds, base, fc, best_fc, best)
     if n_melds <= 1:
         k = _knitted_perm(h)
@@ -1082,7 +1122,7 @@ def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalen
                 h[b + 3] -= 1
                 h[b + 6] -= 1
             best = _regular_best(h, sk, st, sc, n_melds, 1 - n_melds, win_tile, sd, seat_wind, prevalent_wind,
-                                 1, waits1, base, fc, best_fc, best)
+                                 1, concealed, base, fc, best_fc, best, scr)
     if best < 0:
         return ERR_NOT_WIN
     if best == 0:
