@@ -348,7 +348,7 @@ def _apply_excludes(fc):
 @njit
 def _tile_fans(tc, fc):
     """Fans decided by the set of tiles alone (suits, honours, ranks, colours). ``tc``: all 14+ tiles."""
-    suits = np.zeros(3, dtype=np.int8)
+    suits = 0  # bit per suit
     winds = 0
     dragons = 0
     green = True
@@ -372,12 +372,12 @@ def _tile_fans(tc, fc):
             winds += 1
             term = False
         else:
-            suits[t // 9] = 1
+            suits |= 1 << (t // 9)
             r = t % 9 + 1
             term &= r == 1 or r == 9
             lo = min(lo, r)
             hi = max(hi, r)
-    nsuits = suits[0] + suits[1] + suits[2]
+    nsuits = (suits & 1) + ((suits >> 1) & 1) + (suits >> 2)
     honors = winds + dragons > 0
     if green:
         fc[F_ALL_GREEN] = 1
@@ -940,34 +940,50 @@ def _special_shape(h, kind):
 
 
 @njit
+def _suit_sets(h, b, pair):
+    """Do the 9 counts ``h[b:b+9]`` (minus a pair at tile ``pair``) split into sets? Greedy from the lowest
+    rank: three chows equal three pungs, so ``count % 3`` chows must start at each rank."""
+    s1 = 0  # chows started one rank below
+    s2 = 0  # chows started two ranks below
+    for i in range(9):
+        c = h[b + i] - s1 - s2 - (2 if b + i == pair else 0)
+        if c < 0:
+            return False
+        c %= 3
+        if c > 0 and i > 6:
+            return False
+        s2 = s1
+        s1 = c
+    return True
+
+
+@njit
 def _regular_ok(h, nneed):
-    """Can ``h`` be read as a pair and ``nneed`` sets?"""
-    w = np.empty(34, dtype=np.int8)
-    for p in range(34):
-        if h[p] < 2:
-            continue
-        for mask in range(1 << nneed):
-            w[:] = h
-            w[p] -= 2
-            i = 0
-            ok = True
-            for j in range(nneed):
-                while i < 34 and w[i] == 0:
-                    i += 1
-                if (mask >> j) & 1 == 0:
-                    if i == 34 or w[i] < 3:
-                        ok = False
-                        break
-                    w[i] -= 3
-                else:
-                    if i >= 27 or i % 9 > 6 or w[i + 1] == 0 or w[i + 2] == 0:
-                        ok = False
-                        break
-                    w[i] -= 1
-                    w[i + 1] -= 1
-                    w[i + 2] -= 1
-            if ok:
-                return True
+    """Can ``h`` (3 * nneed + 2 tiles) be read as a pair and ``nneed`` sets?"""
+    ps = -1
+    for s in range(3):
+        n = 0
+        for t in range(9 * s, 9 * s + 9):
+            n += h[t]
+        if n % 3 == 1 or (n % 3 == 2 and ps >= 0):
+            return False
+        if n % 3 == 2:
+            ps = s
+    for t in range(27, 34):  # honours: pungs and at most one pair
+        if h[t] % 3 == 1 or (h[t] % 3 == 2 and ps >= 0):
+            return False
+        if h[t] % 3 == 2:
+            ps = 3
+    if ps < 0:
+        return False
+    for s in range(3):
+        if s != ps and not _suit_sets(h, 9 * s, -1):
+            return False
+    if ps == 3:
+        return True
+    for p in range(9 * ps, 9 * ps + 9):
+        if h[p] >= 2 and _suit_sets(h, 9 * ps, p):
+            return True
     return False
 
 
@@ -995,15 +1011,19 @@ def _is_win(h, nfix):
 def _single_wait(conc13, nfix, win):
     """True when ``win`` is the only tile that completes the 13-tile hand (独听, needed for 边/嵌/单钓)."""
     h = conc13.copy()
+    distinct = 0
+    for t in range(34):
+        distinct += h[t] > 0
+    special = nfix <= 1 and distinct >= 7  # 十三幺 / 全不靠 / 组合龙 need many distinct tiles
     for t in range(34):
         if t == win:
             continue
-        near = h[t] > 0 or t >= 27
+        near = h[t] > 0
         if t < 27:
             r = t % 9
             near |= (r > 0 and h[t - 1] > 0) or (r > 1 and h[t - 2] > 0)
             near |= (r < 8 and h[t + 1] > 0) or (r < 7 and h[t + 2] > 0)
-        if not near and nfix > 1:
+        if not near and not special:
             continue
         h[t] += 1
         won = _is_win(h, nfix)
