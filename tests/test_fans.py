@@ -127,11 +127,11 @@ def test_score_api_and_batch():
             score(bad.pop("hand"), bad.pop("win_tile"), **bad)
     rng = np.random.default_rng(7)
     cases = []
-    from mjenv.compat.mahjonggb import _parse
+    from mjenv.compat.mahjonggb import _arrays
     while len(cases) < 300:
         kw = random_case(rng)
         try:
-            c, m, n, w = _parse(kw["pack"], kw["hand"], kw["winTile"])
+            c, m, n, w = _arrays(kw["pack"], kw["hand"], kw["winTile"])
         except TypeError:
             continue
         cases.append((c, m, n, w, kw))
