@@ -314,6 +314,8 @@ for _a, _bs in EXCLUDES.items():
     EXCLUDE_LIST[_a, : len(_bs)] = _bs
     EXCLUDE_LEN[_a] = len(_bs)
 EXCLUDE_LIST.setflags(write=False)
+_EXCLUDERS = np.array(sorted(EXCLUDES), dtype=np.int8)  # the fans that exclude something, in fan order
+_EXCLUDERS.setflags(write=False)
 EXCLUDE_LEN.setflags(write=False)
 del _a, _bs, _b, _p, _r
 
@@ -333,10 +335,18 @@ for _x in (_TERM_HONOR, _GREEN, _REVERSIBLE, _KNITTED):
 
 
 @njit
+def _copy(dst, src):
+    """``dst[:] = src`` as a plain loop (numba's slice assignment is slower on these short arrays)."""
+    for k in range(src.shape[0]):
+        dst[k] = src[k]
+
+
+@njit
 def _apply_excludes(fc):
     """Apply ``EXCLUDES`` (in fan order) to a count vector; return the total points."""
     total = 0
-    for a in range(NUM_FANS):
+    for j in range(_EXCLUDERS.shape[0]):
+        a = _EXCLUDERS[j]
         if fc[a] > 0:
             for k in range(EXCLUDE_LEN[a]):
                 fc[EXCLUDE_LIST[a, k]] = 0
@@ -652,7 +662,7 @@ def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, conc
 
     ``scr``: int64 scratch; ``scr[16]`` caches whether ``win`` is the only wait (-1 = not computed yet).
     """
-    fc[:] = base
+    _copy(fc, base)
     cs = scr[0:4]
     cr = scr[4:8]
     ps = scr[8:12]
@@ -821,14 +831,15 @@ def _nine_gates(conc13, win):
 
 
 @njit
-def _regular_best(h, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, conc13, base, fc, best_fc, best, scr):
+def _regular_best(h, w, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, conc13, base, fc, best_fc, best,
+                  scr):
     """Every reading of ``h`` as pair + ``nneed`` sets after the fixed sets; keeps the best in ``best_fc``.
 
     Pairs in tile order; for each, the sets depth-first over the lowest remaining tile, pung before chow. A
     later reading replaces an equal-scoring earlier one: the reference's tie-break (2026-11-30,
     tests/golden/fans.jsonl "tie-break" cases).
     """
-    w = h.copy()
+    _copy(w, h)
     ch = scr[20:24]  # choice per depth: -1 none yet, 0 pung, 1 chow
     app = scr[24:28]  # 1 when the choice at this depth is applied to w
     pos = scr[28:32]  # lowest tile at this depth
@@ -840,7 +851,7 @@ def _regular_best(h, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, conc
             pts = _eval_division(sk, st, sc, nfix, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, scr)
             if pts >= best:
                 best = pts
-                best_fc[:] = fc
+                _copy(best_fc, fc)
         j = 0
         ch[0] = -1
         app[0] = 0
@@ -883,7 +894,7 @@ def _regular_best(h, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, conc
                                      base, fc, scr)
                 if pts >= best:
                     best = pts
-                    best_fc[:] = fc
+                    _copy(best_fc, fc)
             else:
                 j += 1
                 ch[j] = -1
@@ -988,11 +999,16 @@ def _regular_ok(h, nneed):
 
 
 @njit
-def _is_win(h, nfix):
-    """Is ``h`` (concealed tiles incl. the last one) a winning hand with ``nfix`` fixed melds, any shape?"""
+def _is_win(h, nfix, special):
+    """Is ``h`` (concealed tiles incl. the last one) a winning hand with ``nfix`` fixed melds, any shape?
+    ``special``: also try 十三幺, 全不靠 and 组合龙 (callers rule them out when too few tiles differ)."""
     if _regular_ok(h, 4 - nfix):
         return True
-    if nfix == 0 and (_special_shape(h, 0) or _special_shape(h, 1) or _honors_knitted(h) > 0):
+    if nfix == 0 and _special_shape(h, 0):
+        return True
+    if not special:
+        return False
+    if nfix == 0 and (_special_shape(h, 1) or _honors_knitted(h) > 0):
         return True
     if nfix <= 1:
         k = _knitted_perm(h)
@@ -1014,7 +1030,7 @@ def _single_wait(conc13, nfix, win):
     distinct = 0
     for t in range(34):
         distinct += h[t] > 0
-    special = nfix <= 1 and distinct >= 7  # 十三幺 / 全不靠 / 组合龙 need many distinct tiles
+    special = nfix <= 1 and distinct >= 8  # 十三幺 / 全不靠 / 组合龙 need >= 8 distinct standing tiles
     for t in range(34):
         if t == win:
             continue
@@ -1026,7 +1042,7 @@ def _single_wait(conc13, nfix, win):
         if not near and not special:
             continue
         h[t] += 1
-        won = _is_win(h, nfix)
+        won = _is_win(h, nfix, special)
         h[t] -= 1
         if won:
             return False
@@ -1064,8 +1080,8 @@ def _special_best(h, nfix, base, fc, best_fc, best):
     if nfix != 0:
         return best
     for shape in range(3):
-        fc[:] = base
         if shape == 0 and _special_shape(h, 0):
+            _copy(fc, base)
             f = F_SEVEN_PAIRS
             for b in range(27):
                 if b % 9 <= 2 and h[b] == 2 and h[b + 1] == 2 and h[b + 2] == 2 and h[b + 3] == 2 \
@@ -1073,8 +1089,10 @@ def _special_best(h, nfix, base, fc, best_fc, best):
                     f = F_SEVEN_SHIFTED_PAIRS
             fc[f] += 1
         elif shape == 1 and _special_shape(h, 1):
+            _copy(fc, base)
             fc[F_THIRTEEN_ORPHANS] += 1
         elif shape == 2 and _honors_knitted(h) > 0:
+            _copy(fc, base)
             hk = _honors_knitted(h)
             fc[F_GREATER_HONORS_AND_KNITTED_TILES if hk == 2 else F_LESSER_HONORS_AND_KNITTED_TILES] += 1
             if _knitted_perm(h) >= 0:
@@ -1084,7 +1102,7 @@ def _special_best(h, nfix, base, fc, best_fc, best):
         pts = _apply_excludes(fc)
         if pts > best:
             best = pts
-            best_fc[:] = fc
+            _copy(best_fc, fc)
     return best
 
 
@@ -1096,7 +1114,8 @@ def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalen
     ``concealed`` int8[34]: standing tiles without ``win_tile``; ``melds`` int16[4] packed (mjenv.melds),
     the first ``n_melds`` used; ``flags``: WIN_* bits. Returns the total, or ERR_* (< 0).
     """
-    fan_counts[:] = 0
+    for k in range(NUM_FANS):
+        fan_counts[k] = 0
     if n_melds < 0 or n_melds > 4 or win_tile < 0 or win_tile >= 34 or flags < 0 or flags > ALL_FLAGS:
         return ERR_BAD_ARGUMENT
     if seat_wind < 0 or prevalent_wind < 0 or flower_count < 0:  # a wind >= 4 matches no wind
@@ -1108,13 +1127,17 @@ def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalen
         n += concealed[t]
     if n != 13 - 3 * n_melds:
         return ERR_WRONG_TILES_COUNT
-    sk = np.zeros(4, dtype=np.int64)
-    st = np.zeros(4, dtype=np.int64)
-    sc = np.zeros(4, dtype=np.int64)
-    tc = np.zeros(34, dtype=np.int64)
+    ws = np.zeros(80, dtype=np.int64)  # one allocation for the int64 work arrays
+    sk = ws[0:4]
+    st = ws[4:8]
+    sc = ws[8:12]
+    tc = ws[12:46]
+    scr = ws[46:80]
     if not _unpack_melds(melds, n_melds, sk, st, sc, tc):
         return ERR_BAD_MELD
-    h = np.empty(34, dtype=np.int8)
+    hw = np.empty(68, dtype=np.int8)
+    h = hw[0:34]
+    w = hw[34:68]
     for t in range(34):
         h[t] = concealed[t]
         tc[t] += concealed[t]
@@ -1123,14 +1146,14 @@ def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalen
     for t in range(34):
         if tc[t] > 4:
             return ERR_TILE_COUNT_GREATER_THAN_4
-    base = np.zeros(NUM_FANS, dtype=np.int16)
-    fc = np.zeros(NUM_FANS, dtype=np.int16)
-    best_fc = np.zeros(NUM_FANS, dtype=np.int16)
+    fw = np.empty(2 * NUM_FANS, dtype=np.int16)
+    base = fw[0:NUM_FANS]
+    fc = fw[NUM_FANS:2 * NUM_FANS]
+    best_fc = fan_counts  # written only by a reading that wins, so it stays zero on ERR_NOT_WIN
     _context_fans(tc, sk, st, sc, n_melds, concealed, win_tile, flags, base)
-    scr = np.empty(32, dtype=np.int64)
     scr[16] = -1  # single wait: not computed yet
     sd = (flags & WIN_SELF_DRAWN) != 0
-    best = _regular_best(h, sk, st, sc, n_melds, 4 - n_melds, win_tile, sd, seat_wind, prevalent_wind, 0,
+    best = _regular_best(h, w, sk, st, sc, n_melds, 4 - n_melds, win_tile, sd, seat_wind, prevalent_wind, 0,
                          concealed, base, fc, best_fc, -1, scr)
     best = _special_best(h, n_melds, base, fc, best_fc, best)
     if n_melds <= 1:
@@ -1141,14 +1164,13 @@ def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalen
                 h[b] -= 1
                 h[b + 3] -= 1
                 h[b + 6] -= 1
-            best = _regular_best(h, sk, st, sc, n_melds, 1 - n_melds, win_tile, sd, seat_wind, prevalent_wind,
-                                 1, concealed, base, fc, best_fc, best, scr)
+            best = _regular_best(h, w, sk, st, sc, n_melds, 1 - n_melds, win_tile, sd, seat_wind,
+                                 prevalent_wind, 1, concealed, base, fc, best_fc, best, scr)
     if best < 0:
         return ERR_NOT_WIN
     if best == 0:
         best_fc[F_CHICKEN_HAND] = 1
         best = FAN_POINTS[F_CHICKEN_HAND]
-    fan_counts[:] = best_fc
     fan_counts[F_FLOWER_TILES] = flower_count
     return best + flower_count
 
