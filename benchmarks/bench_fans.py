@@ -34,9 +34,18 @@ def main(argv=None) -> int:
 
     t0 = time.perf_counter()
     fans.warmup()
-    ours.MahjongFanCalculator(pack=(), hand=("W1", "W1", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W9",
-                                            "W9"), winTile="W5", flowerCount=0, isSelfDrawn=False, is4thTile=False,
-                              isAboutKong=False, isWallLast=False, seatWind=0, prevalentWind=0)
+    ours.MahjongFanCalculator(
+        pack=(),
+        hand=("W1", "W1", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W9", "W9"),
+        winTile="W5",
+        flowerCount=0,
+        isSelfDrawn=False,
+        is4thTile=False,
+        isAboutKong=False,
+        isWallLast=False,
+        seatWind=0,
+        prevalentWind=0,
+    )
     compile_s = time.perf_counter() - t0
 
     rng = np.random.default_rng(args.seed)
@@ -49,9 +58,25 @@ def main(argv=None) -> int:
             pass
     conc = np.stack([r[0] for r in rows])
     melds = np.stack([r[1] for r in rows])
-    cols = [np.array(x, dtype=np.int64) for x in zip(*[
-        (r[2], r[3], r[4]["isSelfDrawn"] | 2 * r[4]["is4thTile"] | 4 * r[4]["isAboutKong"] | 8 * r[4]["isWallLast"],
-         r[4]["seatWind"], r[4]["prevalentWind"], r[4]["flowerCount"]) for r in rows])]
+    cols = [
+        np.array(x, dtype=np.int64)
+        for x in zip(
+            *[
+                (
+                    r[2],
+                    r[3],
+                    r[4]["isSelfDrawn"]
+                    | 2 * r[4]["is4thTile"]
+                    | 4 * r[4]["isAboutKong"]
+                    | 8 * r[4]["isWallLast"],
+                    r[4]["seatWind"],
+                    r[4]["prevalentWind"],
+                    r[4]["flowerCount"],
+                )
+                for r in rows
+            ]
+        )
+    ]
     totals = np.zeros(len(rows), dtype=np.int32)
     counts = np.zeros((len(rows), fans.NUM_FANS), dtype=np.int16)
     fans._score_batch_kernel(conc[:10], melds[:10], *[c[:10] for c in cols], totals[:10], counts[:10])
@@ -77,14 +102,22 @@ def main(argv=None) -> int:
                     fn(**kw)
                 except TypeError:
                     pass
+
         return run
 
     ours_s = best_of(per_call(ours.MahjongFanCalculator))
-    res = {"hands_batch": len(rows), "calls": n, "compile_or_cache_load_s": round(compile_s, 2),
-           "batch_hands_per_s": round(len(rows) / batch_s),
-           "batch_hands_per_cpu_s": round(len(rows) / batch_cpu_s), "compat_calls_per_s": round(n / ours_s),
-           "python": platform.python_version(), "numba": numba.__version__, "numpy": np.__version__,
-           "cpu": platform.processor() or platform.machine()}
+    res = {
+        "hands_batch": len(rows),
+        "calls": n,
+        "compile_or_cache_load_s": round(compile_s, 2),
+        "batch_hands_per_s": round(len(rows) / batch_s),
+        "batch_hands_per_cpu_s": round(len(rows) / batch_cpu_s),
+        "compat_calls_per_s": round(n / ours_s),
+        "python": platform.python_version(),
+        "numba": numba.__version__,
+        "numpy": np.__version__,
+        "cpu": platform.processor() or platform.machine(),
+    }
     try:
         import MahjongGB
 

@@ -12,7 +12,7 @@ Flowers add 1 fan each and never count toward the 8-fan minimum.
 Specification in mjenv
 ----------------------
 The rule interpretation, fan set and tie-breaks are those of the reference calculator PyMahjongGB 1.4.0
-(checked by ``scripts/diff_fans.py`` and ``tests/test_fans_reference.py``): its 明暗杠 fan (5: one concealed
+(checked by ``scripts/diff_fans.py`` and ``tests/test_fans.py``): its 明暗杠 fan (5: one concealed
 and one exposed kong), no blessings (天和 etc.), and the way it validates context flags (a robbed-kong or
 last-tile flag that the tiles make impossible is ignored; 杠上开花 needs a kong). ``Fan`` values follow the
 point order 88 down to 1 (明暗杠 between the 6- and 4-fan groups, flowers last); ``REFERENCE_ORDER`` is the
@@ -138,14 +138,106 @@ class Fan(IntEnum):
 
 F = Fan
 NUM_FANS = len(Fan)
-# plain-int aliases (F_BIG_FOUR_WINDS, ...) for the kernels: numba freezes ints, not enum members
-for _f in Fan:
-    globals()[f"F_{_f.name}"] = int(_f)
-del _f
+# plain-int aliases of ``Fan`` for the kernels (numba freezes ints, not enum members); checked below
+F_BIG_FOUR_WINDS = 0
+F_BIG_THREE_DRAGONS = 1
+F_ALL_GREEN = 2
+F_NINE_GATES = 3
+F_FOUR_KONGS = 4
+F_SEVEN_SHIFTED_PAIRS = 5
+F_THIRTEEN_ORPHANS = 6
+F_ALL_TERMINALS = 7
+F_LITTLE_FOUR_WINDS = 8
+F_LITTLE_THREE_DRAGONS = 9
+F_ALL_HONORS = 10
+F_FOUR_CONCEALED_PUNGS = 11
+F_PURE_TERMINAL_CHOWS = 12
+F_QUADRUPLE_CHOW = 13
+F_FOUR_PURE_SHIFTED_PUNGS = 14
+F_FOUR_PURE_SHIFTED_CHOWS = 15
+F_THREE_KONGS = 16
+F_ALL_TERMINALS_AND_HONORS = 17
+F_SEVEN_PAIRS = 18
+F_GREATER_HONORS_AND_KNITTED_TILES = 19
+F_ALL_EVEN_PUNGS = 20
+F_FULL_FLUSH = 21
+F_PURE_TRIPLE_CHOW = 22
+F_PURE_SHIFTED_PUNGS = 23
+F_UPPER_TILES = 24
+F_MIDDLE_TILES = 25
+F_LOWER_TILES = 26
+F_PURE_STRAIGHT = 27
+F_THREE_SUITED_TERMINAL_CHOWS = 28
+F_PURE_SHIFTED_CHOWS = 29
+F_ALL_FIVE = 30
+F_TRIPLE_PUNG = 31
+F_THREE_CONCEALED_PUNGS = 32
+F_LESSER_HONORS_AND_KNITTED_TILES = 33
+F_KNITTED_STRAIGHT = 34
+F_UPPER_FOUR = 35
+F_LOWER_FOUR = 36
+F_BIG_THREE_WINDS = 37
+F_MIXED_STRAIGHT = 38
+F_REVERSIBLE_TILES = 39
+F_MIXED_TRIPLE_CHOW = 40
+F_MIXED_SHIFTED_PUNGS = 41
+F_CHICKEN_HAND = 42
+F_LAST_TILE_DRAW = 43
+F_LAST_TILE_CLAIM = 44
+F_OUT_WITH_REPLACEMENT_TILE = 45
+F_ROBBING_THE_KONG = 46
+F_ALL_PUNGS = 47
+F_HALF_FLUSH = 48
+F_MIXED_SHIFTED_CHOWS = 49
+F_ALL_TYPES = 50
+F_MELDED_HAND = 51
+F_TWO_CONCEALED_KONGS = 52
+F_TWO_DRAGONS_PUNGS = 53
+F_CONCEALED_KONG_AND_MELDED_KONG = 54
+F_OUTSIDE_HAND = 55
+F_FULLY_CONCEALED_HAND = 56
+F_TWO_MELDED_KONGS = 57
+F_LAST_TILE = 58
+F_DRAGON_PUNG = 59
+F_PREVALENT_WIND = 60
+F_SEAT_WIND = 61
+F_CONCEALED_HAND = 62
+F_ALL_CHOWS = 63
+F_TILE_HOG = 64
+F_DOUBLE_PUNG = 65
+F_TWO_CONCEALED_PUNGS = 66
+F_CONCEALED_KONG = 67
+F_ALL_SIMPLES = 68
+F_PURE_DOUBLE_CHOW = 69
+F_MIXED_DOUBLE_CHOW = 70
+F_SHORT_STRAIGHT = 71
+F_TWO_TERMINAL_CHOWS = 72
+F_PUNG_OF_TERMINALS_OR_HONORS = 73
+F_MELDED_KONG = 74
+F_ONE_VOIDED_SUIT = 75
+F_NO_HONORS = 76
+F_EDGE_WAIT = 77
+F_CLOSED_WAIT = 78
+F_SINGLE_WAIT = 79
+F_SELF_DRAWN = 80
+F_FLOWER_TILES = 81
+assert all(globals()[f"F_{f.name}"] == f for f in Fan)
 
-_POINTS = {88: range(0, 7), 64: range(7, 13), 48: range(13, 15), 32: range(15, 18), 24: range(18, 27),
-           16: range(27, 33), 12: range(33, 38), 8: range(38, 47), 6: range(47, 54), 5: range(54, 55),
-           4: range(55, 59), 2: range(59, 69), 1: range(69, 82)}
+_POINTS = {
+    88: range(0, 7),
+    64: range(7, 13),
+    48: range(13, 15),
+    32: range(15, 18),
+    24: range(18, 27),
+    16: range(27, 33),
+    12: range(33, 38),
+    8: range(38, 47),
+    6: range(47, 54),
+    5: range(54, 55),
+    4: range(55, 59),
+    2: range(59, 69),
+    1: range(69, 82),
+}
 #: points of one occurrence of each fan, ``int16[NUM_FANS]``
 FAN_POINTS = np.zeros(NUM_FANS, dtype=np.int16)
 for _p, _r in _POINTS.items():
@@ -154,45 +246,173 @@ FAN_POINTS.setflags(write=False)
 
 #: Chinese names, spelt as the reference calculator prints them
 FAN_NAME_ZH: tuple[str, ...] = (
-    "大四喜", "大三元", "绿一色", "九莲宝灯", "四杠", "连七对", "十三幺",
-    "清幺九", "小四喜", "小三元", "字一色", "四暗刻", "一色双龙会",
-    "一色四同顺", "一色四节高",
-    "一色四步高", "三杠", "混幺九",
-    "七对", "七星不靠", "全双刻", "清一色", "一色三同顺", "一色三节高", "全大", "全中", "全小",
-    "清龙", "三色双龙会", "一色三步高", "全带五", "三同刻", "三暗刻",
-    "全不靠", "组合龙", "大于五", "小于五", "三风刻",
-    "花龙", "推不倒", "三色三同顺", "三色三节高", "无番和", "妙手回春", "海底捞月", "杠上开花", "抢杠和",
-    "碰碰和", "混一色", "三色三步高", "五门齐", "全求人", "双暗杠", "双箭刻",
+    "大四喜",
+    "大三元",
+    "绿一色",
+    "九莲宝灯",
+    "四杠",
+    "连七对",
+    "十三幺",
+    "清幺九",
+    "小四喜",
+    "小三元",
+    "字一色",
+    "四暗刻",
+    "一色双龙会",
+    "一色四同顺",
+    "一色四节高",
+    "一色四步高",
+    "三杠",
+    "混幺九",
+    "七对",
+    "七星不靠",
+    "全双刻",
+    "清一色",
+    "一色三同顺",
+    "一色三节高",
+    "全大",
+    "全中",
+    "全小",
+    "清龙",
+    "三色双龙会",
+    "一色三步高",
+    "全带五",
+    "三同刻",
+    "三暗刻",
+    "全不靠",
+    "组合龙",
+    "大于五",
+    "小于五",
+    "三风刻",
+    "花龙",
+    "推不倒",
+    "三色三同顺",
+    "三色三节高",
+    "无番和",
+    "妙手回春",
+    "海底捞月",
+    "杠上开花",
+    "抢杠和",
+    "碰碰和",
+    "混一色",
+    "三色三步高",
+    "五门齐",
+    "全求人",
+    "双暗杠",
+    "双箭刻",
     "明暗杠",
-    "全带幺", "不求人", "双明杠", "和绝张",
-    "箭刻", "圈风刻", "门风刻", "门前清", "平和", "四归一", "双同刻", "双暗刻", "暗杠", "断幺",
-    "一般高", "喜相逢", "连六", "老少副", "幺九刻", "明杠", "缺一门", "无字", "独听・边张", "独听・嵌张",
-    "独听・单钓", "自摸", "花牌",
+    "全带幺",
+    "不求人",
+    "双明杠",
+    "和绝张",
+    "箭刻",
+    "圈风刻",
+    "门风刻",
+    "门前清",
+    "平和",
+    "四归一",
+    "双同刻",
+    "双暗刻",
+    "暗杠",
+    "断幺",
+    "一般高",
+    "喜相逢",
+    "连六",
+    "老少副",
+    "幺九刻",
+    "明杠",
+    "缺一门",
+    "无字",
+    "独听・边张",
+    "独听・嵌张",
+    "独听・单钓",
+    "自摸",
+    "花牌",
 )
 #: English names, spelt as the reference calculator's verbose output prints them
 FAN_NAME_EN: tuple[str, ...] = (
-    "Big Four Winds", "Big Three Dragons", "All Green", "Nine Gates", "Four Kongs", "Seven Shifted Pairs",
+    "Big Four Winds",
+    "Big Three Dragons",
+    "All Green",
+    "Nine Gates",
+    "Four Kongs",
+    "Seven Shifted Pairs",
     "Thirteen Orphans",
-    "All Terminals", "Little Four Winds", "Little Three Dragons", "All Honors", "Four Concealed Pungs",
+    "All Terminals",
+    "Little Four Winds",
+    "Little Three Dragons",
+    "All Honors",
+    "Four Concealed Pungs",
     "Pure Terminal Chows",
-    "Quadruple Chow", "Four Pure Shifted Pungs",
-    "Four Pure Shifted Chows", "Three Kongs", "All Terminals and Honors",
-    "Seven Pairs", "Greater Honors and Knitted Tiles", "All Even Pungs", "Full Flush", "Pure Triple Chow",
-    "Pure Shifted Pungs", "Upper Tiles", "Middle Tiles", "Lower Tiles",
-    "Pure Straight", "Three-Suited Terminal Chows", "Pure Shifted Chows", "All Five", "Triple Pung",
+    "Quadruple Chow",
+    "Four Pure Shifted Pungs",
+    "Four Pure Shifted Chows",
+    "Three Kongs",
+    "All Terminals and Honors",
+    "Seven Pairs",
+    "Greater Honors and Knitted Tiles",
+    "All Even Pungs",
+    "Full Flush",
+    "Pure Triple Chow",
+    "Pure Shifted Pungs",
+    "Upper Tiles",
+    "Middle Tiles",
+    "Lower Tiles",
+    "Pure Straight",
+    "Three-Suited Terminal Chows",
+    "Pure Shifted Chows",
+    "All Five",
+    "Triple Pung",
     "Three Concealed Pungs",
-    "Lesser Honors and Knitted Tiles", "Knitted Straight", "Upper Four", "Lower Four", "Big Three Winds",
-    "Mixed Straight", "Reversible Tiles", "Mixed Triple Chow", "Mixed Shifted Pungs", "Chicken Hand",
-    "Last Tile Draw", "Last Tile Claim", "Out with Replacement Tile", "Robbing The Kong",
-    "All Pungs", "Half Flush", "Mixed Shifted Chows", "All Types", "Melded Hand", "Two Concealed Kongs",
+    "Lesser Honors and Knitted Tiles",
+    "Knitted Straight",
+    "Upper Four",
+    "Lower Four",
+    "Big Three Winds",
+    "Mixed Straight",
+    "Reversible Tiles",
+    "Mixed Triple Chow",
+    "Mixed Shifted Pungs",
+    "Chicken Hand",
+    "Last Tile Draw",
+    "Last Tile Claim",
+    "Out with Replacement Tile",
+    "Robbing The Kong",
+    "All Pungs",
+    "Half Flush",
+    "Mixed Shifted Chows",
+    "All Types",
+    "Melded Hand",
+    "Two Concealed Kongs",
     "Two Dragons Pungs",
     "Concealed Kong and Melded Kong",
-    "Outside Hand", "Fully Concealed Hand", "Two Melded Kongs", "Last Tile",
-    "Dragon Pung", "Prevalent Wind", "Seat Wind", "Concealed Hand", "All Chows", "Tile Hog", "Double Pung",
-    "Two Concealed Pungs", "Concealed Kong", "All Simples",
-    "Pure Double Chow", "Mixed Double Chow", "Short Straight", "Two Terminal Chows",
-    "Pung of Terminals or Honors", "Melded Kong", "One Voided Suit", "No Honors", "Edge Wait", "Closed Wait",
-    "Single Wait", "Self-Drawn", "Flower Tiles",
+    "Outside Hand",
+    "Fully Concealed Hand",
+    "Two Melded Kongs",
+    "Last Tile",
+    "Dragon Pung",
+    "Prevalent Wind",
+    "Seat Wind",
+    "Concealed Hand",
+    "All Chows",
+    "Tile Hog",
+    "Double Pung",
+    "Two Concealed Pungs",
+    "Concealed Kong",
+    "All Simples",
+    "Pure Double Chow",
+    "Mixed Double Chow",
+    "Short Straight",
+    "Two Terminal Chows",
+    "Pung of Terminals or Honors",
+    "Melded Kong",
+    "One Voided Suit",
+    "No Honors",
+    "Edge Wait",
+    "Closed Wait",
+    "Single Wait",
+    "Self-Drawn",
+    "Flower Tiles",
 )
 assert len(FAN_NAME_ZH) == NUM_FANS and len(FAN_NAME_EN) == NUM_FANS
 
@@ -213,16 +433,27 @@ EXCLUDES: dict[Fan, tuple[Fan, ...]] = {
     F.BIG_THREE_DRAGONS: (F.TWO_DRAGONS_PUNGS, F.DRAGON_PUNG),
     # 绿一色: 不计混一色
     F.ALL_GREEN: (F.HALF_FLUSH,),
-    # 九莲宝灯: 不计清一色、不求人、门前清、无字、幺九刻×1 (×1 in _pung_fans)
+    # 九莲宝灯: 不计清一色、不求人、门前清、无字、幺九刻×1 (the ×1 in _eval_division)
     F.NINE_GATES: (F.FULL_FLUSH, F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND, F.NO_HONORS),
     # 四杠: 不计碰碰和、单钓将
     F.FOUR_KONGS: (F.ALL_PUNGS, F.SINGLE_WAIT),
     # 连七对: 不计清一色、七对、不求人、门前清、无字、单钓将
-    F.SEVEN_SHIFTED_PAIRS: (F.FULL_FLUSH, F.SEVEN_PAIRS, F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND,
-                            F.NO_HONORS, F.SINGLE_WAIT),
+    F.SEVEN_SHIFTED_PAIRS: (
+        F.FULL_FLUSH,
+        F.SEVEN_PAIRS,
+        F.FULLY_CONCEALED_HAND,
+        F.CONCEALED_HAND,
+        F.NO_HONORS,
+        F.SINGLE_WAIT,
+    ),
     # 十三幺: 不计混幺九、五门齐、不求人、门前清、单钓将
-    F.THIRTEEN_ORPHANS: (F.ALL_TERMINALS_AND_HONORS, F.ALL_TYPES, F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND,
-                         F.SINGLE_WAIT),
+    F.THIRTEEN_ORPHANS: (
+        F.ALL_TERMINALS_AND_HONORS,
+        F.ALL_TYPES,
+        F.FULLY_CONCEALED_HAND,
+        F.CONCEALED_HAND,
+        F.SINGLE_WAIT,
+    ),
     # 清幺九: 不计碰碰和、全带幺、双同刻、幺九刻、无字
     F.ALL_TERMINALS: (F.ALL_PUNGS, F.OUTSIDE_HAND, F.DOUBLE_PUNG, F.PUNG_OF_TERMINALS_OR_HONORS, F.NO_HONORS),
     # 小四喜: 不计三风刻 (its three wind pungs' 幺九刻 in _pung_fans)
@@ -234,8 +465,14 @@ EXCLUDES: dict[Fan, tuple[Fan, ...]] = {
     # 四暗刻: 不计碰碰和、不求人、门前清
     F.FOUR_CONCEALED_PUNGS: (F.ALL_PUNGS, F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND),
     # 一色双龙会: 不计七对、清一色、平和、一般高、老少副、无字
-    F.PURE_TERMINAL_CHOWS: (F.SEVEN_PAIRS, F.FULL_FLUSH, F.ALL_CHOWS, F.PURE_DOUBLE_CHOW,
-                            F.TWO_TERMINAL_CHOWS, F.NO_HONORS),
+    F.PURE_TERMINAL_CHOWS: (
+        F.SEVEN_PAIRS,
+        F.FULL_FLUSH,
+        F.ALL_CHOWS,
+        F.PURE_DOUBLE_CHOW,
+        F.TWO_TERMINAL_CHOWS,
+        F.NO_HONORS,
+    ),
     # 一色四同顺: 不计一色三同顺、一色三节高、四归一、一般高
     F.QUADRUPLE_CHOW: (F.PURE_TRIPLE_CHOW, F.PURE_SHIFTED_PUNGS, F.TILE_HOG, F.PURE_DOUBLE_CHOW),
     # 一色四节高: 不计一色三同顺、一色三节高、碰碰和
@@ -249,8 +486,13 @@ EXCLUDES: dict[Fan, tuple[Fan, ...]] = {
     # 七对: 不计不求人、门前清、单钓将
     F.SEVEN_PAIRS: (F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND, F.SINGLE_WAIT),
     # 七星不靠: 不计全不靠、五门齐、不求人、门前清 (番种表: 单钓)
-    F.GREATER_HONORS_AND_KNITTED_TILES: (F.LESSER_HONORS_AND_KNITTED_TILES, F.ALL_TYPES,
-                                         F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND, F.SINGLE_WAIT),
+    F.GREATER_HONORS_AND_KNITTED_TILES: (
+        F.LESSER_HONORS_AND_KNITTED_TILES,
+        F.ALL_TYPES,
+        F.FULLY_CONCEALED_HAND,
+        F.CONCEALED_HAND,
+        F.SINGLE_WAIT,
+    ),
     # 全双刻: 不计碰碰和、断幺、无字
     F.ALL_EVEN_PUNGS: (F.ALL_PUNGS, F.ALL_SIMPLES, F.NO_HONORS),
     # 清一色: 不计无字
@@ -301,13 +543,13 @@ EXCLUDES: dict[Fan, tuple[Fan, ...]] = {
     F.ALL_SIMPLES: (F.NO_HONORS,),
 }
 
-#: ``EXCLUDES`` as a boolean matrix for the kernels: ``EXCLUDE_MATRIX[a, b]`` means a counted ``a`` removes ``b``
+#: ``EXCLUDES`` as a boolean matrix: ``EXCLUDE_MATRIX[a, b]`` means a counted ``a`` removes ``b``
 EXCLUDE_MATRIX = np.zeros((NUM_FANS, NUM_FANS), dtype=np.bool_)
 for _a, _bs in EXCLUDES.items():
     for _b in _bs:
         EXCLUDE_MATRIX[_a, _b] = True
 EXCLUDE_MATRIX.setflags(write=False)
-#: ``EXCLUDES`` as padded lists for the kernels: ``EXCLUDE_LIST[a, :EXCLUDE_LEN[a]]`` are the fans ``a`` removes
+#: ``EXCLUDES`` as padded lists for the kernels: ``EXCLUDE_LIST[a, :EXCLUDE_LEN[a]]`` are removed by ``a``
 EXCLUDE_LIST = np.zeros((NUM_FANS, 8), dtype=np.int8)
 EXCLUDE_LEN = np.zeros(NUM_FANS, dtype=np.int8)
 for _a, _bs in EXCLUDES.items():
@@ -536,7 +778,9 @@ def _combo_fans(chow, s, r, n, fc):
         best = -1
         skip = -1
         for k in range(4):
-            i0, i1, i2 = (1, 2, 3) if k == 0 else ((0, 2, 3) if k == 1 else ((0, 1, 3) if k == 2 else (0, 1, 2)))
+            i0, i1, i2 = (
+                (1, 2, 3) if k == 0 else ((0, 2, 3) if k == 1 else ((0, 1, 3) if k == 2 else (0, 1, 2)))
+            )
             if n == 3 and k != 3:
                 continue
             f = _group3(chow, s[i0], r[i0], s[i1], r[i1], s[i2], r[i2])
@@ -550,7 +794,11 @@ def _combo_fans(chow, s, r, n, fc):
                 for j in range(4):
                     if j != skip:
                         f = _group2(chow, s[skip], r[skip], s[j], r[j])
-                        if f >= 0 and not EXCLUDE_MATRIX[best, f] and (pick < 0 or _PAIR_KEY[f] > _PAIR_KEY[pick]):
+                        if (
+                            f >= 0
+                            and not EXCLUDE_MATRIX[best, f]
+                            and (pick < 0 or _PAIR_KEY[f] > _PAIR_KEY[pick])
+                        ):
                             pick = f
                 if pick >= 0:
                     fc[pick] += 1
@@ -559,7 +807,12 @@ def _combo_fans(chow, s, r, n, fc):
 
 
 _PAIR_KEY = np.zeros(NUM_FANS, dtype=np.int64)
-_PAIR_KEY[[Fan.PURE_DOUBLE_CHOW, Fan.MIXED_DOUBLE_CHOW, Fan.SHORT_STRAIGHT, Fan.TWO_TERMINAL_CHOWS]] = [1000, 100, 10, 1]
+_PAIR_KEY[[Fan.PURE_DOUBLE_CHOW, Fan.MIXED_DOUBLE_CHOW, Fan.SHORT_STRAIGHT, Fan.TWO_TERMINAL_CHOWS]] = [
+    1000,
+    100,
+    10,
+    1,
+]
 _PAIR_KEY.setflags(write=False)
 
 
@@ -591,8 +844,11 @@ def _pair_fans(chow, s, r, n, fc):
                 deg += (1 << (4 * a)) + (1 << (4 * b))
                 for g in range(e):  # 不得相同: a set joins one fan once
                     y = (edges >> (8 * g)) & 0xFF
-                    if (mask >> g) & 1 and (y >> 4) == (x >> 4) and (
-                            (y & 3) == a or (y & 3) == b or ((y >> 2) & 3) == a or ((y >> 2) & 3) == b):
+                    if (
+                        (mask >> g) & 1
+                        and (y >> 4) == (x >> 4)
+                        and ((y & 3) == a or (y & 3) == b or ((y >> 2) & 3) == a or ((y >> 2) & 3) == b)
+                    ):
                         ok = False
         if not ok or m > 3:
             continue
@@ -721,8 +977,11 @@ def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, conc
     if five:
         fc[F_ALL_FIVE] += 1
     if conc >= 2:
-        fc[F_TWO_CONCEALED_PUNGS + (conc == 3) * (F_THREE_CONCEALED_PUNGS - F_TWO_CONCEALED_PUNGS)
-           + (conc == 4) * (F_FOUR_CONCEALED_PUNGS - F_TWO_CONCEALED_PUNGS)] += 1
+        fc[
+            F_TWO_CONCEALED_PUNGS
+            + (conc == 3) * (F_THREE_CONCEALED_PUNGS - F_TWO_CONCEALED_PUNGS)
+            + (conc == 4) * (F_FOUR_CONCEALED_PUNGS - F_TWO_CONCEALED_PUNGS)
+        ] += 1
     if not (nch == 4 and _terminal_chows(cs, cr, pair, fc)):
         _combo_fans(True, cs, cr, nch, fc)
     _combo_fans(False, ps, pr, nps, fc)
@@ -792,8 +1051,11 @@ def _context_fans(tc, sk, st, sc, nfix, conc13, win, flags, base):
     elif nk == 3:
         base[F_THREE_KONGS] = 1
     elif nk == 2:
-        base[F_TWO_CONCEALED_KONGS if nck == 2 else (F_CONCEALED_KONG_AND_MELDED_KONG if nck == 1
-                                                      else F_TWO_MELDED_KONGS)] = 1
+        base[
+            F_TWO_CONCEALED_KONGS
+            if nck == 2
+            else (F_CONCEALED_KONG_AND_MELDED_KONG if nck == 1 else F_TWO_MELDED_KONGS)
+        ] = 1
     elif nk == 1:
         base[F_CONCEALED_KONG if nck == 1 else F_MELDED_KONG] = 1
     sd = flags & WIN_SELF_DRAWN
@@ -831,8 +1093,9 @@ def _nine_gates(conc13, win):
 
 
 @njit
-def _regular_best(h, w, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, conc13, base, fc, best_fc, best,
-                  scr):
+def _regular_best(
+    h, w, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, conc13, base, fc, best_fc, best, scr
+):
     """Every reading of ``h`` as pair + ``nneed`` sets after the fixed sets; keeps the best in ``best_fc``.
 
     Pairs in tile order; for each, the sets depth-first over the lowest remaining tile, pung before chow. A
@@ -848,7 +1111,9 @@ def _regular_best(h, w, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, c
             continue
         w[p] -= 2
         if nneed == 0:
-            pts = _eval_division(sk, st, sc, nfix, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, scr)
+            pts = _eval_division(
+                sk, st, sc, nfix, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, scr
+            )
             if pts >= best:
                 best = pts
                 _copy(best_fc, fc)
@@ -890,8 +1155,9 @@ def _regular_best(h, w, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, c
             sc[nfix + j] = 1
             app[j] = 1
             if j == nneed - 1:
-                pts = _eval_division(sk, st, sc, nfix + nneed, nfix, p, win, sd, seat, prev, knitted, conc13,
-                                     base, fc, scr)
+                pts = _eval_division(
+                    sk, st, sc, nfix + nneed, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, scr
+                )
                 if pts >= best:
                     best = pts
                     _copy(best_fc, fc)
@@ -1051,7 +1317,7 @@ def _single_wait(conc13, nfix, win):
 
 @njit
 def _unpack_melds(melds, n_melds, sk, st, sc, tc):
-    """Fixed melds -> kernel sets (chow by lowest tile) and their tiles added to ``tc``; False if malformed."""
+    """Fixed melds -> kernel sets (chow by lowest tile), their tiles added to ``tc``; False if malformed."""
     for i in range(n_melds):
         m = melds[i]
         kind = (m >> 8) & 3
@@ -1084,8 +1350,16 @@ def _special_best(h, nfix, base, fc, best_fc, best):
             _copy(fc, base)
             f = F_SEVEN_PAIRS
             for b in range(27):
-                if b % 9 <= 2 and h[b] == 2 and h[b + 1] == 2 and h[b + 2] == 2 and h[b + 3] == 2 \
-                        and h[b + 4] == 2 and h[b + 5] == 2 and h[b + 6] == 2:
+                if (
+                    b % 9 <= 2
+                    and h[b] == 2
+                    and h[b + 1] == 2
+                    and h[b + 2] == 2
+                    and h[b + 3] == 2
+                    and h[b + 4] == 2
+                    and h[b + 5] == 2
+                    and h[b + 6] == 2
+                ):
                     f = F_SEVEN_SHIFTED_PAIRS
             fc[f] += 1
         elif shape == 1 and _special_shape(h, 1):
@@ -1107,8 +1381,9 @@ def _special_best(h, nfix, base, fc, best_fc, best):
 
 
 @njit
-def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count,
-                 fan_counts):
+def score_kernel(
+    concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts
+):
     """Best fan total of a win (flowers included) over every reading; per-fan counts into ``fan_counts``.
 
     ``concealed`` int8[34]: standing tiles without ``win_tile``; ``melds`` int16[4] packed (mjenv.melds),
@@ -1148,13 +1423,31 @@ def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalen
             return ERR_TILE_COUNT_GREATER_THAN_4
     fw = np.empty(2 * NUM_FANS, dtype=np.int16)
     base = fw[0:NUM_FANS]
-    fc = fw[NUM_FANS:2 * NUM_FANS]
+    fc = fw[NUM_FANS : 2 * NUM_FANS]
     best_fc = fan_counts  # written only by a reading that wins, so it stays zero on ERR_NOT_WIN
     _context_fans(tc, sk, st, sc, n_melds, concealed, win_tile, flags, base)
     scr[16] = -1  # single wait: not computed yet
     sd = (flags & WIN_SELF_DRAWN) != 0
-    best = _regular_best(h, w, sk, st, sc, n_melds, 4 - n_melds, win_tile, sd, seat_wind, prevalent_wind, 0,
-                         concealed, base, fc, best_fc, -1, scr)
+    best = _regular_best(
+        h,
+        w,
+        sk,
+        st,
+        sc,
+        n_melds,
+        4 - n_melds,
+        win_tile,
+        sd,
+        seat_wind,
+        prevalent_wind,
+        0,
+        concealed,
+        base,
+        fc,
+        best_fc,
+        -1,
+        scr,
+    )
     best = _special_best(h, n_melds, base, fc, best_fc, best)
     if n_melds <= 1:
         k = _knitted_perm(h)
@@ -1164,8 +1457,26 @@ def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalen
                 h[b] -= 1
                 h[b + 3] -= 1
                 h[b + 6] -= 1
-            best = _regular_best(h, w, sk, st, sc, n_melds, 1 - n_melds, win_tile, sd, seat_wind,
-                                 prevalent_wind, 1, concealed, base, fc, best_fc, best, scr)
+            best = _regular_best(
+                h,
+                w,
+                sk,
+                st,
+                sc,
+                n_melds,
+                1 - n_melds,
+                win_tile,
+                sd,
+                seat_wind,
+                prevalent_wind,
+                1,
+                concealed,
+                base,
+                fc,
+                best_fc,
+                best,
+                scr,
+            )
     if best < 0:
         return ERR_NOT_WIN
     if best == 0:
@@ -1178,8 +1489,17 @@ def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalen
 @njit
 def _score_batch_kernel(concealed, melds, n_melds, win_tile, flags, seat, prevalent, flowers, totals, counts):
     for i in range(concealed.shape[0]):
-        totals[i] = score_kernel(concealed[i], melds[i], n_melds[i], win_tile[i], flags[i], seat[i], prevalent[i],
-                                 flowers[i], counts[i])
+        totals[i] = score_kernel(
+            concealed[i],
+            melds[i],
+            n_melds[i],
+            win_tile[i],
+            flags[i],
+            seat[i],
+            prevalent[i],
+            flowers[i],
+            counts[i],
+        )
 
 
 # --- Python API -------------------------------------------------------------------------------------------
@@ -1194,7 +1514,8 @@ class ScoreResult:
         self.fans = fans
 
     def __repr__(self) -> str:
-        return f"ScoreResult(total={self.total}, base={self.base}, fans={{{', '.join(f.name + ': ' + str(n) for f, n in self.fans.items())}}})"
+        fans = ", ".join(f"{f.name}: {n}" for f, n in self.fans.items())
+        return f"ScoreResult(total={self.total}, base={self.base}, fans={{{fans}}})"
 
     @property
     def is_legal_win(self) -> bool:
@@ -1203,9 +1524,13 @@ class ScoreResult:
 
     def pretty(self) -> str:
         """One line per fan: points, Chinese and English names, count; then the total."""
-        lines = [f"{int(FAN_POINTS[f]) * n:3d}  {FAN_NAME_ZH[f]}  {FAN_NAME_EN[f]}" + (f" x{n}" if n > 1 else "")
-                 for f, n in self.fans.items()]
-        lines.append(f"{self.total:3d}  total" + (f" ({self.base} without flowers)" if self.base != self.total else ""))
+        lines = [
+            f"{int(FAN_POINTS[f]) * n:3d}  {FAN_NAME_ZH[f]}  {FAN_NAME_EN[f]}" + (f" x{n}" if n > 1 else "")
+            for f, n in self.fans.items()
+        ]
+        lines.append(
+            f"{self.total:3d}  total" + (f" ({self.base} without flowers)" if self.base != self.total else "")
+        )
         return "\n".join(lines)
 
 
@@ -1241,7 +1566,13 @@ def _melds_array(melds) -> np.ndarray:
         if isinstance(m, str):  # "123m" chow, "555p" pung, "EEEE" kong, "[EEEE]" or "EEEE!" concealed kong
             concealed = m.startswith("[") or m.endswith("!")
             ts = sorted(parse_tiles(m.strip("[]!")))
-            if len(ts) == 3 and ts[1] == ts[0] + 1 and ts[2] == ts[1] + 1 and ts[0] < 27 and ts[0] // 9 == ts[2] // 9:
+            if (
+                len(ts) == 3
+                and ts[1] == ts[0] + 1
+                and ts[2] == ts[1] + 1
+                and ts[0] < 27
+                and ts[0] // 9 == ts[2] // 9
+            ):
                 m = _m.pack(_m.CHOW, ts[1], 1)
             elif len(ts) in (3, 4) and len(set(ts)) == 1:
                 kind = _m.PUNG if len(ts) == 3 else _m.KONG
@@ -1260,8 +1591,19 @@ def _melds_array(melds) -> np.ndarray:
     return out
 
 
-def score(hand, win_tile, *, melds=(), self_drawn=False, fourth_tile=False, about_kong=False, wall_last=False,
-          seat_wind=0, prevalent_wind=0, flowers=0) -> ScoreResult:
+def score(
+    hand,
+    win_tile,
+    *,
+    melds=(),
+    self_drawn=False,
+    fourth_tile=False,
+    about_kong=False,
+    wall_last=False,
+    seat_wind=0,
+    prevalent_wind=0,
+    flowers=0,
+) -> ScoreResult:
     """Score one win.
 
     Parameters
@@ -1303,11 +1645,26 @@ def score(hand, win_tile, *, melds=(), self_drawn=False, fourth_tile=False, abou
         raise ValueError(f"flowers must be 0..8, got {flowers!r}")
     m = _melds_array(melds)
     n_melds = int((m != 0).sum())
-    flags = (WIN_SELF_DRAWN * bool(self_drawn) | WIN_4TH_TILE * bool(fourth_tile)
-             | WIN_ABOUT_KONG * bool(about_kong) | WIN_WALL_LAST * bool(wall_last))
+    flags = (
+        WIN_SELF_DRAWN * bool(self_drawn)
+        | WIN_4TH_TILE * bool(fourth_tile)
+        | WIN_ABOUT_KONG * bool(about_kong)
+        | WIN_WALL_LAST * bool(wall_last)
+    )
     counts = np.zeros(NUM_FANS, dtype=np.int16)
-    total = int(score_kernel(concealed, m, n_melds, int(wt[0]), flags, _wind(seat_wind, "seat_wind"),
-                             _wind(prevalent_wind, "prevalent_wind"), int(flowers), counts))
+    total = int(
+        score_kernel(
+            concealed,
+            m,
+            n_melds,
+            int(wt[0]),
+            flags,
+            _wind(seat_wind, "seat_wind"),
+            _wind(prevalent_wind, "prevalent_wind"),
+            int(flowers),
+            counts,
+        )
+    )
     if total < 0:
         raise ValueError(_ERR_TEXT.get(total, f"error {total}"))
     return ScoreResult(total, {Fan(f): int(counts[f]) for f in REFERENCE_ORDER if counts[f]}, int(flowers))
@@ -1335,8 +1692,14 @@ def score_batch(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent
     if melds.shape != (n, 4):
         raise ValueError(f"melds must have shape ({n}, 4), got {melds.shape}")
     cols = []
-    for name, x in (("n_melds", n_melds), ("win_tile", win_tile), ("flags", flags), ("seat_wind", seat_wind),
-                    ("prevalent_wind", prevalent_wind), ("flowers", flowers)):
+    for name, x in (
+        ("n_melds", n_melds),
+        ("win_tile", win_tile),
+        ("flags", flags),
+        ("seat_wind", seat_wind),
+        ("prevalent_wind", prevalent_wind),
+        ("flowers", flowers),
+    ):
         a = np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=np.int64), (n,)))
         if a.ndim != 1:
             raise ValueError(f"{name} must be a scalar or shape ({n},)")

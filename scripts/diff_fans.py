@@ -15,14 +15,13 @@ import collections
 import sys
 import time
 
+import MahjongGB
 import numpy as np
 from tqdm import tqdm
 
-import MahjongGB
 from mjenv.compat import mahjonggb as ours
 from mjenv.fans import FAN_NAME_ZH
 from mjenv.testing.fan_gen import random_case
-
 
 CHUNK = 50_000
 
@@ -91,8 +90,11 @@ def main(argv=None) -> int:
     for line in shown[: args.show]:
         print(line)
     dt = time.perf_counter() - t0
-    print(f"{args.hands} hands, seed {args.seed}: {bad} mismatches ({100 * (1 - bad / args.hands):.4f}% identical)"
-          f" in {dt:.0f} s")
+    print(
+        f"{args.hands} hands, seed {args.seed}: {bad} mismatches "
+        f"({100 * (1 - bad / args.hands):.4f}% identical)"
+        f" in {dt:.0f} s"
+    )
     print("errors:", dict(errors))
     missing = [n for n in FAN_NAME_ZH if seen[n] == 0]
     print("fan coverage:", " ".join(f"{n}:{seen[n]}" for n in FAN_NAME_ZH))

@@ -52,8 +52,14 @@ def _score_codes(codes, m0, m1, m2, m3, n_melds, win, flags, seat, prevalent, fl
 def _arrays(pack, hand, winTile):
     """Reference-format arguments -> (concealed int8[34], melds int16[4], n_melds, win tile id)."""
     codes, melds, n_melds, win = _parse(pack, hand, winTile)
-    return (np.bincount(np.array(codes, dtype=np.int64), minlength=34).astype(np.int8),
-            np.array(melds, dtype=np.int16), n_melds, win)
+    return (
+        np.bincount(np.array(codes, dtype=np.int64), minlength=34).astype(np.int8),
+        np.array(melds, dtype=np.int16),
+        n_melds,
+        win,
+    )
+
+
 assert list(_fans.REFERENCE_ORDER) == sorted(set(range(_fans.NUM_FANS)) - {_MINGANG}) + [_MINGANG]
 _ZH = _fans.FAN_NAME_ZH
 _EN = _fans.FAN_NAME_EN
@@ -114,8 +120,19 @@ def _parse(pack, hand, winTile):
     return codes, melds, len(raw), win
 
 
-def MahjongFanCalculator(pack, hand, winTile, flowerCount, isSelfDrawn, is4thTile, isAboutKong, isWallLast,
-                         seatWind, prevalentWind, verbose=False):
+def MahjongFanCalculator(
+    pack,
+    hand,
+    winTile,
+    flowerCount,
+    isSelfDrawn,
+    is4thTile,
+    isAboutKong,
+    isWallLast,
+    seatWind,
+    prevalentWind,
+    verbose=False,
+):
     """Calculate Mahjong Fans (same contract as ``MahjongGB.MahjongFanCalculator``).
 
     Parameters
@@ -148,12 +165,28 @@ def MahjongFanCalculator(pack, hand, winTile, flowerCount, isSelfDrawn, is4thTil
     flowers = _byte(flowerCount)
     seat = _byte(seatWind)
     prevalent = _byte(prevalentWind)
-    flags = ((_fans.WIN_SELF_DRAWN if isSelfDrawn else 0) | (_fans.WIN_4TH_TILE if is4thTile else 0)
-             | (_fans.WIN_ABOUT_KONG if isAboutKong else 0) | (_fans.WIN_WALL_LAST if isWallLast else 0))
+    flags = (
+        (_fans.WIN_SELF_DRAWN if isSelfDrawn else 0)
+        | (_fans.WIN_4TH_TILE if is4thTile else 0)
+        | (_fans.WIN_ABOUT_KONG if isAboutKong else 0)
+        | (_fans.WIN_WALL_LAST if isWallLast else 0)
+    )
     codes, melds, n_melds, win = _parse(pack, hand, winTile)
     counts = np.empty(_fans.NUM_FANS, dtype=np.int16)
-    total = _score_codes(np.frombuffer(bytes(codes), dtype=np.uint8), melds[0], melds[1], melds[2], melds[3],
-                         n_melds, win, flags, seat, prevalent, flowers, counts)
+    total = _score_codes(
+        np.frombuffer(bytes(codes), dtype=np.uint8),
+        melds[0],
+        melds[1],
+        melds[2],
+        melds[3],
+        n_melds,
+        win,
+        flags,
+        seat,
+        prevalent,
+        flowers,
+        counts,
+    )
     if total < 0:
         raise TypeError(_ERRORS.get(total, "ERROR_NOT_WIN"))
     fans = counts.nonzero()[0].tolist()
