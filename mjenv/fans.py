@@ -1630,9 +1630,9 @@ def score(
 
     Examples
     --------
-    >>> r = score("1112345678999m", "5m")  # doctest: +SKIP
-    >>> r.total
-    91
+    >>> r = score("1112345678999m", "5m")
+    >>> r.total, [f.name for f in r.fans]
+    (91, ['NINE_GATES', 'TWO_CONCEALED_PUNGS', 'PUNG_OF_TERMINALS_OR_HONORS'])
     """
     from mjenv.tiles import parse_tiles, tiles_to_counts
 
