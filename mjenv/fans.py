@@ -1,0 +1,1722 @@
+"""Fan scoring (算番): the 81 fans of MCR, the five counting principles, and the scorer kernels.
+
+Rules
+-----
+MCR (``../shared/rules/000_*``: 番种表 and 番种释义; ``001_*``: the five counting principles with worked
+examples). A win is scored by the fans (番) its tiles and context make; the highest-scoring way to read the
+hand counts (就高不就低). A fan implied by another is not counted again (不重复, the ``EXCLUDES`` table); a
+fan once formed is not split to form new fans (不拆移); sets that formed a fan do not form the same fan again
+with another set (不得相同); a set not yet used combines only once with the sets of a fan (套算一次).
+Flowers add 1 fan each and never count toward the 8-fan minimum.
+
+Specification in mjenv
+----------------------
+The rule interpretation, fan set and tie-breaks are those of the reference calculator PyMahjongGB 1.4.0
+(checked by ``scripts/diff_fans.py`` and ``tests/test_fans.py``): its 明暗杠 fan (5: one concealed
+and one exposed kong), no blessings (天和 etc.), and the way it validates context flags (a robbed-kong or
+last-tile flag that the tiles make impossible is ignored; 杠上开花 needs a kong). ``Fan`` values follow the
+point order 88 down to 1 (明暗杠 between the 6- and 4-fan groups, flowers last); ``REFERENCE_ORDER`` is the
+order the reference prints them in.
+
+Kernel contract (``docs/design.md``)::
+
+    score_kernel(concealed int8[34], melds int16[4], n_melds, win_tile, flags, seat_wind, prevalent_wind,
+                 flower_count, fan_counts int16[NUM_FANS]) -> total fan (>= 0) or ERR_* (< 0)
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+import numpy as np
+
+from mjenv._jit import njit
+
+# --- win flags (bitmask) ---------------------------------------------------------------------------------
+WIN_SELF_DRAWN = 1
+WIN_4TH_TILE = 2
+WIN_ABOUT_KONG = 4
+WIN_WALL_LAST = 8
+ALL_FLAGS = 15
+
+# --- error codes (kernel return values) ------------------------------------------------------------------
+ERR_WRONG_TILES_COUNT = -1
+ERR_TILE_COUNT_GREATER_THAN_4 = -2
+ERR_NOT_WIN = -3
+ERR_BAD_MELD = -4
+ERR_BAD_ARGUMENT = -5
+
+MIN_WIN_FAN = 8
+
+
+class Fan(IntEnum):
+    """The fans, in point order (88 down to 1); the value indexes ``fan_counts``."""
+
+    BIG_FOUR_WINDS = 0  # 大四喜 88
+    BIG_THREE_DRAGONS = 1  # 大三元 88
+    ALL_GREEN = 2  # 绿一色 88
+    NINE_GATES = 3  # 九莲宝灯 88
+    FOUR_KONGS = 4  # 四杠 88
+    SEVEN_SHIFTED_PAIRS = 5  # 连七对 88
+    THIRTEEN_ORPHANS = 6  # 十三幺 88
+    ALL_TERMINALS = 7  # 清幺九 64
+    LITTLE_FOUR_WINDS = 8  # 小四喜 64
+    LITTLE_THREE_DRAGONS = 9  # 小三元 64
+    ALL_HONORS = 10  # 字一色 64
+    FOUR_CONCEALED_PUNGS = 11  # 四暗刻 64
+    PURE_TERMINAL_CHOWS = 12  # 一色双龙会 64
+    QUADRUPLE_CHOW = 13  # 一色四同顺 48
+    FOUR_PURE_SHIFTED_PUNGS = 14  # 一色四节高 48
+    FOUR_PURE_SHIFTED_CHOWS = 15  # 一色四步高 32
+    THREE_KONGS = 16  # 三杠 32
+    ALL_TERMINALS_AND_HONORS = 17  # 混幺九 32
+    SEVEN_PAIRS = 18  # 七对 24
+    GREATER_HONORS_AND_KNITTED_TILES = 19  # 七星不靠 24
+    ALL_EVEN_PUNGS = 20  # 全双刻 24
+    FULL_FLUSH = 21  # 清一色 24
+    PURE_TRIPLE_CHOW = 22  # 一色三同顺 24
+    PURE_SHIFTED_PUNGS = 23  # 一色三节高 24
+    UPPER_TILES = 24  # 全大 24
+    MIDDLE_TILES = 25  # 全中 24
+    LOWER_TILES = 26  # 全小 24
+    PURE_STRAIGHT = 27  # 清龙 16
+    THREE_SUITED_TERMINAL_CHOWS = 28  # 三色双龙会 16
+    PURE_SHIFTED_CHOWS = 29  # 一色三步高 16
+    ALL_FIVE = 30  # 全带五 16
+    TRIPLE_PUNG = 31  # 三同刻 16
+    THREE_CONCEALED_PUNGS = 32  # 三暗刻 16
+    LESSER_HONORS_AND_KNITTED_TILES = 33  # 全不靠 12
+    KNITTED_STRAIGHT = 34  # 组合龙 12
+    UPPER_FOUR = 35  # 大于五 12
+    LOWER_FOUR = 36  # 小于五 12
+    BIG_THREE_WINDS = 37  # 三风刻 12
+    MIXED_STRAIGHT = 38  # 花龙 8
+    REVERSIBLE_TILES = 39  # 推不倒 8
+    MIXED_TRIPLE_CHOW = 40  # 三色三同顺 8
+    MIXED_SHIFTED_PUNGS = 41  # 三色三节高 8
+    CHICKEN_HAND = 42  # 无番和 8
+    LAST_TILE_DRAW = 43  # 妙手回春 8
+    LAST_TILE_CLAIM = 44  # 海底捞月 8
+    OUT_WITH_REPLACEMENT_TILE = 45  # 杠上开花 8
+    ROBBING_THE_KONG = 46  # 抢杠和 8
+    ALL_PUNGS = 47  # 碰碰和 6
+    HALF_FLUSH = 48  # 混一色 6
+    MIXED_SHIFTED_CHOWS = 49  # 三色三步高 6
+    ALL_TYPES = 50  # 五门齐 6
+    MELDED_HAND = 51  # 全求人 6
+    TWO_CONCEALED_KONGS = 52  # 双暗杠 6
+    TWO_DRAGONS_PUNGS = 53  # 双箭刻 6
+    CONCEALED_KONG_AND_MELDED_KONG = 54  # 明暗杠 5 (the reference's extra fan)
+    OUTSIDE_HAND = 55  # 全带幺 4
+    FULLY_CONCEALED_HAND = 56  # 不求人 4
+    TWO_MELDED_KONGS = 57  # 双明杠 4
+    LAST_TILE = 58  # 和绝张 4
+    DRAGON_PUNG = 59  # 箭刻 2
+    PREVALENT_WIND = 60  # 圈风刻 2
+    SEAT_WIND = 61  # 门风刻 2
+    CONCEALED_HAND = 62  # 门前清 2
+    ALL_CHOWS = 63  # 平和 2
+    TILE_HOG = 64  # 四归一 2
+    DOUBLE_PUNG = 65  # 双同刻 2
+    TWO_CONCEALED_PUNGS = 66  # 双暗刻 2
+    CONCEALED_KONG = 67  # 暗杠 2
+    ALL_SIMPLES = 68  # 断幺 2
+    PURE_DOUBLE_CHOW = 69  # 一般高 1
+    MIXED_DOUBLE_CHOW = 70  # 喜相逢 1
+    SHORT_STRAIGHT = 71  # 连六 1
+    TWO_TERMINAL_CHOWS = 72  # 老少副 1
+    PUNG_OF_TERMINALS_OR_HONORS = 73  # 幺九刻 1
+    MELDED_KONG = 74  # 明杠 1
+    ONE_VOIDED_SUIT = 75  # 缺一门 1
+    NO_HONORS = 76  # 无字 1
+    EDGE_WAIT = 77  # 边张 1
+    CLOSED_WAIT = 78  # 嵌张 1
+    SINGLE_WAIT = 79  # 单钓将 1
+    SELF_DRAWN = 80  # 自摸 1
+    FLOWER_TILES = 81  # 花牌 1 each
+
+
+F = Fan
+NUM_FANS = len(Fan)
+# plain-int aliases of ``Fan`` for the kernels (numba freezes ints, not enum members); checked below
+F_BIG_FOUR_WINDS = 0
+F_BIG_THREE_DRAGONS = 1
+F_ALL_GREEN = 2
+F_NINE_GATES = 3
+F_FOUR_KONGS = 4
+F_SEVEN_SHIFTED_PAIRS = 5
+F_THIRTEEN_ORPHANS = 6
+F_ALL_TERMINALS = 7
+F_LITTLE_FOUR_WINDS = 8
+F_LITTLE_THREE_DRAGONS = 9
+F_ALL_HONORS = 10
+F_FOUR_CONCEALED_PUNGS = 11
+F_PURE_TERMINAL_CHOWS = 12
+F_QUADRUPLE_CHOW = 13
+F_FOUR_PURE_SHIFTED_PUNGS = 14
+F_FOUR_PURE_SHIFTED_CHOWS = 15
+F_THREE_KONGS = 16
+F_ALL_TERMINALS_AND_HONORS = 17
+F_SEVEN_PAIRS = 18
+F_GREATER_HONORS_AND_KNITTED_TILES = 19
+F_ALL_EVEN_PUNGS = 20
+F_FULL_FLUSH = 21
+F_PURE_TRIPLE_CHOW = 22
+F_PURE_SHIFTED_PUNGS = 23
+F_UPPER_TILES = 24
+F_MIDDLE_TILES = 25
+F_LOWER_TILES = 26
+F_PURE_STRAIGHT = 27
+F_THREE_SUITED_TERMINAL_CHOWS = 28
+F_PURE_SHIFTED_CHOWS = 29
+F_ALL_FIVE = 30
+F_TRIPLE_PUNG = 31
+F_THREE_CONCEALED_PUNGS = 32
+F_LESSER_HONORS_AND_KNITTED_TILES = 33
+F_KNITTED_STRAIGHT = 34
+F_UPPER_FOUR = 35
+F_LOWER_FOUR = 36
+F_BIG_THREE_WINDS = 37
+F_MIXED_STRAIGHT = 38
+F_REVERSIBLE_TILES = 39
+F_MIXED_TRIPLE_CHOW = 40
+F_MIXED_SHIFTED_PUNGS = 41
+F_CHICKEN_HAND = 42
+F_LAST_TILE_DRAW = 43
+F_LAST_TILE_CLAIM = 44
+F_OUT_WITH_REPLACEMENT_TILE = 45
+F_ROBBING_THE_KONG = 46
+F_ALL_PUNGS = 47
+F_HALF_FLUSH = 48
+F_MIXED_SHIFTED_CHOWS = 49
+F_ALL_TYPES = 50
+F_MELDED_HAND = 51
+F_TWO_CONCEALED_KONGS = 52
+F_TWO_DRAGONS_PUNGS = 53
+F_CONCEALED_KONG_AND_MELDED_KONG = 54
+F_OUTSIDE_HAND = 55
+F_FULLY_CONCEALED_HAND = 56
+F_TWO_MELDED_KONGS = 57
+F_LAST_TILE = 58
+F_DRAGON_PUNG = 59
+F_PREVALENT_WIND = 60
+F_SEAT_WIND = 61
+F_CONCEALED_HAND = 62
+F_ALL_CHOWS = 63
+F_TILE_HOG = 64
+F_DOUBLE_PUNG = 65
+F_TWO_CONCEALED_PUNGS = 66
+F_CONCEALED_KONG = 67
+F_ALL_SIMPLES = 68
+F_PURE_DOUBLE_CHOW = 69
+F_MIXED_DOUBLE_CHOW = 70
+F_SHORT_STRAIGHT = 71
+F_TWO_TERMINAL_CHOWS = 72
+F_PUNG_OF_TERMINALS_OR_HONORS = 73
+F_MELDED_KONG = 74
+F_ONE_VOIDED_SUIT = 75
+F_NO_HONORS = 76
+F_EDGE_WAIT = 77
+F_CLOSED_WAIT = 78
+F_SINGLE_WAIT = 79
+F_SELF_DRAWN = 80
+F_FLOWER_TILES = 81
+assert all(globals()[f"F_{f.name}"] == f for f in Fan)
+
+_POINTS = {
+    88: range(0, 7),
+    64: range(7, 13),
+    48: range(13, 15),
+    32: range(15, 18),
+    24: range(18, 27),
+    16: range(27, 33),
+    12: range(33, 38),
+    8: range(38, 47),
+    6: range(47, 54),
+    5: range(54, 55),
+    4: range(55, 59),
+    2: range(59, 69),
+    1: range(69, 82),
+}
+#: points of one occurrence of each fan, ``int16[NUM_FANS]``
+FAN_POINTS = np.zeros(NUM_FANS, dtype=np.int16)
+for _p, _r in _POINTS.items():
+    FAN_POINTS[list(_r)] = _p
+FAN_POINTS.setflags(write=False)
+
+#: Chinese names, spelt as the reference calculator prints them
+FAN_NAME_ZH: tuple[str, ...] = (
+    "大四喜",
+    "大三元",
+    "绿一色",
+    "九莲宝灯",
+    "四杠",
+    "连七对",
+    "十三幺",
+    "清幺九",
+    "小四喜",
+    "小三元",
+    "字一色",
+    "四暗刻",
+    "一色双龙会",
+    "一色四同顺",
+    "一色四节高",
+    "一色四步高",
+    "三杠",
+    "混幺九",
+    "七对",
+    "七星不靠",
+    "全双刻",
+    "清一色",
+    "一色三同顺",
+    "一色三节高",
+    "全大",
+    "全中",
+    "全小",
+    "清龙",
+    "三色双龙会",
+    "一色三步高",
+    "全带五",
+    "三同刻",
+    "三暗刻",
+    "全不靠",
+    "组合龙",
+    "大于五",
+    "小于五",
+    "三风刻",
+    "花龙",
+    "推不倒",
+    "三色三同顺",
+    "三色三节高",
+    "无番和",
+    "妙手回春",
+    "海底捞月",
+    "杠上开花",
+    "抢杠和",
+    "碰碰和",
+    "混一色",
+    "三色三步高",
+    "五门齐",
+    "全求人",
+    "双暗杠",
+    "双箭刻",
+    "明暗杠",
+    "全带幺",
+    "不求人",
+    "双明杠",
+    "和绝张",
+    "箭刻",
+    "圈风刻",
+    "门风刻",
+    "门前清",
+    "平和",
+    "四归一",
+    "双同刻",
+    "双暗刻",
+    "暗杠",
+    "断幺",
+    "一般高",
+    "喜相逢",
+    "连六",
+    "老少副",
+    "幺九刻",
+    "明杠",
+    "缺一门",
+    "无字",
+    "独听・边张",
+    "独听・嵌张",
+    "独听・单钓",
+    "自摸",
+    "花牌",
+)
+#: English names, spelt as the reference calculator's verbose output prints them
+FAN_NAME_EN: tuple[str, ...] = (
+    "Big Four Winds",
+    "Big Three Dragons",
+    "All Green",
+    "Nine Gates",
+    "Four Kongs",
+    "Seven Shifted Pairs",
+    "Thirteen Orphans",
+    "All Terminals",
+    "Little Four Winds",
+    "Little Three Dragons",
+    "All Honors",
+    "Four Concealed Pungs",
+    "Pure Terminal Chows",
+    "Quadruple Chow",
+    "Four Pure Shifted Pungs",
+    "Four Pure Shifted Chows",
+    "Three Kongs",
+    "All Terminals and Honors",
+    "Seven Pairs",
+    "Greater Honors and Knitted Tiles",
+    "All Even Pungs",
+    "Full Flush",
+    "Pure Triple Chow",
+    "Pure Shifted Pungs",
+    "Upper Tiles",
+    "Middle Tiles",
+    "Lower Tiles",
+    "Pure Straight",
+    "Three-Suited Terminal Chows",
+    "Pure Shifted Chows",
+    "All Five",
+    "Triple Pung",
+    "Three Concealed Pungs",
+    "Lesser Honors and Knitted Tiles",
+    "Knitted Straight",
+    "Upper Four",
+    "Lower Four",
+    "Big Three Winds",
+    "Mixed Straight",
+    "Reversible Tiles",
+    "Mixed Triple Chow",
+    "Mixed Shifted Pungs",
+    "Chicken Hand",
+    "Last Tile Draw",
+    "Last Tile Claim",
+    "Out with Replacement Tile",
+    "Robbing The Kong",
+    "All Pungs",
+    "Half Flush",
+    "Mixed Shifted Chows",
+    "All Types",
+    "Melded Hand",
+    "Two Concealed Kongs",
+    "Two Dragons Pungs",
+    "Concealed Kong and Melded Kong",
+    "Outside Hand",
+    "Fully Concealed Hand",
+    "Two Melded Kongs",
+    "Last Tile",
+    "Dragon Pung",
+    "Prevalent Wind",
+    "Seat Wind",
+    "Concealed Hand",
+    "All Chows",
+    "Tile Hog",
+    "Double Pung",
+    "Two Concealed Pungs",
+    "Concealed Kong",
+    "All Simples",
+    "Pure Double Chow",
+    "Mixed Double Chow",
+    "Short Straight",
+    "Two Terminal Chows",
+    "Pung of Terminals or Honors",
+    "Melded Kong",
+    "One Voided Suit",
+    "No Honors",
+    "Edge Wait",
+    "Closed Wait",
+    "Single Wait",
+    "Self-Drawn",
+    "Flower Tiles",
+)
+assert len(FAN_NAME_ZH) == NUM_FANS and len(FAN_NAME_EN) == NUM_FANS
+
+#: the order in which the reference calculator lists fans: the rulebook numbering 1..81, then 明暗杠
+REFERENCE_ORDER: tuple[Fan, ...] = tuple(f for f in Fan if f != F.CONCEALED_KONG_AND_MELDED_KONG) + (
+    F.CONCEALED_KONG_AND_MELDED_KONG,
+)
+
+# --- exclusions (不重复原则), written once ----------------------------------------------------------------
+# A counted fan removes the fans listed for it. Rule text from 番种释义 (000_*.txt) unless marked "ref":
+# the reference calculator's reading, found by differential testing (scripts/diff_fans.py).
+# Partial 幺九刻 exclusions (the pungs of a wind/dragon fan) are not here: _pung_fans counts 幺九刻 only on
+# pungs that no wind/dragon fan used ("组成大三元的三副刻子不计幺九刻" etc.).
+EXCLUDES: dict[Fan, tuple[Fan, ...]] = {
+    # 大四喜: 不计三风刻、碰碰和、圈风刻、门风刻、幺九刻
+    F.BIG_FOUR_WINDS: (F.BIG_THREE_WINDS, F.ALL_PUNGS, F.PREVALENT_WIND, F.SEAT_WIND),
+    # 大三元: 不计双箭刻、箭刻
+    F.BIG_THREE_DRAGONS: (F.TWO_DRAGONS_PUNGS, F.DRAGON_PUNG),
+    # 绿一色: 不计混一色
+    F.ALL_GREEN: (F.HALF_FLUSH,),
+    # 九莲宝灯: 不计清一色、不求人、门前清、无字、幺九刻×1 (the ×1 in _eval_division)
+    F.NINE_GATES: (F.FULL_FLUSH, F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND, F.NO_HONORS),
+    # 四杠: 不计碰碰和、单钓将
+    F.FOUR_KONGS: (F.ALL_PUNGS, F.SINGLE_WAIT),
+    # 连七对: 不计清一色、七对、不求人、门前清、无字、单钓将
+    F.SEVEN_SHIFTED_PAIRS: (
+        F.FULL_FLUSH,
+        F.SEVEN_PAIRS,
+        F.FULLY_CONCEALED_HAND,
+        F.CONCEALED_HAND,
+        F.NO_HONORS,
+        F.SINGLE_WAIT,
+    ),
+    # 十三幺: 不计混幺九、五门齐、不求人、门前清、单钓将
+    F.THIRTEEN_ORPHANS: (
+        F.ALL_TERMINALS_AND_HONORS,
+        F.ALL_TYPES,
+        F.FULLY_CONCEALED_HAND,
+        F.CONCEALED_HAND,
+        F.SINGLE_WAIT,
+    ),
+    # 清幺九: 不计碰碰和、全带幺、双同刻、幺九刻、无字
+    F.ALL_TERMINALS: (F.ALL_PUNGS, F.OUTSIDE_HAND, F.DOUBLE_PUNG, F.PUNG_OF_TERMINALS_OR_HONORS, F.NO_HONORS),
+    # 小四喜: 不计三风刻 (its three wind pungs' 幺九刻 in _pung_fans)
+    F.LITTLE_FOUR_WINDS: (F.BIG_THREE_WINDS,),
+    # 小三元: 不计双箭刻、箭刻
+    F.LITTLE_THREE_DRAGONS: (F.TWO_DRAGONS_PUNGS, F.DRAGON_PUNG),
+    # 字一色: 不计碰碰和、全带幺、幺九刻
+    F.ALL_HONORS: (F.ALL_PUNGS, F.OUTSIDE_HAND, F.PUNG_OF_TERMINALS_OR_HONORS),
+    # 四暗刻: 不计碰碰和、不求人、门前清
+    F.FOUR_CONCEALED_PUNGS: (F.ALL_PUNGS, F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND),
+    # 一色双龙会: 不计七对、清一色、平和、一般高、老少副、无字
+    F.PURE_TERMINAL_CHOWS: (
+        F.SEVEN_PAIRS,
+        F.FULL_FLUSH,
+        F.ALL_CHOWS,
+        F.PURE_DOUBLE_CHOW,
+        F.TWO_TERMINAL_CHOWS,
+        F.NO_HONORS,
+    ),
+    # 一色四同顺: 不计一色三同顺、一色三节高、四归一、一般高
+    F.QUADRUPLE_CHOW: (F.PURE_TRIPLE_CHOW, F.PURE_SHIFTED_PUNGS, F.TILE_HOG, F.PURE_DOUBLE_CHOW),
+    # 一色四节高: 不计一色三同顺、一色三节高、碰碰和
+    F.FOUR_PURE_SHIFTED_PUNGS: (F.PURE_TRIPLE_CHOW, F.PURE_SHIFTED_PUNGS, F.ALL_PUNGS),
+    # 一色四步高: 不计一色三步高、连六、老少副
+    F.FOUR_PURE_SHIFTED_CHOWS: (F.PURE_SHIFTED_CHOWS, F.SHORT_STRAIGHT, F.TWO_TERMINAL_CHOWS),
+    # 混幺九: 不计碰碰和、全带幺、幺九刻
+    F.ALL_TERMINALS_AND_HONORS: (F.ALL_PUNGS, F.OUTSIDE_HAND, F.PUNG_OF_TERMINALS_OR_HONORS),
+    # 双暗杠 (ref): its two kongs do not count 双暗刻 again
+    F.TWO_CONCEALED_KONGS: (F.TWO_CONCEALED_PUNGS,),
+    # 七对: 不计不求人、门前清、单钓将
+    F.SEVEN_PAIRS: (F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND, F.SINGLE_WAIT),
+    # 七星不靠: 不计全不靠、五门齐、不求人、门前清 (番种表: 单钓)
+    F.GREATER_HONORS_AND_KNITTED_TILES: (
+        F.LESSER_HONORS_AND_KNITTED_TILES,
+        F.ALL_TYPES,
+        F.FULLY_CONCEALED_HAND,
+        F.CONCEALED_HAND,
+        F.SINGLE_WAIT,
+    ),
+    # 全双刻: 不计碰碰和、断幺、无字
+    F.ALL_EVEN_PUNGS: (F.ALL_PUNGS, F.ALL_SIMPLES, F.NO_HONORS),
+    # 清一色: 不计无字
+    F.FULL_FLUSH: (F.NO_HONORS,),
+    # 一色三同顺: 不计一色三节高、一般高
+    F.PURE_TRIPLE_CHOW: (F.PURE_SHIFTED_PUNGS, F.PURE_DOUBLE_CHOW),
+    # 一色三节高: 不计一色三同顺
+    F.PURE_SHIFTED_PUNGS: (F.PURE_TRIPLE_CHOW,),
+    # 全大: 不计大于五、无字
+    F.UPPER_TILES: (F.UPPER_FOUR, F.NO_HONORS),
+    # 全中: 不计断幺、无字
+    F.MIDDLE_TILES: (F.ALL_SIMPLES, F.NO_HONORS),
+    # 全小: 不计小于五、无字
+    F.LOWER_TILES: (F.LOWER_FOUR, F.NO_HONORS),
+    # 清龙: 不计连六、老少副
+    F.PURE_STRAIGHT: (F.SHORT_STRAIGHT, F.TWO_TERMINAL_CHOWS),
+    # 三色双龙会: 不计平和、老少副、喜相逢、无字
+    F.THREE_SUITED_TERMINAL_CHOWS: (F.ALL_CHOWS, F.TWO_TERMINAL_CHOWS, F.MIXED_DOUBLE_CHOW, F.NO_HONORS),
+    # 全带五: 不计断幺、无字
+    F.ALL_FIVE: (F.ALL_SIMPLES, F.NO_HONORS),
+    # 三同刻: 不计双同刻
+    F.TRIPLE_PUNG: (F.DOUBLE_PUNG,),
+    # 全不靠: 不计五门齐、不求人、门前清 (番种表: 单钓)
+    F.LESSER_HONORS_AND_KNITTED_TILES: (F.ALL_TYPES, F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND, F.SINGLE_WAIT),
+    # 大于五: 不计无字
+    F.UPPER_FOUR: (F.NO_HONORS,),
+    # 小于五: 不计无字
+    F.LOWER_FOUR: (F.NO_HONORS,),
+    # 推不倒: 不计缺一门
+    F.REVERSIBLE_TILES: (F.ONE_VOIDED_SUIT,),
+    # 三色三同顺: 不计喜相逢
+    F.MIXED_TRIPLE_CHOW: (F.MIXED_DOUBLE_CHOW,),
+    # 妙手回春: 不计自摸
+    F.LAST_TILE_DRAW: (F.SELF_DRAWN,),
+    # 杠上开花: 不计自摸
+    F.OUT_WITH_REPLACEMENT_TILE: (F.SELF_DRAWN,),
+    # 抢杠和: 不计和绝张
+    F.ROBBING_THE_KONG: (F.LAST_TILE,),
+    # 全求人: 不计单钓将
+    F.MELDED_HAND: (F.SINGLE_WAIT,),
+    # 双箭刻: 不计箭刻
+    F.TWO_DRAGONS_PUNGS: (F.DRAGON_PUNG,),
+    # 不求人: 不计自摸
+    F.FULLY_CONCEALED_HAND: (F.SELF_DRAWN,),
+    # 平和: 不计无字
+    F.ALL_CHOWS: (F.NO_HONORS,),
+    # 断幺: 不计无字
+    F.ALL_SIMPLES: (F.NO_HONORS,),
+}
+
+#: ``EXCLUDES`` as a boolean matrix: ``EXCLUDE_MATRIX[a, b]`` means a counted ``a`` removes ``b``
+EXCLUDE_MATRIX = np.zeros((NUM_FANS, NUM_FANS), dtype=np.bool_)
+for _a, _bs in EXCLUDES.items():
+    for _b in _bs:
+        EXCLUDE_MATRIX[_a, _b] = True
+EXCLUDE_MATRIX.setflags(write=False)
+#: ``EXCLUDES`` as padded lists for the kernels: ``EXCLUDE_LIST[a, :EXCLUDE_LEN[a]]`` are removed by ``a``
+EXCLUDE_LIST = np.zeros((NUM_FANS, 8), dtype=np.int8)
+EXCLUDE_LEN = np.zeros(NUM_FANS, dtype=np.int8)
+for _a, _bs in EXCLUDES.items():
+    EXCLUDE_LIST[_a, : len(_bs)] = _bs
+    EXCLUDE_LEN[_a] = len(_bs)
+EXCLUDE_LIST.setflags(write=False)
+_EXCLUDERS = np.array(sorted(EXCLUDES), dtype=np.int8)  # the fans that exclude something, in fan order
+_EXCLUDERS.setflags(write=False)
+EXCLUDE_LEN.setflags(write=False)
+del _a, _bs, _b, _p, _r
+
+# --- kernels ----------------------------------------------------------------------------------------------
+# Sets inside the kernels: kind 1 chow (tile = LOWEST tile), 2 pung, 3 kong; fixed melds first.
+_CHOW, _PUNG, _KONG = 1, 2, 3
+_TERM_HONOR = np.zeros(34, dtype=np.bool_)
+_TERM_HONOR[[0, 8, 9, 17, 18, 26] + list(range(27, 34))] = True
+_GREEN = np.zeros(34, dtype=np.bool_)
+_GREEN[[10, 11, 12, 14, 16, 32]] = True
+_REVERSIBLE = np.zeros(34, dtype=np.bool_)
+_REVERSIBLE[[18, 19, 20, 21, 22, 25, 26, 10, 12, 13, 14, 16, 17, 33]] = True
+#: the six knitted straights (组合龙): suit of 147, 258, 369
+_KNITTED = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]], dtype=np.int8)
+for _x in (_TERM_HONOR, _GREEN, _REVERSIBLE, _KNITTED):
+    _x.setflags(write=False)
+
+
+@njit
+def _copy(dst, src):
+    """``dst[:] = src`` as a plain loop (numba's slice assignment is slower on these short arrays)."""
+    for k in range(src.shape[0]):
+        dst[k] = src[k]
+
+
+@njit
+def _apply_excludes(fc):
+    """Apply ``EXCLUDES`` (in fan order) to a count vector; return the total points."""
+    total = 0
+    for j in range(_EXCLUDERS.shape[0]):
+        a = _EXCLUDERS[j]
+        if fc[a] > 0:
+            for k in range(EXCLUDE_LEN[a]):
+                fc[EXCLUDE_LIST[a, k]] = 0
+    for a in range(NUM_FANS):
+        total += fc[a] * FAN_POINTS[a]
+    return total
+
+
+@njit
+def _tile_fans(tc, fc):
+    """Fans decided by the set of tiles alone (suits, honours, ranks, colours). ``tc``: all 14+ tiles."""
+    suits = 0  # bit per suit
+    winds = 0
+    dragons = 0
+    green = True
+    rev = True
+    term = True  # only suited terminals
+    th = True  # only terminals and honours
+    simple = True  # no terminal or honour
+    lo = 9
+    hi = 1
+    for t in range(34):
+        if tc[t] == 0:
+            continue
+        green &= _GREEN[t]
+        rev &= _REVERSIBLE[t]
+        th &= _TERM_HONOR[t]
+        simple &= not _TERM_HONOR[t]
+        if t >= 31:
+            dragons += 1
+            term = False
+        elif t >= 27:
+            winds += 1
+            term = False
+        else:
+            suits |= 1 << (t // 9)
+            r = t % 9 + 1
+            term &= r == 1 or r == 9
+            lo = min(lo, r)
+            hi = max(hi, r)
+    nsuits = (suits & 1) + ((suits >> 1) & 1) + (suits >> 2)
+    honors = winds + dragons > 0
+    if green:
+        fc[F_ALL_GREEN] = 1
+    if nsuits == 0:
+        fc[F_ALL_HONORS] = 1
+    elif term:
+        fc[F_ALL_TERMINALS] = 1
+    elif th and honors:
+        fc[F_ALL_TERMINALS_AND_HONORS] = 1
+    if nsuits == 1:
+        fc[F_HALF_FLUSH if honors else F_FULL_FLUSH] = 1
+    elif nsuits == 2:
+        fc[F_ONE_VOIDED_SUIT] = 1
+    if nsuits == 3 and winds > 0 and dragons > 0:
+        fc[F_ALL_TYPES] = 1
+    if not honors:
+        fc[F_NO_HONORS] = 1
+        if simple:
+            fc[F_ALL_SIMPLES] = 1
+        if lo >= 7:
+            fc[F_UPPER_TILES] = 1
+        elif lo >= 4 and hi <= 6:
+            fc[F_MIDDLE_TILES] = 1
+        elif hi <= 3:
+            fc[F_LOWER_TILES] = 1
+        if lo >= 6:
+            fc[F_UPPER_FOUR] = 1
+        elif hi <= 4:
+            fc[F_LOWER_FOUR] = 1
+    if rev:
+        fc[F_REVERSIBLE_TILES] = 1
+
+
+@njit
+def _chow3(s0, r0, s1, r1, s2, r2):
+    """Best fan of three chows (suit, lowest rank), or -1."""
+    a = min(r0, r1, r2)
+    c = max(r0, r1, r2)
+    b = r0 + r1 + r2 - a - c
+    if s0 == s1 and s1 == s2:
+        if a == c:
+            return F_PURE_TRIPLE_CHOW
+        if a == 1 and b == 4 and c == 7:
+            return F_PURE_STRAIGHT
+        if b - a == c - b and (b - a == 1 or b - a == 2):
+            return F_PURE_SHIFTED_CHOWS
+    elif s0 != s1 and s1 != s2 and s0 != s2:
+        if a == c:
+            return F_MIXED_TRIPLE_CHOW
+        if a == 1 and b == 4 and c == 7:
+            return F_MIXED_STRAIGHT
+        if b - a == 1 and c - b == 1:
+            return F_MIXED_SHIFTED_CHOWS
+    return -1
+
+
+@njit
+def _chow2(s0, r0, s1, r1):
+    """Fan of two chows, or -1."""
+    if s0 == s1:
+        if r0 == r1:
+            return F_PURE_DOUBLE_CHOW
+        if abs(r0 - r1) == 3:
+            return F_SHORT_STRAIGHT
+        if abs(r0 - r1) == 6:
+            return F_TWO_TERMINAL_CHOWS
+    elif r0 == r1:
+        return F_MIXED_DOUBLE_CHOW
+    return -1
+
+
+@njit
+def _pung3(s0, r0, s1, r1, s2, r2):
+    """Best fan of three suited pungs (suit, rank), or -1."""
+    a = min(r0, r1, r2)
+    c = max(r0, r1, r2)
+    b = r0 + r1 + r2 - a - c
+    if s0 == s1 and s1 == s2:
+        if b - a == 1 and c - b == 1:
+            return F_PURE_SHIFTED_PUNGS
+    elif s0 != s1 and s1 != s2 and s0 != s2:
+        if a == c:
+            return F_TRIPLE_PUNG
+        if b - a == 1 and c - b == 1:
+            return F_MIXED_SHIFTED_PUNGS
+    return -1
+
+
+@njit
+def _pung2(s0, r0, s1, r1):
+    if s0 != s1 and r0 == r1:
+        return F_DOUBLE_PUNG
+    return -1
+
+
+@njit
+def _group3(chow, s0, r0, s1, r1, s2, r2):
+    return _chow3(s0, r0, s1, r1, s2, r2) if chow else _pung3(s0, r0, s1, r1, s2, r2)
+
+
+@njit
+def _group2(chow, s0, r0, s1, r1):
+    return _chow2(s0, r0, s1, r1) if chow else _pung2(s0, r0, s1, r1)
+
+
+@njit
+def _group4(chow, s, r):
+    """Four-set fans: 一色四同顺 / 一色四步高 (chows), 一色四节高 (pungs); or -1."""
+    if s[0] != s[1] or s[1] != s[2] or s[2] != s[3]:
+        return -1
+    lo = min(r[0], r[1], r[2], r[3])
+    hi = max(r[0], r[1], r[2], r[3])
+    d = (hi - lo) // 3
+    if (hi - lo) % 3:
+        return -1
+    for k in range(4):  # four distinct ranks lo, lo+d, lo+2d, lo+3d (or all equal when d == 0)
+        for j in range(k):
+            if r[j] == r[k] and d != 0:
+                return -1
+        if (r[k] - lo) % max(d, 1):
+            return -1
+    if chow:
+        if d == 0:
+            return F_QUADRUPLE_CHOW
+        if d == 1 or d == 2:
+            return F_FOUR_PURE_SHIFTED_CHOWS
+    elif d == 1:
+        return F_FOUR_PURE_SHIFTED_PUNGS
+    return -1
+
+
+@njit
+def _combo_fans(chow, s, r, n, fc):
+    """Fans between chows (or suited pungs): 不拆移, 不得相同, 套算一次.
+
+    Four sets: a four-set fan, else the best three-set fan plus at most one pair fan of the fourth set with
+    one of those three (套算一次), else pair fans chosen as an acyclic set of pairs in which no set takes
+    part twice in the same fan (不得相同), as many as possible.
+    """
+    if n == 4:
+        f = _group4(chow, s, r)
+        if f >= 0:
+            fc[f] += 1
+            return
+    if n >= 3:
+        best = -1
+        skip = -1
+        for k in range(4):
+            i0, i1, i2 = (
+                (1, 2, 3) if k == 0 else ((0, 2, 3) if k == 1 else ((0, 1, 3) if k == 2 else (0, 1, 2)))
+            )
+            if n == 3 and k != 3:
+                continue
+            f = _group3(chow, s[i0], r[i0], s[i1], r[i1], s[i2], r[i2])
+            if f >= 0 and (best < 0 or FAN_POINTS[f] > FAN_POINTS[best]):
+                best = f
+                skip = k
+        if best >= 0:
+            fc[best] += 1
+            if n == 4:  # 套算一次: the fourth set pairs once, best 一般高 > 喜相逢 > 连六 > 老少副 (ref)
+                pick = -1
+                for j in range(4):
+                    if j != skip:
+                        f = _group2(chow, s[skip], r[skip], s[j], r[j])
+                        if (
+                            f >= 0
+                            and not EXCLUDE_MATRIX[best, f]
+                            and (pick < 0 or _PAIR_KEY[f] > _PAIR_KEY[pick])
+                        ):
+                            pick = f
+                if pick >= 0:
+                    fc[pick] += 1
+            return
+    _pair_fans(chow, s, r, n, fc)
+
+
+_PAIR_KEY = np.zeros(NUM_FANS, dtype=np.int64)
+_PAIR_KEY[[Fan.PURE_DOUBLE_CHOW, Fan.MIXED_DOUBLE_CHOW, Fan.SHORT_STRAIGHT, Fan.TWO_TERMINAL_CHOWS]] = [
+    1000,
+    100,
+    10,
+    1,
+]
+_PAIR_KEY.setflags(write=False)
+
+
+@njit
+def _pair_fans(chow, s, r, n, fc):
+    """Pair fans among n <= 4 sets with no three-set fan: the largest valid set of pairs (see _combo_fans)."""
+    edges = 0  # up to 6 edges, 8 bits each: a | b << 2 | (fan - 64) << 4 (pair fans are 65..72)
+    ne = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            f = _group2(chow, s[i], r[i], s[j], r[j])
+            if f >= 0:
+                edges |= (i | (j << 2) | ((f - 64) << 4)) << (8 * ne)
+                ne += 1
+    best_mask = 0
+    best_key = 0
+    for mask in range(1, 1 << ne):
+        m = 0
+        key = 0
+        deg = 0  # 4-bit degree per set
+        ok = True
+        for e in range(ne):
+            if (mask >> e) & 1:
+                x = (edges >> (8 * e)) & 0xFF
+                a = x & 3
+                b = (x >> 2) & 3
+                m += 1
+                key += _PAIR_KEY[64 + (x >> 4)]
+                deg += (1 << (4 * a)) + (1 << (4 * b))
+                for g in range(e):  # 不得相同: a set joins one fan once
+                    y = (edges >> (8 * g)) & 0xFF
+                    if (
+                        (mask >> g) & 1
+                        and (y >> 4) == (x >> 4)
+                        and ((y & 3) == a or (y & 3) == b or ((y >> 2) & 3) == a or ((y >> 2) & 3) == b)
+                    ):
+                        ok = False
+        if not ok or m > 3:
+            continue
+        twos = 0
+        for k in range(4):
+            twos += ((deg >> (4 * k)) & 15) == 2
+        if m == 3 and twos == 3:  # a triangle: 套算一次 forbids closing a cycle
+            continue
+        # most pair fans; on a tie the most 一般高, then 喜相逢, 连六, 老少副 (ref) - tests/golden/fans.jsonl
+        key += 10000 * m
+        if key > best_key:
+            best_key = key
+            best_mask = mask
+    for e in range(ne):
+        if (best_mask >> e) & 1:
+            fc[64 + (((edges >> (8 * e)) & 0xFF) >> 4)] += 1
+
+
+@njit
+def _pung_fans(sk, st, n, pair, seat, prev, fc):
+    """Wind and dragon fans, 幺九刻 on the terminal/honour pungs no wind/dragon fan used."""
+    nw = 0
+    nd = 0
+    yj = 0
+    has_prev = False
+    has_seat = False
+    for i in range(n):
+        if sk[i] >= _PUNG:
+            t = st[i]
+            if _TERM_HONOR[t]:
+                yj += 1
+            if 27 <= t <= 30:
+                nw += 1
+                has_prev |= t - 27 == prev
+                has_seat |= t - 27 == seat
+            elif t >= 31:
+                nd += 1
+    if nw == 4:
+        fc[F_BIG_FOUR_WINDS] += 1
+        yj -= 4
+    elif nw == 3:
+        fc[F_LITTLE_FOUR_WINDS if 27 <= pair <= 30 else F_BIG_THREE_WINDS] += 1
+        yj -= 3
+    if nd == 3:
+        fc[F_BIG_THREE_DRAGONS] += 1
+    elif nd == 2:
+        fc[F_LITTLE_THREE_DRAGONS if pair >= 31 else F_TWO_DRAGONS_PUNGS] += 1
+    elif nd == 1:
+        fc[F_DRAGON_PUNG] += 1
+    yj -= nd
+    if has_prev:
+        fc[F_PREVALENT_WIND] += 1
+    if has_seat:
+        fc[F_SEAT_WIND] += 1
+    if nw < 3:
+        if has_prev:
+            yj -= 1
+        if has_seat and seat != prev:
+            yj -= 1
+    if yj > 0:
+        fc[F_PUNG_OF_TERMINALS_OR_HONORS] += yj
+
+
+@njit
+def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, conc13, base, fc, scr):
+    """Fans of one reading of the hand (sets ``sk/st/sc[:n]``, fixed melds first, then pair); returns points.
+
+    ``scr``: int64 scratch; ``scr[16]`` caches whether ``win`` is the only wait (-1 = not computed yet).
+    """
+    _copy(fc, base)
+    cs = scr[0:4]
+    cr = scr[4:8]
+    ps = scr[8:12]
+    pr = scr[12:16]
+    nch = 0
+    npu = 0
+    nps = 0
+    conc = 0
+    outside = _TERM_HONOR[pair]
+    five = pair < 27 and pair % 9 == 4
+    even = pair < 27 and pair % 9 % 2 == 1
+    edge = False
+    mid = False
+    inchow = False
+    inpung = False
+    for i in range(n):
+        t = st[i]
+        if sk[i] == _CHOW:
+            cs[nch] = t // 9
+            cr[nch] = t % 9 + 1
+            nch += 1
+            outside &= t % 9 == 0 or t % 9 == 6
+            five &= 2 <= t % 9 <= 4
+            even = False
+            if sc[i] and t <= win <= t + 2:  # a standing (or offer-0) chow holds the win tile
+                inchow = True
+                if i >= nfix:
+                    mid |= win == t + 1
+                    edge |= (win == t + 2 and t % 9 == 0) or (win == t and t % 9 == 6)
+        else:
+            npu += 1
+            outside &= _TERM_HONOR[t]
+            five &= t < 27 and t % 9 == 4
+            even &= t < 27 and t % 9 % 2 == 1
+            if t < 27:
+                ps[nps] = t // 9
+                pr[nps] = t % 9 + 1
+                nps += 1
+            if sc[i]:
+                conc += 1
+                inpung |= i >= nfix and t == win
+    if inpung and not sd and pair != win and not inchow:
+        conc -= 1  # the pung completed by the discard is exposed
+    if knitted:
+        fc[F_KNITTED_STRAIGHT] += 1
+        outside = False
+        five = False
+    if nch + 3 * knitted == 4 and pair < 27:
+        fc[F_ALL_CHOWS] += 1
+    if npu == 4:
+        fc[F_ALL_PUNGS] += 1
+        if even:
+            fc[F_ALL_EVEN_PUNGS] += 1
+    if outside:
+        fc[F_OUTSIDE_HAND] += 1
+    if five:
+        fc[F_ALL_FIVE] += 1
+    if conc >= 2:
+        fc[
+            F_TWO_CONCEALED_PUNGS
+            + (conc == 3) * (F_THREE_CONCEALED_PUNGS - F_TWO_CONCEALED_PUNGS)
+            + (conc == 4) * (F_FOUR_CONCEALED_PUNGS - F_TWO_CONCEALED_PUNGS)
+        ] += 1
+    if not (nch == 4 and _terminal_chows(cs, cr, pair, fc)):
+        _combo_fans(True, cs, cr, nch, fc)
+    _combo_fans(False, ps, pr, nps, fc)
+    _pung_fans(sk, st, n, pair, seat, prev, fc)
+    if fc[F_NINE_GATES] and fc[F_PUNG_OF_TERMINALS_OR_HONORS]:  # 九莲宝灯: 不计幺九刻×1
+        fc[F_PUNG_OF_TERMINALS_OR_HONORS] -= 1
+    if (edge or mid or pair == win) and scr[16] < 0:
+        scr[16] = _single_wait(conc13, nfix, win)
+    if scr[16] == 1:
+        if edge:
+            fc[F_EDGE_WAIT] += 1
+        elif mid:
+            fc[F_CLOSED_WAIT] += 1
+        elif pair == win:
+            fc[F_SINGLE_WAIT] += 1
+    return _apply_excludes(fc)
+
+
+@njit
+def _terminal_chows(cs, cr, pair, fc):
+    """一色双龙会 / 三色双龙会 on four chows and the pair; True when one was counted."""
+    if pair >= 27 or pair % 9 != 4:
+        return False
+    lo = 0  # 4-bit count per suit of 123 chows
+    hi = 0  # and of 789 chows
+    for i in range(4):
+        if cr[i] == 1:
+            lo += 1 << (4 * cs[i])
+        elif cr[i] == 7:
+            hi += 1 << (4 * cs[i])
+        else:
+            return False
+    ps = pair // 9
+    if lo == hi == 2 << (4 * ps):
+        fc[F_PURE_TERMINAL_CHOWS] += 1
+        return True
+    if lo == hi and lo == 0x111 - (1 << (4 * ps)):
+        fc[F_THREE_SUITED_TERMINAL_CHOWS] += 1
+        return True
+    return False
+
+
+@njit
+def _context_fans(tc, sk, st, sc, nfix, conc13, win, flags, base):
+    """Fans that do not depend on how the hand is read: tiles, kongs, 四归一, concealment and win flags."""
+    base[:] = 0
+    _tile_fans(tc, base)
+    nk = 0
+    nck = 0
+    nexp = 0
+    hog = 0
+    for t in range(34):
+        hog += tc[t] == 4
+    for i in range(nfix):
+        if sk[i] == _KONG:
+            nk += 1
+            nck += sc[i]
+            hog -= 1
+        if not sc[i]:
+            nexp += 1
+    if hog > 0:
+        base[F_TILE_HOG] = hog
+    if nfix == 0 and _nine_gates(conc13, win):
+        base[F_NINE_GATES] = 1
+    if nk == 4:
+        base[F_FOUR_KONGS] = 1
+    elif nk == 3:
+        base[F_THREE_KONGS] = 1
+    elif nk == 2:
+        base[
+            F_TWO_CONCEALED_KONGS
+            if nck == 2
+            else (F_CONCEALED_KONG_AND_MELDED_KONG if nck == 1 else F_TWO_MELDED_KONGS)
+        ] = 1
+    elif nk == 1:
+        base[F_CONCEALED_KONG if nck == 1 else F_MELDED_KONG] = 1
+    sd = flags & WIN_SELF_DRAWN
+    if sd:
+        base[F_SELF_DRAWN] = 1
+    if nexp == 0:
+        base[F_FULLY_CONCEALED_HAND if sd else F_CONCEALED_HAND] = 1
+    elif nexp == 4 and not sd:
+        base[F_MELDED_HAND] = 1
+    if flags & WIN_WALL_LAST:
+        base[F_LAST_TILE_DRAW if sd else F_LAST_TILE_CLAIM] = 1
+    # a flag the tiles make impossible is ignored, as the reference does
+    if flags & WIN_ABOUT_KONG:
+        if sd:
+            if nk > 0:
+                base[F_OUT_WITH_REPLACEMENT_TILE] = 1
+        elif tc[win] == 1:
+            base[F_ROBBING_THE_KONG] = 1
+    # 和绝张: never with a copy of the win tile among the standing tiles; always when the melds show the
+    # other three (ref)
+    if conc13[win] == 0 and (flags & WIN_4TH_TILE or tc[win] == 4):
+        base[F_LAST_TILE] = 1
+
+
+@njit
+def _nine_gates(conc13, win):
+    """九莲宝灯: the 13 standing tiles are 1112345678999 of one suit and ``win`` is of that suit."""
+    if win >= 27:
+        return False
+    b = win - win % 9
+    for r in range(9):
+        if conc13[b + r] != (3 if r == 0 or r == 8 else 1):
+            return False
+    return True
+
+
+@njit
+def _regular_best(
+    h, w, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, conc13, base, fc, best_fc, best, scr
+):
+    """Every reading of ``h`` as pair + ``nneed`` sets after the fixed sets; keeps the best in ``best_fc``.
+
+    Pairs in tile order; for each, the sets depth-first over the lowest remaining tile, pung before chow. A
+    later reading replaces an equal-scoring earlier one: the reference's tie-break (2026-11-30,
+    tests/golden/fans.jsonl "tie-break" cases).
+    """
+    _copy(w, h)
+    ch = scr[20:24]  # choice per depth: -1 none yet, 0 pung, 1 chow
+    app = scr[24:28]  # 1 when the choice at this depth is applied to w
+    pos = scr[28:32]  # lowest tile at this depth
+    for p in range(34):
+        if h[p] < 2:
+            continue
+        w[p] -= 2
+        if nneed == 0:
+            pts = _eval_division(
+                sk, st, sc, nfix, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, scr
+            )
+            if pts >= best:
+                best = pts
+                _copy(best_fc, fc)
+        j = 0
+        ch[0] = -1
+        app[0] = 0
+        while j >= 0 and nneed > 0:
+            i = pos[j]
+            if app[j]:
+                if ch[j] == 0:
+                    w[i] += 3
+                else:
+                    w[i] += 1
+                    w[i + 1] += 1
+                    w[i + 2] += 1
+                app[j] = 0
+            ch[j] += 1
+            if ch[j] > 1:
+                j -= 1
+                continue
+            if ch[j] == 0:
+                i = 0
+                while w[i] == 0:
+                    i += 1
+                pos[j] = i
+            if ch[j] == 0:
+                if w[i] < 3:
+                    continue
+                w[i] -= 3
+                sk[nfix + j] = _PUNG
+            else:
+                if i >= 27 or i % 9 > 6 or w[i + 1] == 0 or w[i + 2] == 0:
+                    continue
+                w[i] -= 1
+                w[i + 1] -= 1
+                w[i + 2] -= 1
+                sk[nfix + j] = _CHOW
+            st[nfix + j] = i
+            sc[nfix + j] = 1
+            app[j] = 1
+            if j == nneed - 1:
+                pts = _eval_division(
+                    sk, st, sc, nfix + nneed, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, scr
+                )
+                if pts >= best:
+                    best = pts
+                    _copy(best_fc, fc)
+            else:
+                j += 1
+                ch[j] = -1
+                app[j] = 0
+        w[p] += 2
+    return best
+
+
+@njit
+def _knitted_perm(h):
+    """Index of the knitted straight (组合龙) all nine of whose tiles are in ``h``, or -1."""
+    for k in range(6):
+        ok = True
+        for s in range(3):
+            b = 9 * _KNITTED[k, s] + s
+            ok &= h[b] > 0 and h[b + 3] > 0 and h[b + 6] > 0
+        if ok:
+            return k
+    return -1
+
+
+@njit
+def _honors_knitted(h):
+    """1 for 全不靠 (14 single tiles of honours and one knitted straight), 2 for 七星不靠, else 0."""
+    for t in range(34):
+        if h[t] > 1:
+            return 0
+    for k in range(6):
+        ok = True
+        for t in range(27):
+            if h[t] and t // 9 != _KNITTED[k, t % 3]:
+                ok = False
+                break
+        if ok:
+            nh = 0
+            for t in range(27, 34):
+                nh += h[t]
+            return 2 if nh == 7 else 1
+    return 0
+
+
+@njit
+def _special_shape(h, kind):
+    """Is ``h`` (14 concealed tiles) seven pairs (kind 0) / thirteen orphans (kind 1)?"""
+    if kind == 0:
+        for t in range(34):
+            if h[t] % 2:
+                return False
+        return True
+    for t in range(34):
+        if _TERM_HONOR[t] != (h[t] > 0):
+            return False
+    return True
+
+
+@njit
+def _suit_sets(h, b, pair):
+    """Do the 9 counts ``h[b:b+9]`` (minus a pair at tile ``pair``) split into sets? Greedy from the lowest
+    rank: three chows equal three pungs, so ``count % 3`` chows must start at each rank."""
+    s1 = 0  # chows started one rank below
+    s2 = 0  # chows started two ranks below
+    for i in range(9):
+        c = h[b + i] - s1 - s2 - (2 if b + i == pair else 0)
+        if c < 0:
+            return False
+        c %= 3
+        if c > 0 and i > 6:
+            return False
+        s2 = s1
+        s1 = c
+    return True
+
+
+@njit
+def _regular_ok(h, nneed):
+    """Can ``h`` (3 * nneed + 2 tiles) be read as a pair and ``nneed`` sets?"""
+    ps = -1
+    for s in range(3):
+        n = 0
+        for t in range(9 * s, 9 * s + 9):
+            n += h[t]
+        if n % 3 == 1 or (n % 3 == 2 and ps >= 0):
+            return False
+        if n % 3 == 2:
+            ps = s
+    for t in range(27, 34):  # honours: pungs and at most one pair
+        if h[t] % 3 == 1 or (h[t] % 3 == 2 and ps >= 0):
+            return False
+        if h[t] % 3 == 2:
+            ps = 3
+    if ps < 0:
+        return False
+    for s in range(3):
+        if s != ps and not _suit_sets(h, 9 * s, -1):
+            return False
+    if ps == 3:
+        return True
+    for p in range(9 * ps, 9 * ps + 9):
+        if h[p] >= 2 and _suit_sets(h, 9 * ps, p):
+            return True
+    return False
+
+
+@njit
+def _is_win(h, nfix, special):
+    """Is ``h`` (concealed tiles incl. the last one) a winning hand with ``nfix`` fixed melds, any shape?
+    ``special``: also try 十三幺, 全不靠 and 组合龙 (callers rule them out when too few tiles differ)."""
+    if _regular_ok(h, 4 - nfix):
+        return True
+    if nfix == 0 and _special_shape(h, 0):
+        return True
+    if not special:
+        return False
+    if nfix == 0 and (_special_shape(h, 1) or _honors_knitted(h) > 0):
+        return True
+    if nfix <= 1:
+        k = _knitted_perm(h)
+        if k >= 0:
+            w = h.copy()
+            for s in range(3):
+                b = 9 * _KNITTED[k, s] + s
+                w[b] -= 1
+                w[b + 3] -= 1
+                w[b + 6] -= 1
+            return _regular_ok(w, 1 - nfix)
+    return False
+
+
+@njit
+def _single_wait(conc13, nfix, win):
+    """True when ``win`` is the only tile that completes the 13-tile hand (独听, needed for 边/嵌/单钓)."""
+    h = conc13.copy()
+    distinct = 0
+    for t in range(34):
+        distinct += h[t] > 0
+    special = nfix <= 1 and distinct >= 8  # 十三幺 / 全不靠 / 组合龙 need >= 8 distinct standing tiles
+    for t in range(34):
+        if t == win:
+            continue
+        near = h[t] > 0
+        if t < 27:
+            r = t % 9
+            near |= (r > 0 and h[t - 1] > 0) or (r > 1 and h[t - 2] > 0)
+            near |= (r < 8 and h[t + 1] > 0) or (r < 7 and h[t + 2] > 0)
+        if not near and not special:
+            continue
+        h[t] += 1
+        won = _is_win(h, nfix, special)
+        h[t] -= 1
+        if won:
+            return False
+    return True
+
+
+@njit
+def _unpack_melds(melds, n_melds, sk, st, sc, tc):
+    """Fixed melds -> kernel sets (chow by lowest tile), their tiles added to ``tc``; False if malformed."""
+    for i in range(n_melds):
+        m = melds[i]
+        kind = (m >> 8) & 3
+        t = m & 63
+        offer = (m >> 6) & 3
+        if kind == 0 or t >= 34 or m < 0:
+            return False
+        sk[i] = kind
+        sc[i] = offer == 0  # offer 0: concealed (the reference also accepts a concealed chow/pung)
+        if kind == _CHOW:
+            if t >= 27 or t % 9 == 0 or t % 9 == 8:
+                return False
+            st[i] = t - 1
+            tc[t - 1] += 1
+            tc[t] += 1
+            tc[t + 1] += 1
+        else:
+            st[i] = t
+            tc[t] += kind + 1
+    return True
+
+
+@njit
+def _special_best(h, nfix, base, fc, best_fc, best):
+    """七对 / 连七对, 十三幺, 全不靠 / 七星不靠 (no fixed melds); keeps the best in ``best_fc``."""
+    if nfix != 0:
+        return best
+    for shape in range(3):
+        if shape == 0 and _special_shape(h, 0):
+            _copy(fc, base)
+            f = F_SEVEN_PAIRS
+            for b in range(27):
+                if (
+                    b % 9 <= 2
+                    and h[b] == 2
+                    and h[b + 1] == 2
+                    and h[b + 2] == 2
+                    and h[b + 3] == 2
+                    and h[b + 4] == 2
+                    and h[b + 5] == 2
+                    and h[b + 6] == 2
+                ):
+                    f = F_SEVEN_SHIFTED_PAIRS
+            fc[f] += 1
+        elif shape == 1 and _special_shape(h, 1):
+            _copy(fc, base)
+            fc[F_THIRTEEN_ORPHANS] += 1
+        elif shape == 2 and _honors_knitted(h) > 0:
+            _copy(fc, base)
+            hk = _honors_knitted(h)
+            fc[F_GREATER_HONORS_AND_KNITTED_TILES if hk == 2 else F_LESSER_HONORS_AND_KNITTED_TILES] += 1
+            if _knitted_perm(h) >= 0:
+                fc[F_KNITTED_STRAIGHT] += 1
+        else:
+            continue
+        pts = _apply_excludes(fc)
+        if pts > best:
+            best = pts
+            _copy(best_fc, fc)
+    return best
+
+
+@njit
+def score_kernel(
+    concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts
+):
+    """Best fan total of a win (flowers included) over every reading; per-fan counts into ``fan_counts``.
+
+    ``concealed`` int8[34]: standing tiles without ``win_tile``; ``melds`` int16[4] packed (mjenv.melds),
+    the first ``n_melds`` used; ``flags``: WIN_* bits. Returns the total, or ERR_* (< 0).
+    """
+    for k in range(NUM_FANS):
+        fan_counts[k] = 0
+    if n_melds < 0 or n_melds > 4 or win_tile < 0 or win_tile >= 34 or flags < 0 or flags > ALL_FLAGS:
+        return ERR_BAD_ARGUMENT
+    if seat_wind < 0 or prevalent_wind < 0 or flower_count < 0:  # a wind >= 4 matches no wind
+        return ERR_BAD_ARGUMENT
+    n = 0
+    for t in range(34):
+        if concealed[t] < 0:
+            return ERR_BAD_ARGUMENT
+        n += concealed[t]
+    if n != 13 - 3 * n_melds:
+        return ERR_WRONG_TILES_COUNT
+    ws = np.zeros(80, dtype=np.int64)  # one allocation for the int64 work arrays
+    sk = ws[0:4]
+    st = ws[4:8]
+    sc = ws[8:12]
+    tc = ws[12:46]
+    scr = ws[46:80]
+    if not _unpack_melds(melds, n_melds, sk, st, sc, tc):
+        return ERR_BAD_MELD
+    hw = np.empty(68, dtype=np.int8)
+    h = hw[0:34]
+    w = hw[34:68]
+    for t in range(34):
+        h[t] = concealed[t]
+        tc[t] += concealed[t]
+    h[win_tile] += 1
+    tc[win_tile] += 1
+    for t in range(34):
+        if tc[t] > 4:
+            return ERR_TILE_COUNT_GREATER_THAN_4
+    fw = np.empty(2 * NUM_FANS, dtype=np.int16)
+    base = fw[0:NUM_FANS]
+    fc = fw[NUM_FANS : 2 * NUM_FANS]
+    best_fc = fan_counts  # written only by a reading that wins, so it stays zero on ERR_NOT_WIN
+    _context_fans(tc, sk, st, sc, n_melds, concealed, win_tile, flags, base)
+    scr[16] = -1  # single wait: not computed yet
+    sd = (flags & WIN_SELF_DRAWN) != 0
+    best = _regular_best(
+        h,
+        w,
+        sk,
+        st,
+        sc,
+        n_melds,
+        4 - n_melds,
+        win_tile,
+        sd,
+        seat_wind,
+        prevalent_wind,
+        0,
+        concealed,
+        base,
+        fc,
+        best_fc,
+        -1,
+        scr,
+    )
+    best = _special_best(h, n_melds, base, fc, best_fc, best)
+    if n_melds <= 1:
+        k = _knitted_perm(h)
+        if k >= 0:
+            for s in range(3):
+                b = 9 * _KNITTED[k, s] + s
+                h[b] -= 1
+                h[b + 3] -= 1
+                h[b + 6] -= 1
+            best = _regular_best(
+                h,
+                w,
+                sk,
+                st,
+                sc,
+                n_melds,
+                1 - n_melds,
+                win_tile,
+                sd,
+                seat_wind,
+                prevalent_wind,
+                1,
+                concealed,
+                base,
+                fc,
+                best_fc,
+                best,
+                scr,
+            )
+    if best < 0:
+        return ERR_NOT_WIN
+    if best == 0:
+        best_fc[F_CHICKEN_HAND] = 1
+        best = FAN_POINTS[F_CHICKEN_HAND]
+    fan_counts[F_FLOWER_TILES] = flower_count
+    return best + flower_count
+
+
+@njit
+def _score_batch_kernel(concealed, melds, n_melds, win_tile, flags, seat, prevalent, flowers, totals, counts):
+    for i in range(concealed.shape[0]):
+        totals[i] = score_kernel(
+            concealed[i],
+            melds[i],
+            n_melds[i],
+            win_tile[i],
+            flags[i],
+            seat[i],
+            prevalent[i],
+            flowers[i],
+            counts[i],
+        )
+
+
+# --- Python API -------------------------------------------------------------------------------------------
+class ScoreResult:
+    """The score of one win: ``total`` (with flowers), ``base`` (without), ``fans`` ({Fan: count})."""
+
+    __slots__ = ("total", "base", "fans")
+
+    def __init__(self, total: int, fans: dict[Fan, int], flowers: int):
+        self.total = total
+        self.base = total - flowers
+        self.fans = fans
+
+    def __repr__(self) -> str:
+        fans = ", ".join(f"{f.name}: {n}" for f, n in self.fans.items())
+        return f"ScoreResult(total={self.total}, base={self.base}, fans={{{fans}}})"
+
+    @property
+    def is_legal_win(self) -> bool:
+        """At least ``MIN_WIN_FAN`` (8) fan without flowers."""
+        return self.base >= MIN_WIN_FAN
+
+    def pretty(self) -> str:
+        """One line per fan: points, Chinese and English names, count; then the total."""
+        lines = [
+            f"{int(FAN_POINTS[f]) * n:3d}  {FAN_NAME_ZH[f]}  {FAN_NAME_EN[f]}" + (f" x{n}" if n > 1 else "")
+            for f, n in self.fans.items()
+        ]
+        lines.append(
+            f"{self.total:3d}  total" + (f" ({self.base} without flowers)" if self.base != self.total else "")
+        )
+        return "\n".join(lines)
+
+
+_ERR_TEXT = {
+    ERR_WRONG_TILES_COUNT: "wrong number of tiles: the standing tiles must be 13 - 3 * len(melds)",
+    ERR_TILE_COUNT_GREATER_THAN_4: "more than 4 copies of a tile",
+    ERR_NOT_WIN: "not a winning hand",
+    ERR_BAD_MELD: "malformed meld",
+    ERR_BAD_ARGUMENT: "argument out of range",
+}
+
+
+def _wind(x, name: str) -> int:
+    if isinstance(x, str):
+        if x.upper() not in ("E", "S", "W", "N"):
+            raise ValueError(f"{name} must be 0..3 or one of E S W N, got {x!r}")
+        return "ESWN".index(x.upper())
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or not 0 <= int(x) <= 3:
+        raise ValueError(f"{name} must be 0..3 or one of E S W N, got {x!r}")
+    return int(x)
+
+
+def _melds_array(melds) -> np.ndarray:
+    from mjenv import melds as _m
+    from mjenv.tiles import parse_tiles
+
+    if isinstance(melds, str):
+        melds = [m for m in melds.replace(",", " ").split() if m]
+    out = np.zeros(4, dtype=np.int16)
+    if len(melds) > 4:
+        raise ValueError(f"at most 4 melds, got {len(melds)}")
+    for i, m in enumerate(melds):
+        if isinstance(m, str):  # "123m" chow, "555p" pung, "EEEE" kong, "[EEEE]" or "EEEE!" concealed kong
+            concealed = m.startswith("[") or m.endswith("!")
+            ts = sorted(parse_tiles(m.strip("[]!")))
+            if (
+                len(ts) == 3
+                and ts[1] == ts[0] + 1
+                and ts[2] == ts[1] + 1
+                and ts[0] < 27
+                and ts[0] // 9 == ts[2] // 9
+            ):
+                m = _m.pack(_m.CHOW, ts[1], 1)
+            elif len(ts) in (3, 4) and len(set(ts)) == 1:
+                kind = _m.PUNG if len(ts) == 3 else _m.KONG
+                if concealed and kind == _m.PUNG:
+                    raise ValueError(f"only a kong can be concealed: {m!r}")
+                m = _m.pack(kind, ts[0], 0 if concealed else 1)
+            else:
+                raise ValueError(f"not a chow, pung or kong: {m!r}")
+        elif isinstance(m, tuple):
+            m = _m.from_pack(m)
+        elif isinstance(m, (int, np.integer)):
+            _m.meld_tiles(int(m))
+        else:
+            raise TypeError(f"a meld must be a str, a pack tuple or a packed int, got {type(m).__name__}")
+        out[i] = int(m)
+    return out
+
+
+def score(
+    hand,
+    win_tile,
+    *,
+    melds=(),
+    self_drawn=False,
+    fourth_tile=False,
+    about_kong=False,
+    wall_last=False,
+    seat_wind=0,
+    prevalent_wind=0,
+    flowers=0,
+) -> ScoreResult:
+    """Score one win.
+
+    Parameters
+    ----------
+    hand : str or sequence of tile ids
+        The standing tiles without the win tile (any notation of :func:`mjenv.tiles.parse_tiles`).
+    win_tile : str or int
+    melds : str or sequence
+        Fixed melds: strings (``"123m 555p EEEE [CCCC]"``, ``[...]`` a concealed kong), reference pack
+        tuples (``("PENG", "W5", 1)``) or packed ints (:mod:`mjenv.melds`).
+    self_drawn, fourth_tile, about_kong, wall_last : bool
+        The context flags (``WIN_*``).
+    seat_wind, prevalent_wind : int 0..3 or "E"/"S"/"W"/"N"
+    flowers : int 0..8
+
+    Returns
+    -------
+    ScoreResult
+
+    Raises
+    ------
+    ValueError
+        Malformed input, or a hand that is not a win.
+
+    Examples
+    --------
+    >>> r = score("1112345678999m", "5m")
+    >>> r.total, [f.name for f in r.fans]
+    (91, ['NINE_GATES', 'TWO_CONCEALED_PUNGS', 'PUNG_OF_TERMINALS_OR_HONORS'])
+    """
+    from mjenv.tiles import parse_tiles, tiles_to_counts
+
+    tiles = parse_tiles(hand) if isinstance(hand, str) else [int(t) for t in hand]
+    concealed = tiles_to_counts(tiles)
+    wt = parse_tiles(win_tile) if isinstance(win_tile, str) else [win_tile]
+    if len(wt) != 1 or isinstance(wt[0], bool) or not 0 <= int(wt[0]) < 34:
+        raise ValueError(f"win_tile must be one tile (not a flower), got {win_tile!r}")
+    if isinstance(flowers, bool) or not isinstance(flowers, (int, np.integer)) or not 0 <= flowers <= 8:
+        raise ValueError(f"flowers must be 0..8, got {flowers!r}")
+    m = _melds_array(melds)
+    n_melds = int((m != 0).sum())
+    flags = (
+        WIN_SELF_DRAWN * bool(self_drawn)
+        | WIN_4TH_TILE * bool(fourth_tile)
+        | WIN_ABOUT_KONG * bool(about_kong)
+        | WIN_WALL_LAST * bool(wall_last)
+    )
+    counts = np.zeros(NUM_FANS, dtype=np.int16)
+    total = int(
+        score_kernel(
+            concealed,
+            m,
+            n_melds,
+            int(wt[0]),
+            flags,
+            _wind(seat_wind, "seat_wind"),
+            _wind(prevalent_wind, "prevalent_wind"),
+            int(flowers),
+            counts,
+        )
+    )
+    if total < 0:
+        raise ValueError(_ERR_TEXT.get(total, f"error {total}"))
+    return ScoreResult(total, {Fan(f): int(counts[f]) for f in REFERENCE_ORDER if counts[f]}, int(flowers))
+
+
+def score_batch(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flowers):
+    """Score N wins at once.
+
+    Parameters
+    ----------
+    concealed : ndarray[int8, (N, 34)]   standing tiles without the win tile
+    melds : ndarray[int16, (N, 4)]       packed melds (:mod:`mjenv.melds`)
+    n_melds, win_tile, flags, seat_wind, prevalent_wind, flowers : ndarray[int, (N,)] or scalars
+
+    Returns
+    -------
+    totals : ndarray[int32, (N,)]          total fan with flowers, or ERR_* (< 0) per hand
+    counts : ndarray[int16, (N, NUM_FANS)] per-fan counts
+    """
+    concealed = np.ascontiguousarray(concealed, dtype=np.int8)
+    if concealed.ndim != 2 or concealed.shape[1] != 34:
+        raise ValueError(f"concealed must have shape (N, 34), got {concealed.shape}")
+    n = concealed.shape[0]
+    melds = np.ascontiguousarray(melds, dtype=np.int16)
+    if melds.shape != (n, 4):
+        raise ValueError(f"melds must have shape ({n}, 4), got {melds.shape}")
+    cols = []
+    for name, x in (
+        ("n_melds", n_melds),
+        ("win_tile", win_tile),
+        ("flags", flags),
+        ("seat_wind", seat_wind),
+        ("prevalent_wind", prevalent_wind),
+        ("flowers", flowers),
+    ):
+        a = np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=np.int64), (n,)))
+        if a.ndim != 1:
+            raise ValueError(f"{name} must be a scalar or shape ({n},)")
+        cols.append(a)
+    totals = np.zeros(n, dtype=np.int32)
+    counts = np.zeros((n, NUM_FANS), dtype=np.int16)
+    _score_batch_kernel(concealed, melds, *cols, totals, counts)
+    return totals, counts
+
+
+def warmup() -> float:
+    """Compile (or load from the cache) the scoring kernels; returns the seconds it took."""
+    import time
+
+    t0 = time.perf_counter()
+    c = np.zeros((1, 34), dtype=np.int8)
+    c[0, [0, 1, 2, 9, 10, 11, 18, 19, 20, 27, 27, 27, 33]] = 1
+    c[0, 27] = 3
+    score_batch(c, np.zeros((1, 4), dtype=np.int16), 0, 33, 0, 0, 0, 0)
+    return time.perf_counter() - t0
