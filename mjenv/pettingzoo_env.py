@@ -10,7 +10,7 @@
 | Agents             | 4                                                                                        |
 | Action Shape       | (1,)                                                                                     |
 | Action Values      | Discrete(109)                                                                            |
-| Observation Shape  | (1563,) plus a (109,) action mask                                                        |
+| Observation Shape  | (1562,) plus a (109,) action mask                                                        |
 | Observation Values | [-42, 144]                                                                               |
 
 Four players play one hand (or a 16-hand match) of Chinese Official Mahjong with every table rule of
