@@ -1,0 +1,1015 @@
+"""Rules: hands, win detection, waits and shanten for Chinese Official Mahjong (MCR).
+
+Rules
+-----
+MCR (``../shared/rules/RULES.md``, Winning): a hand wins in one of five shapes,
+
+* regular (``REGULAR``): four sets (chow or pung; fixed melds count) and a pair;
+* seven pairs (``SEVEN_PAIRS``, 七对): four identical tiles count as two pairs; concealed hands only;
+* thirteen orphans (``THIRTEEN_ORPHANS``, 十三幺): one of each terminal and honour plus one more of them;
+* honours and knitted tiles (``HONORS_KNITTED``, 全不靠): 14 different tiles from one knitted combination
+  (147/258/369 in the three suits, one suit each) and the honours;
+* knitted straight (``KNITTED_STRAIGHT``, 组合龙): the 9 tiles of a knitted combination plus one set and a pair;
+  the set may be a fixed meld.
+
+Specification in mjenv
+----------------------
+A hand is ``counts: int8[34]`` of standing (concealed) tiles plus up to four packed fixed melds
+(:mod:`mjenv.melds`). A standing hand of ``3k + 1`` tiles (13 - 3 melds) is *waiting*; ``3k + 2`` tiles
+(14 - 3 melds) is a complete hand that may be a win. Shanten uses block counting: regular shanten is
+``2 * need - max(2 * sets + min(partials, need - sets) + pair)`` with ``need = n // 3`` sets still to form;
+seven pairs ``6 - sum(c // 2)``; thirteen orphans ``13 - kinds - has_pair``; honours and knitted ``13 - best
+number of distinct usable tiles``; knitted straight ``missing knitted tiles + shanten of the rest as one set
+and a pair``. ``-1`` is a complete (winning) hand. Seven pairs, thirteen orphans and honours-and-knitted only
+exist for 13/14 standing tiles (no melds), the knitted straight for 10/11 and 13/14.
+
+Useful tiles of a shape are the tiles whose draw lowers its shanten. By default (``physical=True``) a tile
+already held four times (hand and melds) is never useful. ``physical=False`` gives PyMahjongGB's convention,
+discovered by experiment and kept for :mod:`mjenv.compat.mahjonggb`: a tile held four times in the hand is
+useful only when the hand is ready (shanten 0) and the 5th copy would complete it.
+
+Kernels read the per-suit tables of ``mjenv/_tables/gen_suit_tables.py`` (passed as arguments) and return
+negative codes <= ``ERR_INVALID_COUNTS`` for bad input. Shanten of a shape that does not apply to the
+hand's size is ``NO_SHANTEN`` (99).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from importlib import resources
+from typing import NamedTuple
+
+import numpy as np
+
+from mjenv import melds as _melds
+from mjenv._jit import njit
+from mjenv.tiles import NUM_TILE_TYPES, format_tiles, parse_tiles
+
+REGULAR, SEVEN_PAIRS, THIRTEEN_ORPHANS, HONORS_KNITTED, KNITTED_STRAIGHT = 0, 1, 2, 3, 4
+NUM_SHAPES = 5
+SHAPE_NAMES = ("regular", "seven_pairs", "thirteen_orphans", "honors_knitted", "knitted_straight")
+NO_SHANTEN = 99
+ERR_INVALID_COUNTS = -10  # a count outside 0..4
+ERR_INVALID_SIZE = -11  # tile count does not fit the melds
+_NEG = -64
+
+#: knitted combinations: KNITS[i, s] is the rank offset (0, 1, 2 for 147, 258, 369) of suit s
+KNITS = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]], dtype=np.int64)
+ORPHANS = np.array([0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33], dtype=np.int64)
+_POW5 = np.array([5**i for i in range(10)], dtype=np.int64)
+
+_TABLES: tuple | None = None
+
+
+def load_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The lookup tables ``(suit, honor, suit_win, honor_win)``, loaded once (see ``gen_suit_tables.py``)."""
+    global _TABLES
+    if _TABLES is None:
+        with resources.files("mjenv._tables").joinpath("suit_tables.npz").open("rb") as f:
+            z = np.load(f)
+            _TABLES = tuple(np.ascontiguousarray(z[k]) for k in ("suit", "honor", "suit_win", "honor_win"))
+    return _TABLES
+
+
+def table_sha256() -> str:
+    """SHA-256 of the shipped ``suit_tables.npz`` (checked against ``SHA256SUMS`` by the tests)."""
+    data = resources.files("mjenv._tables").joinpath("suit_tables.npz").read_bytes()
+    return hashlib.sha256(data).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# kernels
+# ---------------------------------------------------------------------------------------------------------
+
+
+@njit
+def _keys(counts):
+    """Base-5 keys of the three suits and the honours of ``counts`` (int8[34])."""
+    k0 = 0
+    k1 = 0
+    k2 = 0
+    for r in range(8, -1, -1):
+        k0 = k0 * 5 + counts[r]
+        k1 = k1 * 5 + counts[9 + r]
+        k2 = k2 * 5 + counts[18 + r]
+    k3 = 0
+    for r in range(6, -1, -1):
+        k3 = k3 * 5 + counts[27 + r]
+    return k0, k1, k2, k3
+
+
+@njit
+def _regular_score(suit, honor, k0, k1, k2, k3, need):
+    """Best block score ``2*sets + min(partials, need - sets) + pair`` over the four groups."""
+    a = suit[k0]
+    b = suit[k1]
+    c = suit[k2]
+    h = honor[k3]
+    best = -1000
+    # fold suits 0 and 1, then 2, then the honours, keeping only totals <= need
+    for i in range(need + 1):
+        for j in range(need + 1 - i):
+            a0b0 = a[i] + b[j]
+            a1b0 = a[5 + i] + b[j]
+            a0b1 = a[i] + b[5 + j]
+            ab1 = a1b0 if a1b0 > a0b1 else a0b1
+            for k in range(need + 1 - i - j):
+                rest = need - i - j - k
+                x0 = a0b0 + c[k]
+                x1 = ab1 + c[k]
+                y = a0b0 + c[5 + k]
+                if y > x1:
+                    x1 = y
+                v = x0 + h[rest]
+                if v > best:
+                    best = v
+                v = x0 + h[5 + rest]
+                if v > best:
+                    best = v
+                v = x1 + h[rest]
+                if v > best:
+                    best = v
+    return best
+
+
+@njit
+def _regular_shanten(counts, suit, honor, n):
+    k0, k1, k2, k3 = _keys(counts)
+    need = n // 3
+    return 2 * need - _regular_score(suit, honor, k0, k1, k2, k3, need)
+
+
+@njit
+def _seven_pairs_shanten(counts):
+    p = 0
+    for t in range(34):
+        p += counts[t] >> 1
+    return 6 - p
+
+
+@njit
+def _orphans_shanten(counts, orphans):
+    kinds = 0
+    pair = 0
+    for i in range(13):
+        c = counts[orphans[i]]
+        if c > 0:
+            kinds += 1
+        if c > 1:
+            pair = 1
+    return 13 - kinds - pair
+
+
+@njit
+def _honors_knitted_shanten(counts, knits):
+    honors = 0
+    for t in range(27, 34):
+        if counts[t] > 0:
+            honors += 1
+    best = 0
+    for i in range(6):
+        k = 0
+        for s in range(3):
+            for j in range(3):
+                if counts[9 * s + knits[i, s] + 3 * j] > 0:
+                    k += 1
+        if k > best:
+            best = k
+    v = best + honors
+    if v > 14:
+        v = 14
+    return 13 - v
+
+
+@njit
+def _knitted_straight_shanten(counts, suit, honor, knits, pow5, n, bound, extra):
+    """Knitted straight shanten of an ``n``-tile hand (n >= 10); ``bound``: stop early at this value.
+
+    ``extra`` (or -1): a tile held 4 times in ``counts`` plus one drawn copy (PyMahjongGB's useful-tile
+    convention). When ``extra`` is not among a combination's knitted tiles the rest holds 5 copies; the only
+    use of a 5th copy is a pung plus a pair of it, which completes the rest (one set and a pair).
+    """
+    k0, k1, k2, k3 = _keys(counts)
+    rest_need = 1 if n >= 12 else 0
+    best = NO_SHANTEN
+    for i in range(6):
+        missing = 0
+        kk0 = k0
+        kk1 = k1
+        kk2 = k2
+        five = extra >= 0
+        for s in range(3):
+            for j in range(3):
+                r = knits[i, s] + 3 * j
+                if 9 * s + r == extra:
+                    five = False  # one copy goes to the knitted tiles, 4 stay in the rest
+                    continue
+                if counts[9 * s + r] > 0:
+                    if s == 0:
+                        kk0 -= pow5[r]
+                    elif s == 1:
+                        kk1 -= pow5[r]
+                    else:
+                        kk2 -= pow5[r]
+                else:
+                    missing += 1
+        if missing - 1 >= best or missing - 1 >= bound:
+            continue
+        if five and rest_need == 1:
+            v = missing - 1
+        else:
+            v = missing + 2 * rest_need - _regular_score(suit, honor, kk0, kk1, kk2, k3, rest_need)
+        if v < best:
+            best = v
+    return best
+
+
+@njit
+def _shape_shanten(counts, n, shape, suit, honor, knits, orphans, pow5):
+    """Shanten of one shape for an ``n``-tile standing hand (NO_SHANTEN when the shape does not apply)."""
+    if shape == 0:
+        return _regular_shanten(counts, suit, honor, n)
+    if shape == 4:
+        if n < 10:
+            return NO_SHANTEN
+        return _knitted_straight_shanten(counts, suit, honor, knits, pow5, n, NO_SHANTEN, -1)
+    if n < 13:
+        return NO_SHANTEN
+    if shape == 1:
+        return _seven_pairs_shanten(counts)
+    if shape == 2:
+        return _orphans_shanten(counts, orphans)
+    return _honors_knitted_shanten(counts, knits)
+
+
+@njit
+def _check(counts):
+    """Number of tiles, or ERR_INVALID_COUNTS."""
+    n = 0
+    for t in range(34):
+        c = counts[t]
+        if c < 0 or c > 4:
+            return ERR_INVALID_COUNTS
+        n += c
+    return n
+
+
+@njit
+def _all_shanten(counts, n, out, suit, honor, knits, orphans, pow5):
+    """Fill ``out[5]`` with the shanten of every shape; return the minimum."""
+    best = NO_SHANTEN
+    for shape in range(5):
+        v = _shape_shanten(counts, n, shape, suit, honor, knits, orphans, pow5)
+        out[shape] = v
+        if v < best:
+            best = v
+    return best
+
+
+@njit
+def _min_shanten(counts, n, suit, honor, knits, orphans, pow5):
+    """Overall shanten (the minimum over the shapes), with cheap lower bounds to skip shapes."""
+    best = _regular_shanten(counts, suit, honor, n)
+    if n >= 13:
+        v = _seven_pairs_shanten(counts)
+        if v < best:
+            best = v
+        v = _orphans_shanten(counts, orphans)
+        if v < best:
+            best = v
+        v = _honors_knitted_shanten(counts, knits)
+        if v < best:
+            best = v
+    if n >= 10 and best > 0:
+        v = _knitted_straight_shanten(counts, suit, honor, knits, pow5, n, best, -1)
+        if v < best:
+            best = v
+    return best
+
+
+@njit
+def _regular_fifth_wins(counts, t, suit, honor, n1):
+    """``counts[t] == 4``: would a 5th copy complete the regular ``n1``-tile hand?
+
+    Five copies of ``t`` hold a pung or a pair of ``t`` (at most four chows contain it), so the hand wins iff
+    the rest after a pung of ``t`` is a complete hand, or the rest after a pair of ``t`` splits into sets.
+    """
+    counts[t] = 2  # pung of t out
+    k0, k1, k2, k3 = _keys(counts)
+    need = (n1 - 3) // 3
+    win = 2 * need - _regular_score(suit, honor, k0, k1, k2, k3, need) == -1
+    if not win:
+        counts[t] = 3  # pair of t out: the rest must be sets only
+        k0, k1, k2, k3 = _keys(counts)
+        sets = (n1 - 2) // 3
+        a = suit[k0]
+        b = suit[k1]
+        c = suit[k2]
+        h = honor[k3]
+        for i in range(sets + 1):
+            for j in range(sets + 1 - i):
+                for k in range(sets + 1 - i - j):
+                    if a[i] + b[j] + c[k] + h[sets - i - j - k] == 2 * sets:
+                        win = True
+    counts[t] = 4
+    return win
+
+
+@njit
+def _useful(counts, n, shape, s, held, physical, out, suit, honor, knits, orphans, pow5):
+    """Mark in ``out`` (bool[34]) the tiles whose draw lowers the shape's shanten ``s``.
+
+    ``held`` (int8[34]) counts hand + melds; with ``physical`` a tile held 4 times is never useful, else
+    PyMahjongGB's convention (see the module docstring).
+    """
+    for t in range(34):
+        out[t] = False
+        if s >= NO_SHANTEN:
+            continue
+        c = counts[t]
+        if physical:
+            if held[t] >= 4:
+                continue
+        elif c >= 4:
+            if shape == 0 and s == 0 and c == 4:
+                out[t] = _regular_fifth_wins(counts, t, suit, honor, n + 1)
+            elif shape == 4 and c == 4:
+                v = _knitted_straight_shanten(counts, suit, honor, knits, pow5, n + 1, NO_SHANTEN, t)
+                out[t] = v < s
+            continue
+        counts[t] = c + 1
+        v = _shape_shanten(counts, n + 1, shape, suit, honor, knits, orphans, pow5)
+        counts[t] = c
+        out[t] = v < s
+    return 0
+
+
+@njit
+def _regular_win(suit_win, honor_win, counts, k0, k1, k2, k3):
+    """Regular win test of a complete hand from its keys: every group splits into sets, one pair."""
+    pairs = 0
+    for g in range(4):
+        lo = 9 * g
+        hi = lo + (9 if g < 3 else 7)
+        m = 0
+        for t in range(lo, hi):
+            m += counts[t]
+        r = m % 3
+        if r == 1:
+            return False
+        if g == 0:
+            w = suit_win[k0]
+        elif g == 1:
+            w = suit_win[k1]
+        elif g == 2:
+            w = suit_win[k2]
+        else:
+            w = honor_win[k3]
+        if r == 0:
+            if (w & 1) == 0:
+                return False
+        else:
+            if (w & 2) == 0:
+                return False
+            pairs += 1
+    return pairs == 1
+
+
+@njit
+def _win_shapes(counts, n, suit_win, honor_win, knits, orphans, pow5):
+    """Bitmask (1 << shape) of the shapes a complete ``n``-tile standing hand satisfies."""
+    k0, k1, k2, k3 = _keys(counts)
+    mask = 0
+    if _regular_win(suit_win, honor_win, counts, k0, k1, k2, k3):
+        mask |= 1
+    if n == 14:
+        pairs = 0
+        odd = 0
+        single = 0
+        for t in range(34):
+            c = counts[t]
+            pairs += c >> 1
+            odd += c & 1
+            if c > 1:
+                single = 1
+        if odd == 0:
+            mask |= 2
+        o = 0
+        kinds = 0
+        for i in range(13):
+            c = counts[orphans[i]]
+            o += c
+            if c > 0:
+                kinds += 1
+        if o == 14 and kinds == 13:
+            mask |= 4
+        if single == 0:
+            for i in range(6):
+                ok = True
+                for s in range(3):
+                    for r in range(9):
+                        if counts[9 * s + r] > 0 and r % 3 != knits[i, s]:
+                            ok = False
+                if ok:
+                    mask |= 8
+                    break
+    if n == 14 or n == 11:
+        for i in range(6):
+            kk0 = k0
+            kk1 = k1
+            kk2 = k2
+            ok = True
+            for s in range(3):
+                for j in range(3):
+                    r = knits[i, s] + 3 * j
+                    if counts[9 * s + r] == 0:
+                        ok = False
+                    elif s == 0:
+                        kk0 -= pow5[r]
+                    elif s == 1:
+                        kk1 -= pow5[r]
+                    else:
+                        kk2 -= pow5[r]
+            if ok:
+                for s in range(3):
+                    for j in range(3):
+                        counts[9 * s + knits[i, s] + 3 * j] -= 1
+                w = _regular_win(suit_win, honor_win, counts, kk0, kk1, kk2, k3)
+                for s in range(3):
+                    for j in range(3):
+                        counts[9 * s + knits[i, s] + 3 * j] += 1
+                if w:
+                    mask |= 16
+                    break
+    return mask
+
+
+@njit
+def _waits(counts, n, held, out, suit_win, honor_win, knits, orphans, pow5):
+    """Mark in ``out`` the tiles (held fewer than 4 times) completing an ``n``-tile (3k+1) hand; count them."""
+    found = 0
+    for t in range(34):
+        out[t] = False
+        if held[t] >= 4:
+            continue
+        counts[t] += 1
+        m = _win_shapes(counts, n + 1, suit_win, honor_win, knits, orphans, pow5)
+        counts[t] -= 1
+        if m != 0:
+            out[t] = True
+            found += 1
+    return found
+
+
+# --- batch kernels -----------------------------------------------------------------------------------------
+
+
+@njit
+def _batch_win_shapes(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow5):
+    """``out[i]``: win-shape bitmask of hand i (14 - 3*melds tiles), or a negative error code."""
+    for i in range(counts.shape[0]):
+        row = counts[i]
+        n = _check(row)
+        if n < 0:
+            out[i] = n
+            continue
+        if n != 14 - 3 * n_melds[i]:
+            out[i] = ERR_INVALID_SIZE
+            continue
+        out[i] = _win_shapes(row, n, suit_win, honor_win, knits, orphans, pow5)
+    return 0
+
+
+@njit
+def _batch_is_win(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow5):
+    """``out[i]``: 1 if hand i (14 - 3*melds tiles) wins in any shape, 0 if not, negative on bad input."""
+    for i in range(counts.shape[0]):
+        row = counts[i]
+        n = _check(row)
+        if n < 0:
+            out[i] = n
+            continue
+        if n != 14 - 3 * n_melds[i]:
+            out[i] = ERR_INVALID_SIZE
+            continue
+        k0, k1, k2, k3 = _keys(row)
+        if _regular_win(suit_win, honor_win, row, k0, k1, k2, k3):
+            out[i] = 1
+        elif n >= 11:
+            out[i] = 1 if _win_shapes(row, n, suit_win, honor_win, knits, orphans, pow5) != 0 else 0
+        else:
+            out[i] = 0
+    return 0
+
+
+@njit
+def _batch_shanten(counts, n_melds, out, suit, honor, knits, orphans, pow5):
+    """``out[i]``: overall shanten of hand i (13 or 14 - 3*melds tiles), or a negative error code < -1."""
+    for i in range(counts.shape[0]):
+        row = counts[i]
+        n = _check(row)
+        if n < 0:
+            out[i] = n
+            continue
+        base = 13 - 3 * n_melds[i]
+        if n != base and n != base + 1:
+            out[i] = ERR_INVALID_SIZE
+            continue
+        out[i] = _min_shanten(row, n, suit, honor, knits, orphans, pow5)
+    return 0
+
+
+@njit
+def _batch_shanten_by_shape(counts, n_melds, out, suit, honor, knits, orphans, pow5):
+    """``out[i, shape]``: shanten per shape (NO_SHANTEN if it does not apply); row of error codes on bad input."""
+    for i in range(counts.shape[0]):
+        row = counts[i]
+        n = _check(row)
+        base = 13 - 3 * n_melds[i]
+        if n >= 0 and n != base and n != base + 1:
+            n = ERR_INVALID_SIZE
+        if n < 0:
+            for s in range(5):
+                out[i, s] = n
+            continue
+        _all_shanten(row, n, out[i], suit, honor, knits, orphans, pow5)
+    return 0
+
+
+@njit
+def _batch_waits(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow5):
+    """``out[i]``: waits of hand i (13 - 3*melds tiles) as bool[34]; returns the first bad row or -1."""
+    held = np.zeros(34, dtype=np.int8)
+    for i in range(counts.shape[0]):
+        row = counts[i]
+        n = _check(row)
+        if n < 0 or n != 13 - 3 * n_melds[i]:
+            return i
+        for t in range(34):
+            held[t] = row[t]
+        _waits(row, n, held, out[i], suit_win, honor_win, knits, orphans, pow5)
+    return -1
+
+
+@njit
+def _batch_useful(counts, n_melds, shape, physical, s_out, useful, suit, honor, knits, orphans, pow5):
+    """``s_out[i]``: shape shanten of waiting hand i; ``useful[i]``: its useful tiles; -1 or the first bad row."""
+    for i in range(counts.shape[0]):
+        row = counts[i]
+        n = _check(row)
+        if n < 0 or n != 13 - 3 * n_melds[i]:
+            return i
+        s = _shape_shanten(row, n, shape, suit, honor, knits, orphans, pow5)
+        s_out[i] = s
+        _useful(row, n, shape, s, row, physical, useful[i], suit, honor, knits, orphans, pow5)
+    return -1
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Hand model
+# ---------------------------------------------------------------------------------------------------------
+
+_MELD_RE = re.compile(r"\[([^\]]*)\]")
+
+
+class Hand:
+    """Standing tiles (``counts: int8[34]``), up to four fixed melds (packed ints) and a flower count.
+
+    Parameters
+    ----------
+    counts : ndarray[int8, (34,)]
+        Standing tiles; ``13 - 3*len(melds)`` (waiting) or one more (complete) tiles.
+    melds : sequence of int
+        Packed melds (:func:`mjenv.melds.pack`).
+    flowers : int
+        Number of flowers (0..8).
+
+    Examples
+    --------
+    >>> h = Hand.parse("[567m,2][EEE,1] 123m45p99s")
+    >>> len(h.melds), int(h.counts.sum())
+    (2, 7)
+    >>> str(h)
+    '[567m,2][EEE,1] 123m45p99s'
+    """
+
+    __slots__ = ("counts", "melds", "flowers", "n_melds")
+
+    def __init__(self, counts, melds=(), flowers: int = 0, n_melds: int | None = None):
+        c = np.asarray(counts)
+        if c.shape != (NUM_TILE_TYPES,):
+            raise ValueError(f"counts must have shape (34,), got {c.shape}")
+        if not np.issubdtype(c.dtype, np.integer):
+            raise TypeError(f"counts must be integers, got dtype {c.dtype}")
+        if (c < 0).any():
+            raise ValueError("counts must be non-negative")
+        if isinstance(melds, (int, np.integer)) or not hasattr(melds, "__iter__"):
+            raise TypeError("melds must be a sequence of packed melds")
+        ms = [int(m) for m in melds]
+        if len(ms) > 4:
+            raise ValueError(f"at most 4 melds, got {len(ms)}")
+        if isinstance(flowers, bool) or not isinstance(flowers, (int, np.integer)) or not 0 <= flowers <= 8:
+            raise ValueError(f"flowers must be an int 0..8, got {flowers!r}")
+        held = c.astype(np.int64).copy()
+        for m in ms:
+            if _melds.kind_of(m) not in (_melds.CHOW, _melds.PUNG, _melds.KONG):
+                raise ValueError(f"not a packed meld: {m!r}")
+            for t in _melds.meld_tiles(m):
+                held[t] += 1
+        over = np.nonzero(held > 4)[0]
+        if len(over):
+            from mjenv.tiles import tile_to_botzone
+
+            raise ValueError(
+                "more than 4 copies across hand and melds of " + ", ".join(tile_to_botzone(int(t)) for t in over)
+            )
+        if n_melds is None:
+            n_melds = len(ms)
+        elif ms or not 0 <= n_melds <= 4:
+            raise ValueError("n_melds (melds of unknown tiles) must be 0..4 and given without melds")
+        n = int(c.sum())
+        base = 13 - 3 * n_melds
+        if n not in (base, base + 1):
+            raise ValueError(f"a hand with {n_melds} meld(s) needs {base} or {base + 1} standing tiles, got {n}")
+        self.n_melds = int(n_melds)
+        self.counts = np.ascontiguousarray(c, dtype=np.int8)
+        self.melds = tuple(ms)
+        self.flowers = int(flowers)
+
+    @property
+    def n_tiles(self) -> int:
+        """Number of standing tiles."""
+        return int(self.counts.sum())
+
+    @property
+    def is_complete(self) -> bool:
+        """True for a 14 - 3*melds tile hand (one that can be a win)."""
+        return self.n_tiles == 14 - 3 * self.n_melds
+
+    def held(self) -> np.ndarray:
+        """Counts of hand plus melds (``int8[34]``)."""
+        h = self.counts.copy()
+        for m in self.melds:
+            for t in _melds.meld_tiles(m):
+                h[t] += 1
+        return h
+
+    @classmethod
+    def parse(cls, text: str) -> Hand:
+        """Parse ``"[567m,2][EEE,1] 123m45p"``: bracketed fixed melds (``[tiles,offer]``) then standing tiles.
+
+        A meld of three consecutive tiles is a chow (offer = claimed tile 1..3, default 1), three equal tiles a
+        pung (offer 1..3, default 1), four equal tiles a kong (offer 0 = concealed, default 0).
+        Standing tiles use any notation of :func:`mjenv.tiles.parse_tiles`.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"hand must be a str, got {type(text).__name__}")
+        ms = []
+        for body in _MELD_RE.findall(text):
+            parts = body.split(",")
+            if len(parts) > 2:
+                raise ValueError(f"meld [{body}] must be [tiles] or [tiles,offer]")
+            tiles = sorted(parse_tiles(parts[0]))
+            offer = None
+            if len(parts) == 2:
+                if not parts[1].strip().isdigit():
+                    raise ValueError(f"meld offer in [{body}] must be 0..3")
+                offer = int(parts[1])
+            if any(t >= NUM_TILE_TYPES for t in tiles):
+                raise ValueError(f"flowers cannot be in a meld: [{body}]")
+            if len(tiles) == 4 and len(set(tiles)) == 1:
+                ms.append(_melds.pack(_melds.KONG, tiles[0], 0 if offer is None else offer))
+            elif len(tiles) == 3 and len(set(tiles)) == 1:
+                ms.append(_melds.pack(_melds.PUNG, tiles[0], 1 if offer is None else offer))
+            elif (
+                len(tiles) == 3
+                and tiles[0] < 27
+                and tiles[1] == tiles[0] + 1
+                and tiles[2] == tiles[0] + 2
+                and tiles[0] // 9 == tiles[2] // 9
+            ):
+                ms.append(_melds.pack(_melds.CHOW, tiles[1], 1 if offer is None else offer))
+            else:
+                raise ValueError(f"meld [{body}] is not a chow, pung or kong")
+        rest = _MELD_RE.sub(" ", text)
+        if "[" in rest or "]" in rest:
+            raise ValueError(f"unbalanced brackets in {text!r}")
+        tiles = parse_tiles(rest)
+        flowers = sum(1 for t in tiles if t >= NUM_TILE_TYPES)
+        counts = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
+        for t in tiles:
+            if t < NUM_TILE_TYPES:
+                counts[t] += 1
+        return cls(counts, ms, flowers)
+
+    @classmethod
+    def from_botzone(cls, pack=(), hand=()) -> Hand:
+        """From reference-calculator tuples: ``pack=(("PENG", "W1", 1), ...)``, ``hand=("W2", "W3", ...)``."""
+        if not isinstance(pack, (tuple, list)) or not isinstance(hand, (tuple, list)):
+            raise TypeError("pack and hand must be tuples")
+        ms = [_melds.from_pack(tuple(p) if isinstance(p, list) else p) for p in pack]
+        counts = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
+        for t in parse_tiles(list(hand)):
+            if t >= NUM_TILE_TYPES:
+                raise ValueError("flowers cannot be standing tiles")
+            counts[t] += 1
+        return cls(counts, ms)
+
+    def to_botzone(self) -> tuple[tuple, tuple]:
+        """``(pack, hand)`` tuples for the reference calculator."""
+        from mjenv.tiles import counts_to_tiles, tile_to_botzone
+
+        return (
+            tuple(_melds.to_pack(m) for m in self.melds),
+            tuple(tile_to_botzone(t) for t in counts_to_tiles(self.counts)),
+        )
+
+    def __str__(self) -> str:
+        from mjenv.tiles import counts_to_tiles
+
+        parts = []
+        for m in self.melds:
+            parts.append(f"[{format_tiles(_melds.meld_tiles(m))},{_melds.offer_of(m)}]")
+        s = "".join(parts)
+        body = format_tiles(counts_to_tiles(self.counts))
+        if self.flowers:
+            body += format_tiles(range(34, 34 + self.flowers))
+        return f"{s} {body}" if s else body
+
+    def __repr__(self) -> str:
+        return f"Hand.parse({str(self)!r})"
+
+
+def as_hand(hand) -> Hand:
+    """Coerce a :class:`Hand`, a hand string or a 34-count array into a :class:`Hand`.
+
+    A count array of ``13 - 3k`` (or one more) tiles stands for a hand with ``k`` unknown fixed melds.
+    """
+    if isinstance(hand, Hand):
+        return hand
+    if isinstance(hand, str):
+        return Hand.parse(hand)
+    if isinstance(hand, (np.ndarray, list, tuple)):
+        c = np.asarray(hand)
+        if c.shape != (NUM_TILE_TYPES,):
+            raise ValueError(f"a count array must have shape (34,), got {c.shape}")
+        if not np.issubdtype(c.dtype, np.integer):
+            raise TypeError(f"counts must be integers, got dtype {c.dtype}")
+        n = int(c.sum())
+        if n > 14 or n < 1 or n % 3 == 0:
+            raise ValueError(f"a count array must hold 3k+1 or 3k+2 tiles (at most 14), got {n}")
+        return Hand(c, (), 0, n_melds=(14 - n) // 3)
+    raise TypeError(f"hand must be a Hand, a str or a count array, got {type(hand).__name__}")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# per-hand API
+# ---------------------------------------------------------------------------------------------------------
+
+
+class Shanten(NamedTuple):
+    """Shanten number and the useful tiles (sorted tile ids) that lower it."""
+
+    shanten: int
+    useful: tuple[int, ...]
+
+
+def _args():
+    suit, honor, suit_win, honor_win = load_tables()
+    return suit, honor, suit_win, honor_win
+
+
+def is_win(hand) -> bool:
+    """True if a complete hand (14 - 3*melds standing tiles) wins in some shape.
+
+    >>> is_win("123m456m789m123s55p")
+    True
+    >>> is_win("[123m,1] 456m789m123s55p")
+    True
+    """
+    return win_shapes(hand) != 0
+
+
+def win_shapes(hand) -> int:
+    """Bitmask ``1 << shape`` of the winning shapes of a complete hand (0 if not a win).
+
+    >>> win_shapes("11223344556677m") == (1 << REGULAR) | (1 << SEVEN_PAIRS)
+    True
+    """
+    h = as_hand(hand)
+    if not h.is_complete:
+        raise ValueError(f"win detection needs a complete hand (14 - 3*melds tiles), got {h.n_tiles} standing tiles")
+    _, _, suit_win, honor_win = load_tables()
+    c = h.counts.copy()
+    return int(_win_shapes(c, h.n_tiles, suit_win, honor_win, KNITS, ORPHANS, _POW5))
+
+
+def waits(hand) -> tuple[int, ...]:
+    """Tiles (ids) that complete a waiting hand (13 - 3*melds tiles); tiles held 4 times are excluded.
+
+    >>> from mjenv.tiles import format_tiles
+    >>> format_tiles(waits("1112345678999m"[:-1]))
+    '123456789m'
+    """
+    h = as_hand(hand)
+    if h.is_complete:
+        raise ValueError(f"waits need a waiting hand (13 - 3*melds tiles), got {h.n_tiles} standing tiles")
+    _, _, suit_win, honor_win = load_tables()
+    out = np.zeros(34, dtype=np.bool_)
+    _waits(h.counts.copy(), h.n_tiles, h.held(), out, suit_win, honor_win, KNITS, ORPHANS, _POW5)
+    return tuple(int(t) for t in np.nonzero(out)[0])
+
+
+def _shape_result(h: Hand, shape: int, physical: bool) -> Shanten | None:
+    suit, honor, _, _ = load_tables()
+    n = h.n_tiles
+    c = h.counts.copy()
+    if h.n_melds and shape != REGULAR and not (shape == KNITTED_STRAIGHT and h.n_melds == 1):
+        return None
+    s = int(_shape_shanten(c, n, shape, suit, honor, KNITS, ORPHANS, _POW5))
+    if s >= NO_SHANTEN:
+        return None
+    out = np.zeros(34, dtype=np.bool_)
+    if not h.is_complete:
+        _useful(c, n, shape, s, h.held(), physical, out, suit, honor, KNITS, ORPHANS, _POW5)
+    return Shanten(s, tuple(int(t) for t in np.nonzero(out)[0]))
+
+
+def shanten_by_shape(hand, physical: bool = True) -> dict[str, Shanten]:
+    """Shanten and useful tiles of every shape that applies to the hand (keys from ``SHAPE_NAMES``).
+
+    Useful tiles are computed for waiting hands (13 - 3*melds tiles) and empty for complete ones.
+
+    >>> r = shanten_by_shape("1122334455667m")
+    >>> r["seven_pairs"]
+    Shanten(shanten=0, useful=(6,))
+    """
+    h = as_hand(hand)
+    out = {}
+    for shape, name in enumerate(SHAPE_NAMES):
+        r = _shape_result(h, shape, physical)
+        if r is not None:
+            out[name] = r
+    return out
+
+
+def shanten(hand, physical: bool = True) -> Shanten:
+    """Overall shanten (minimum over the shapes) and the union of the useful tiles of the best shapes.
+
+    >>> shanten("123m456m789m123s5p")
+    Shanten(shanten=0, useful=(22,))
+    """
+    by = shanten_by_shape(hand, physical)
+    best = min(r.shanten for r in by.values())
+    useful = sorted({t for r in by.values() if r.shanten == best for t in r.useful})
+    return Shanten(best, tuple(useful))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# batch API
+# ---------------------------------------------------------------------------------------------------------
+
+
+def _batch_args(counts, n_melds):
+    if not isinstance(counts, np.ndarray):
+        raise TypeError(f"counts must be a numpy array, got {type(counts).__name__}")
+    if counts.ndim != 2 or counts.shape[1] != NUM_TILE_TYPES:
+        raise ValueError(f"counts must have shape (N, 34), got {counts.shape}")
+    if counts.dtype != np.int8:
+        raise TypeError(f"counts must be int8, got {counts.dtype}")
+    counts = np.ascontiguousarray(counts)
+    if np.isscalar(n_melds) or (isinstance(n_melds, np.ndarray) and n_melds.ndim == 0):
+        m = int(n_melds)
+        if not 0 <= m <= 4:
+            raise ValueError(f"n_melds must be 0..4, got {m}")
+        n_melds = np.full(counts.shape[0], m, dtype=np.int8)
+    else:
+        n_melds = np.ascontiguousarray(n_melds, dtype=np.int8)
+        if n_melds.shape != (counts.shape[0],):
+            raise ValueError(f"n_melds must be a scalar or shape ({counts.shape[0]},), got {n_melds.shape}")
+        if ((n_melds < 0) | (n_melds > 4)).any():
+            raise ValueError("n_melds must be 0..4")
+    return counts, n_melds
+
+
+def _raise_bad(codes: np.ndarray, what: str) -> None:
+    bad = np.nonzero(codes <= ERR_INVALID_COUNTS)[0]
+    if len(bad):
+        i = int(bad[0])
+        reason = "a count outside 0..4" if codes[i] == ERR_INVALID_COUNTS else "a tile count that does not fit its melds"
+        raise ValueError(f"{what}: row {i} has {reason} ({len(bad)} bad rows)")
+
+
+def batch_is_win(counts: np.ndarray, n_melds=0) -> np.ndarray:
+    """Win test of many complete hands.
+
+    Parameters
+    ----------
+    counts : ndarray[int8, (N, 34)]
+        Standing tiles, ``14 - 3*n_melds`` per row.
+    n_melds : int or ndarray[int8, (N,)]
+        Fixed melds per hand.
+
+    Returns
+    -------
+    ndarray[bool, (N,)]
+    """
+    counts, n_melds = _batch_args(counts, n_melds)
+    _, _, suit_win, honor_win = load_tables()
+    out = np.empty(counts.shape[0], dtype=np.int8)
+    _batch_is_win(counts, n_melds, out, suit_win, honor_win, KNITS, ORPHANS, _POW5)
+    _raise_bad(out, "batch_is_win")
+    return out.astype(np.bool_)
+
+
+def batch_win_shapes(counts: np.ndarray, n_melds=0) -> np.ndarray:
+    """Win-shape bitmasks (``int8[N]``, bit ``1 << shape``) of many complete hands (see :func:`batch_is_win`)."""
+    counts, n_melds = _batch_args(counts, n_melds)
+    _, _, suit_win, honor_win = load_tables()
+    out = np.empty(counts.shape[0], dtype=np.int8)
+    _batch_win_shapes(counts, n_melds, out, suit_win, honor_win, KNITS, ORPHANS, _POW5)
+    _raise_bad(out, "batch_win_shapes")
+    return out
+
+
+def batch_shanten(counts: np.ndarray, n_melds=0) -> np.ndarray:
+    """Overall shanten (``int8[N]``) of many hands of ``13 - 3*n_melds`` or one more standing tiles."""
+    counts, n_melds = _batch_args(counts, n_melds)
+    suit, honor, _, _ = load_tables()
+    out = np.empty(counts.shape[0], dtype=np.int8)
+    _batch_shanten(counts, n_melds, out, suit, honor, KNITS, ORPHANS, _POW5)
+    _raise_bad(out, "batch_shanten")
+    return out
+
+
+def batch_shanten_by_shape(counts: np.ndarray, n_melds=0) -> np.ndarray:
+    """Shanten per shape (``int8[N, 5]``, ``NO_SHANTEN`` where a shape does not apply).
+
+    Shapes other than the regular one are computed from the standing tiles' size alone: with melds, only the
+    regular shape (and the knitted straight with one meld) applies, as in :func:`shanten_by_shape`.
+    """
+    counts, n_melds = _batch_args(counts, n_melds)
+    suit, honor, _, _ = load_tables()
+    out = np.empty((counts.shape[0], NUM_SHAPES), dtype=np.int8)
+    _batch_shanten_by_shape(counts, n_melds, out, suit, honor, KNITS, ORPHANS, _POW5)
+    _raise_bad(out[:, 0], "batch_shanten_by_shape")
+    return out
+
+
+def batch_waits(counts: np.ndarray, n_melds=0) -> np.ndarray:
+    """Waits (``bool[N, 34]``) of many waiting hands (``13 - 3*n_melds`` standing tiles each).
+
+    Tiles held 4 times in the standing hand are excluded (the melds are not known to this function).
+    """
+    counts, n_melds = _batch_args(counts, n_melds)
+    _, _, suit_win, honor_win = load_tables()
+    out = np.zeros((counts.shape[0], NUM_TILE_TYPES), dtype=np.bool_)
+    counts = counts.copy()
+    bad = _batch_waits(counts, n_melds, out, suit_win, honor_win, KNITS, ORPHANS, _POW5)
+    if bad >= 0:
+        raise ValueError(f"batch_waits: row {bad} has a count outside 0..4 or does not hold 13 - 3*melds tiles")
+    return out
+
+
+def batch_useful(counts: np.ndarray, shape: int, n_melds=0, physical: bool = True):
+    """Shanten of one shape and its useful tiles for many waiting hands (``13 - 3*n_melds`` tiles).
+
+    Returns
+    -------
+    shanten : ndarray[int8, (N,)]
+        ``NO_SHANTEN`` where the shape does not apply to the hand size.
+    useful : ndarray[bool, (N, 34)]
+        With ``physical=False``: PyMahjongGB's convention (see the module docstring); otherwise tiles held
+        4 times in the row are never useful.
+    """
+    if shape not in range(NUM_SHAPES):
+        raise ValueError(f"shape must be 0..4 (REGULAR..KNITTED_STRAIGHT), got {shape!r}")
+    counts, n_melds = _batch_args(counts, n_melds)
+    suit, honor, _, _ = load_tables()
+    s = np.empty(counts.shape[0], dtype=np.int8)
+    u = np.zeros((counts.shape[0], NUM_TILE_TYPES), dtype=np.bool_)
+    bad = _batch_useful(counts.copy(), n_melds, shape, bool(physical), s, u, suit, honor, KNITS, ORPHANS, _POW5)
+    if bad >= 0:
+        raise ValueError(f"batch_useful: row {bad} has a count outside 0..4 or does not hold 13 - 3*melds tiles")
+    return s, u
+
+
+def warmup() -> None:
+    """Compile (or load from the on-disk cache) every kernel of this module with its canonical signatures."""
+    c = np.zeros((1, 34), dtype=np.int8)
+    c[0, :13] = 1
+    c[0, 0] = 2
+    batch_shanten(c)
+    batch_shanten_by_shape(c)
+    c14 = np.zeros((1, 34), dtype=np.int8)
+    c14[0, [0, 1, 2, 3, 4, 5, 6, 7, 8]] = 1
+    c14[0, [9, 10, 11]] = 1
+    c14[0, 27] = 2
+    batch_is_win(c14)
+    batch_win_shapes(c14)
+    batch_waits(c[:, :].copy() - np.eye(1, 34, 0, dtype=np.int8))
+    batch_useful(c - np.eye(1, 34, 0, dtype=np.int8), REGULAR, physical=False)
+    shanten("1112345678999m")
+    waits("1112345678999m")
+    is_win("11123456789999m")
