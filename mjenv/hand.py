@@ -101,36 +101,51 @@ def _keys(counts):
 
 @njit
 def _regular_score(suit, honor, k0, k1, k2, k3, need):
-    """Best block score ``2*sets + min(partials, need - sets) + pair`` over the four groups."""
+    """Best block score ``2*sets + min(partials, need - sets) + pair`` over the four groups.
+
+    Max-plus convolution of the groups' table rows over blocks (0..4) and the pair flag, unrolled
+    (generated code: ``xN`` is block count N without the pair, ``xpN`` with it).
+    """
     a = suit[k0]
     b = suit[k1]
     c = suit[k2]
     h = honor[k3]
-    best = -1000
-    # fold suits 0 and 1, then 2, then the honours, keeping only totals <= need
-    for i in range(need + 1):
-        for j in range(need + 1 - i):
-            a0b0 = a[i] + b[j]
-            a1b0 = a[5 + i] + b[j]
-            a0b1 = a[i] + b[5 + j]
-            ab1 = a1b0 if a1b0 > a0b1 else a0b1
-            for k in range(need + 1 - i - j):
-                rest = need - i - j - k
-                x0 = a0b0 + c[k]
-                x1 = ab1 + c[k]
-                y = a0b0 + c[5 + k]
-                if y > x1:
-                    x1 = y
-                v = x0 + h[rest]
-                if v > best:
-                    best = v
-                v = x0 + h[5 + rest]
-                if v > best:
-                    best = v
-                v = x1 + h[rest]
-                if v > best:
-                    best = v
-    return best
+    a0, a1, a2, a3, a4 = np.int32(a[0]), np.int32(a[1]), np.int32(a[2]), np.int32(a[3]), np.int32(a[4])
+    ap0, ap1, ap2, ap3, ap4 = np.int32(a[5]), np.int32(a[6]), np.int32(a[7]), np.int32(a[8]), np.int32(a[9])
+    b0, b1, b2, b3, b4 = np.int32(b[0]), np.int32(b[1]), np.int32(b[2]), np.int32(b[3]), np.int32(b[4])
+    bp0, bp1, bp2, bp3, bp4 = np.int32(b[5]), np.int32(b[6]), np.int32(b[7]), np.int32(b[8]), np.int32(b[9])
+    c0, c1, c2, c3, c4 = np.int32(c[0]), np.int32(c[1]), np.int32(c[2]), np.int32(c[3]), np.int32(c[4])
+    cp0, cp1, cp2, cp3, cp4 = np.int32(c[5]), np.int32(c[6]), np.int32(c[7]), np.int32(c[8]), np.int32(c[9])
+    ab0 = a0 + b0
+    abp0 = max(ap0 + b0, a0 + bp0)
+    ab1 = max(a0 + b1, a1 + b0)
+    abp1 = max(ap0 + b1, ap1 + b0, a0 + bp1, a1 + bp0)
+    ab2 = max(a0 + b2, a1 + b1, a2 + b0)
+    abp2 = max(ap0 + b2, ap1 + b1, ap2 + b0, a0 + bp2, a1 + bp1, a2 + bp0)
+    ab3 = max(a0 + b3, a1 + b2, a2 + b1, a3 + b0)
+    abp3 = max(ap0 + b3, ap1 + b2, ap2 + b1, ap3 + b0, a0 + bp3, a1 + bp2, a2 + bp1, a3 + bp0)
+    ab4 = max(a0 + b4, a1 + b3, a2 + b2, a3 + b1, a4 + b0)
+    abp4 = max(ap0 + b4, ap1 + b3, ap2 + b2, ap3 + b1, ap4 + b0, a0 + bp4, a1 + bp3, a2 + bp2, a3 + bp1, a4 + bp0)
+    x0 = ab0 + c0
+    xp0 = max(abp0 + c0, ab0 + cp0)
+    x1 = max(ab0 + c1, ab1 + c0)
+    xp1 = max(abp0 + c1, abp1 + c0, ab0 + cp1, ab1 + cp0)
+    x2 = max(ab0 + c2, ab1 + c1, ab2 + c0)
+    xp2 = max(abp0 + c2, abp1 + c1, abp2 + c0, ab0 + cp2, ab1 + cp1, ab2 + cp0)
+    x3 = max(ab0 + c3, ab1 + c2, ab2 + c1, ab3 + c0)
+    xp3 = max(abp0 + c3, abp1 + c2, abp2 + c1, abp3 + c0, ab0 + cp3, ab1 + cp2, ab2 + cp1, ab3 + cp0)
+    x4 = max(ab0 + c4, ab1 + c3, ab2 + c2, ab3 + c1, ab4 + c0)
+    xp4 = max(abp0 + c4, abp1 + c3, abp2 + c2, abp3 + c1, abp4 + c0, ab0 + cp4, ab1 + cp3, ab2 + cp2, ab3 + cp1, ab4 + cp0)
+    if need == 4:
+        return max(x0 + max(h[4], h[9]), x1 + max(h[3], h[8]), x2 + max(h[2], h[7]), x3 + max(h[1], h[6]), x4 + max(h[0], h[5]), xp0 + h[4], xp1 + h[3], xp2 + h[2], xp3 + h[1], xp4 + h[0])
+    if need == 3:
+        return max(x0 + max(h[3], h[8]), x1 + max(h[2], h[7]), x2 + max(h[1], h[6]), x3 + max(h[0], h[5]), xp0 + h[3], xp1 + h[2], xp2 + h[1], xp3 + h[0])
+    if need == 2:
+        return max(x0 + max(h[2], h[7]), x1 + max(h[1], h[6]), x2 + max(h[0], h[5]), xp0 + h[2], xp1 + h[1], xp2 + h[0])
+    if need == 1:
+        return max(x0 + max(h[1], h[6]), x1 + max(h[0], h[5]), xp0 + h[1], xp1 + h[0])
+    return max(x0 + max(h[0], h[5]), xp0 + h[0])
+
 
 
 @njit
@@ -482,6 +497,43 @@ def _batch_win_shapes(counts, n_melds, out, suit_win, honor_win, knits, orphans,
 
 
 @njit
+def _is_win(row, n, suit_win, honor_win, knits, orphans, pow5):
+    """Any-shape win test of a complete hand, with cheap rejections before the special shapes."""
+    k0, k1, k2, k3 = _keys(row)
+    if _regular_win(suit_win, honor_win, row, k0, k1, k2, k3):
+        return True
+    if n != 14 and n != 11:
+        return False
+    if n == 14:
+        odd = 0
+        mx = 0
+        for t in range(34):
+            c = row[t]
+            odd += c & 1
+            if c > mx:
+                mx = c
+        if odd == 0:
+            return True  # seven pairs
+        o = 0
+        for i in range(13):
+            o += row[orphans[i]]
+        if o == 14 or mx == 1:
+            return _win_shapes(row, n, suit_win, honor_win, knits, orphans, pow5) != 0
+    for i in range(6):  # knitted straight: all nine knitted tiles first
+        ok = True
+        for s in range(3):
+            for j in range(3):
+                if row[9 * s + knits[i, s] + 3 * j] == 0:
+                    ok = False
+                    break
+            if not ok:
+                break
+        if ok:
+            return _win_shapes(row, n, suit_win, honor_win, knits, orphans, pow5) != 0
+    return False
+
+
+@njit
 def _batch_is_win(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow5):
     """``out[i]``: 1 if hand i (14 - 3*melds tiles) wins in any shape, 0 if not, negative on bad input."""
     for i in range(counts.shape[0]):
@@ -489,17 +541,10 @@ def _batch_is_win(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow
         n = _check(row)
         if n < 0:
             out[i] = n
-            continue
-        if n != 14 - 3 * n_melds[i]:
+        elif n != 14 - 3 * n_melds[i]:
             out[i] = ERR_INVALID_SIZE
-            continue
-        k0, k1, k2, k3 = _keys(row)
-        if _regular_win(suit_win, honor_win, row, k0, k1, k2, k3):
-            out[i] = 1
-        elif n >= 11:
-            out[i] = 1 if _win_shapes(row, n, suit_win, honor_win, knits, orphans, pow5) != 0 else 0
         else:
-            out[i] = 0
+            out[i] = 1 if _is_win(row, n, suit_win, honor_win, knits, orphans, pow5) else 0
     return 0
 
 
