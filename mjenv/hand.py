@@ -282,24 +282,93 @@ def _all_shanten(counts, n, out, suit, honor, knits, orphans, pow5):
     return best
 
 
+_POPCOUNT9 = np.array([bin(i).count("1") for i in range(512)], dtype=np.int64)
+#: DELTA9[mask] = sum of 5**r over the ranks r in a 9-bit rank mask (key change when removing one of each)
+_DELTA9 = np.array([sum(5**r for r in range(9) if i >> r & 1) for i in range(512)], dtype=np.int64)
+_KNIT_MASK = np.array([0b001001001, 0b010010010, 0b100100100], dtype=np.int64)  # ranks 147, 258, 369
+
+
+@njit
+def _score_need1(suit, honor, k0, k1, k2, k3, need):
+    """:func:`_regular_score` for ``need`` 0 or 1 (one set and a pair, or a pair), without the convolution."""
+    a = suit[k0]
+    b = suit[k1]
+    c = suit[k2]
+    h = honor[k3]
+    p = max(a[5], b[5], c[5], h[5])  # a pair somewhere (b = 0 values are 0 without a pair)
+    if need == 0:
+        return max(p, 0)
+    best = max(a[1], b[1], c[1], h[1], a[6], b[6], c[6], h[6], p)
+    best = max(best, a[1] + max(b[5], c[5], h[5]), b[1] + max(a[5], c[5], h[5]))
+    best = max(best, c[1] + max(a[5], b[5], h[5]), h[1] + max(a[5], b[5], c[5]))
+    return best
+
+
 @njit
 def _min_shanten(counts, n, suit, honor, knits, orphans, pow5):
-    """Overall shanten (the minimum over the shapes), with cheap lower bounds to skip shapes."""
-    best = _regular_shanten(counts, suit, honor, n)
+    """Overall shanten (the minimum over the shapes) in one pass over the counts; the knitted combinations
+    are evaluated from rank bitmasks, and only where they can beat the best so far."""
+    k0 = 0
+    k1 = 0
+    k2 = 0
+    m0 = 0
+    m1 = 0
+    m2 = 0
+    d = 0  # ranks held twice or more in some suit (for the orphans' pair)
+    pairs = 0
+    for r in range(8, -1, -1):
+        a = counts[r]
+        b = counts[9 + r]
+        c = counts[18 + r]
+        k0 = k0 * 5 + a
+        k1 = k1 * 5 + b
+        k2 = k2 * 5 + c
+        pairs += (a >> 1) + (b >> 1) + (c >> 1)
+        m0 = 2 * m0 + (1 if a > 0 else 0)
+        m1 = 2 * m1 + (1 if b > 0 else 0)
+        m2 = 2 * m2 + (1 if c > 0 else 0)
+        d = 2 * d + (1 if a > 1 or b > 1 or c > 1 else 0)
+    k3 = 0
+    honors = 0
+    hpair = 0
+    for r in range(6, -1, -1):
+        h = counts[27 + r]
+        k3 = k3 * 5 + h
+        pairs += h >> 1
+        if h > 0:
+            honors += 1
+        if h > 1:
+            hpair = 1
+    need = n // 3
+    best = 2 * need - _regular_score(suit, honor, k0, k1, k2, k3, need)
+    if n < 10 or best <= 0:
+        return best
     if n >= 13:
-        v = _seven_pairs_shanten(counts)
+        if 6 - pairs < best:
+            best = 6 - pairs
+        kinds = honors + (m0 & 1) + (m0 >> 8) + (m1 & 1) + (m1 >> 8) + (m2 & 1) + (m2 >> 8)
+        v = 13 - kinds - (1 if hpair or (d & 0b100000001) else 0)
         if v < best:
             best = v
-        v = _orphans_shanten(counts, orphans)
-        if v < best:
-            best = v
-        v = _honors_knitted_shanten(counts, knits)
-        if v < best:
-            best = v
-    if n >= 10 and best > 0:
-        v = _knitted_straight_shanten(counts, suit, honor, knits, pow5, n, best, -1)
-        if v < best:
-            best = v
+    rest_need = 1 if n >= 12 else 0
+    for i in range(6):
+        x0 = m0 & _KNIT_MASK[knits[i, 0]]
+        x1 = m1 & _KNIT_MASK[knits[i, 1]]
+        x2 = m2 & _KNIT_MASK[knits[i, 2]]
+        held = _POPCOUNT9[x0] + _POPCOUNT9[x1] + _POPCOUNT9[x2]
+        if n >= 13:
+            v = honors + held
+            if v > 14:
+                v = 14
+            if 13 - v < best:
+                best = 13 - v
+        missing = 9 - held
+        if missing - 1 < best:  # knitted straight: missing tiles + the rest as one set and a pair
+            v = missing + 2 * rest_need - _score_need1(
+                suit, honor, k0 - _DELTA9[x0], k1 - _DELTA9[x1], k2 - _DELTA9[x2], k3, rest_need
+            )
+            if v < best:
+                best = v
     return best
 
 
@@ -464,14 +533,15 @@ def _win_shapes(counts, n, suit_win, honor_win, knits, orphans, pow5):
 def _waits(counts, n, held, out, suit_win, honor_win, knits, orphans, pow5):
     """Mark in ``out`` the tiles (held fewer than 4 times) completing an ``n``-tile (3k+1) hand; count them."""
     found = 0
+    k = (13 - n) // 3
     for t in range(34):
         out[t] = False
         if held[t] >= 4:
             continue
         counts[t] += 1
-        m = _win_shapes(counts, n + 1, suit_win, honor_win, knits, orphans, pow5)
+        w = _win_code(counts, k, suit_win, honor_win, knits)
         counts[t] -= 1
-        if m != 0:
+        if w == 1:
             out[t] = True
             found += 1
     return found
@@ -533,18 +603,112 @@ def _is_win(row, n, suit_win, honor_win, knits, orphans, pow5):
     return False
 
 
+_ORPHAN_MASK = 0b100000001  # ranks 1 and 9
+
+
+@njit
+def _win_code(row, n_melds, suit_win, honor_win, knits):
+    """1 if ``row`` (14 - 3*n_melds tiles) wins in any shape, 0 if not, or a negative error code.
+
+    One pass computes keys, per-group sizes and rank bitmasks; the special shapes then cost a few bit tests.
+    """
+    k0 = 0
+    k1 = 0
+    k2 = 0
+    s0 = 0
+    s1 = 0
+    s2 = 0
+    m0 = 0
+    m1 = 0
+    m2 = 0
+    odd = 0
+    mx = 0
+    mn = 0
+    for r in range(8, -1, -1):
+        a = row[r]
+        b = row[9 + r]
+        c = row[18 + r]
+        k0 = k0 * 5 + a
+        k1 = k1 * 5 + b
+        k2 = k2 * 5 + c
+        s0 += a
+        s1 += b
+        s2 += c
+        m0 = 2 * m0 + (1 if a > 0 else 0)
+        m1 = 2 * m1 + (1 if b > 0 else 0)
+        m2 = 2 * m2 + (1 if c > 0 else 0)
+        odd += (a & 1) + (b & 1) + (c & 1)
+        mx = max(mx, a, b, c)
+        mn = min(mn, a, b, c)
+    k3 = 0
+    s3 = 0
+    hk = 0
+    for r in range(6, -1, -1):
+        h = row[27 + r]
+        k3 = k3 * 5 + h
+        s3 += h
+        odd += h & 1
+        mx = max(mx, h)
+        mn = min(mn, h)
+        if h > 0:
+            hk += 1
+    if mn < 0 or mx > 4:
+        return ERR_INVALID_COUNTS
+    n = s0 + s1 + s2 + s3
+    if n != 14 - 3 * n_melds:
+        return ERR_INVALID_SIZE
+    if _groups_win(suit_win, honor_win, k0, k1, k2, k3, s0, s1, s2, s3):
+        return 1
+    if n == 14:
+        if odd == 0:
+            return 1  # seven pairs
+        if mx == 1:  # honours and knitted: 14 singles within one knitted combination and the honours
+            for i in range(6):
+                if (
+                    (m0 & ~_KNIT_MASK[knits[i, 0]]) == 0
+                    and (m1 & ~_KNIT_MASK[knits[i, 1]]) == 0
+                    and (m2 & ~_KNIT_MASK[knits[i, 2]]) == 0
+                ):
+                    return 1
+        if m0 == _ORPHAN_MASK and m1 == _ORPHAN_MASK and m2 == _ORPHAN_MASK and hk == 7:
+            if s0 + s1 + s2 + s3 == 14 and (s0 + s1 + s2) <= 7:
+                return 1  # thirteen orphans: all 13 and nothing else (14 tiles, one pair)
+    if n == 14 or n == 11:
+        for i in range(6):
+            x0 = _KNIT_MASK[knits[i, 0]]
+            x1 = _KNIT_MASK[knits[i, 1]]
+            x2 = _KNIT_MASK[knits[i, 2]]
+            if (m0 & x0) == x0 and (m1 & x1) == x1 and (m2 & x2) == x2:
+                if _groups_win(
+                    suit_win, honor_win, k0 - _DELTA9[x0], k1 - _DELTA9[x1], k2 - _DELTA9[x2], k3,
+                    s0 - 3, s1 - 3, s2 - 3, s3,
+                ):
+                    return 1
+    return 0
+
+
+@njit
+def _groups_win(suit_win, honor_win, k0, k1, k2, k3, s0, s1, s2, s3):
+    """Regular win from group keys and sizes: each group splits into sets, exactly one also has the pair."""
+    r0 = s0 % 3
+    r1 = s1 % 3
+    r2 = s2 % 3
+    r3 = s3 % 3
+    if r0 == 1 or r1 == 1 or r2 == 1 or r3 == 1:
+        return False
+    if (r0 + r1 + r2 + r3) != 2:
+        return False
+    return (
+        (suit_win[k0] >> (r0 >> 1)) & (suit_win[k1] >> (r1 >> 1)) & (suit_win[k2] >> (r2 >> 1))
+        & (honor_win[k3] >> (r3 >> 1)) & 1
+    ) == 1
+
+
 @njit
 def _batch_is_win(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow5):
     """``out[i]``: 1 if hand i (14 - 3*melds tiles) wins in any shape, 0 if not, negative on bad input."""
     for i in range(counts.shape[0]):
-        row = counts[i]
-        n = _check(row)
-        if n < 0:
-            out[i] = n
-        elif n != 14 - 3 * n_melds[i]:
-            out[i] = ERR_INVALID_SIZE
-        else:
-            out[i] = 1 if _is_win(row, n, suit_win, honor_win, knits, orphans, pow5) else 0
+        out[i] = _win_code(counts[i], n_melds[i], suit_win, honor_win, knits)
     return 0
 
 
@@ -583,17 +747,15 @@ def _batch_shanten_by_shape(counts, n_melds, out, suit, honor, knits, orphans, p
 
 
 @njit
-def _batch_waits(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow5):
+def _batch_waits(counts, n_melds, out, suit, honor, suit_win, honor_win, knits, orphans, pow5):
     """``out[i]``: waits of hand i (13 - 3*melds tiles) as bool[34]; returns the first bad row or -1."""
-    held = np.zeros(34, dtype=np.int8)
     for i in range(counts.shape[0]):
         row = counts[i]
         n = _check(row)
         if n < 0 or n != 13 - 3 * n_melds[i]:
             return i
-        for t in range(34):
-            held[t] = row[t]
-        _waits(row, n, held, out[i], suit_win, honor_win, knits, orphans, pow5)
+        if _min_shanten(row, n, suit, honor, knits, orphans, pow5) == 0:  # only ready hands wait
+            _waits(row, n, row, out[i], suit_win, honor_win, knits, orphans, pow5)
     return -1
 
 
@@ -636,7 +798,7 @@ class Hand:
     >>> len(h.melds), int(h.counts.sum())
     (2, 7)
     >>> str(h)
-    '[567m,2][EEE,1] 123m45p99s'
+    '[567m,2][EEE,1] 123m99s45p'
     """
 
     __slots__ = ("counts", "melds", "flowers", "n_melds")
@@ -701,12 +863,13 @@ class Hand:
         return h
 
     @classmethod
-    def parse(cls, text: str) -> Hand:
+    def parse(cls, text: str, implicit_melds: bool = False) -> Hand:
         """Parse ``"[567m,2][EEE,1] 123m45p"``: bracketed fixed melds (``[tiles,offer]``) then standing tiles.
 
         A meld of three consecutive tiles is a chow (offer = claimed tile 1..3, default 1), three equal tiles a
         pung (offer 1..3, default 1), four equal tiles a kong (offer 0 = concealed, default 0).
-        Standing tiles use any notation of :func:`mjenv.tiles.parse_tiles`.
+        Standing tiles use any notation of :func:`mjenv.tiles.parse_tiles`. With ``implicit_melds`` a hand
+        without bracketed melds and fewer than 13 tiles stands for ``(14 - n) // 3`` melds of unknown tiles.
         """
         if not isinstance(text, str):
             raise TypeError(f"hand must be a str, got {type(text).__name__}")
@@ -746,6 +909,9 @@ class Hand:
         for t in tiles:
             if t < NUM_TILE_TYPES:
                 counts[t] += 1
+        n = int(counts.sum())
+        if implicit_melds and not ms and 0 < n < 13 and n % 3 != 0:
+            return cls(counts, (), flowers, n_melds=(14 - n) // 3)
         return cls(counts, ms, flowers)
 
     @classmethod
@@ -789,12 +955,12 @@ class Hand:
 def as_hand(hand) -> Hand:
     """Coerce a :class:`Hand`, a hand string or a 34-count array into a :class:`Hand`.
 
-    A count array of ``13 - 3k`` (or one more) tiles stands for a hand with ``k`` unknown fixed melds.
+    A string without bracketed melds or a count array of ``13 - 3k`` (or one more) tiles stands for a hand with ``k`` unknown fixed melds.
     """
     if isinstance(hand, Hand):
         return hand
     if isinstance(hand, str):
-        return Hand.parse(hand)
+        return Hand.parse(hand, implicit_melds=True)
     if isinstance(hand, (np.ndarray, list, tuple)):
         c = np.asarray(hand)
         if c.shape != (NUM_TILE_TYPES,):
@@ -854,7 +1020,7 @@ def waits(hand) -> tuple[int, ...]:
     """Tiles (ids) that complete a waiting hand (13 - 3*melds tiles); tiles held 4 times are excluded.
 
     >>> from mjenv.tiles import format_tiles
-    >>> format_tiles(waits("1112345678999m"[:-1]))
+    >>> format_tiles(waits("1112345678999m"))
     '123456789m'
     """
     h = as_hand(hand)
@@ -1008,10 +1174,10 @@ def batch_waits(counts: np.ndarray, n_melds=0) -> np.ndarray:
     Tiles held 4 times in the standing hand are excluded (the melds are not known to this function).
     """
     counts, n_melds = _batch_args(counts, n_melds)
-    _, _, suit_win, honor_win = load_tables()
+    suit, honor, suit_win, honor_win = load_tables()
     out = np.zeros((counts.shape[0], NUM_TILE_TYPES), dtype=np.bool_)
     counts = counts.copy()
-    bad = _batch_waits(counts, n_melds, out, suit_win, honor_win, KNITS, ORPHANS, _POW5)
+    bad = _batch_waits(counts, n_melds, out, suit, honor, suit_win, honor_win, KNITS, ORPHANS, _POW5)
     if bad >= 0:
         raise ValueError(f"batch_waits: row {bad} has a count outside 0..4 or does not hold 13 - 3*melds tiles")
     return out
