@@ -607,62 +607,73 @@ _ORPHAN_MASK = 0b100000001  # ranks 1 and 9
 
 
 @njit
-def _win_code(row, n_melds, suit_win, honor_win, knits):
-    """1 if ``row`` (14 - 3*n_melds tiles) wins in any shape, 0 if not, or a negative error code.
-
-    One pass computes keys, per-group sizes and rank bitmasks; the special shapes then cost a few bit tests.
-    """
-    k0 = 0
-    k1 = 0
-    k2 = 0
-    s0 = 0
-    s1 = 0
-    s2 = 0
+def _masks(row):
+    """Rank bitmasks (bit r: rank r+1 held) of the three suits."""
     m0 = 0
     m1 = 0
     m2 = 0
-    odd = 0
-    mx = 0
-    mn = 0
     for r in range(8, -1, -1):
-        a = row[r]
-        b = row[9 + r]
-        c = row[18 + r]
-        k0 = k0 * 5 + a
-        k1 = k1 * 5 + b
-        k2 = k2 * 5 + c
+        m0 = 2 * m0 + (1 if row[r] > 0 else 0)
+        m1 = 2 * m1 + (1 if row[9 + r] > 0 else 0)
+        m2 = 2 * m2 + (1 if row[18 + r] > 0 else 0)
+    return m0, m1, m2
+
+
+@njit
+def _win_code(row, n_melds, suit_win, honor_win, knits):
+    """1 if ``row`` (14 - 3*n_melds tiles) wins in any shape, 0 if not, or a negative error code.
+
+    A first pass only sums and validates; keys, bitmasks and the special shapes are computed when cheap
+    tests (group sizes, an odd count, a missing knitted tile) do not already rule a shape out.
+    """
+    s0 = 0
+    s1 = 0
+    s2 = 0
+    neg = 0  # OR of all counts: negative if any count is
+    big = 0  # OR of counts + 3: >= 8 if any count exceeds 4
+    for r in range(9):
+        a = np.int64(row[r])
+        b = np.int64(row[9 + r])
+        c = np.int64(row[18 + r])
         s0 += a
         s1 += b
         s2 += c
-        m0 = 2 * m0 + (1 if a > 0 else 0)
-        m1 = 2 * m1 + (1 if b > 0 else 0)
-        m2 = 2 * m2 + (1 if c > 0 else 0)
-        odd += (a & 1) + (b & 1) + (c & 1)
-        mx = max(mx, a, b, c)
-        mn = min(mn, a, b, c)
-    k3 = 0
+        neg |= a | b | c
+        big |= (a + 3) | (b + 3) | (c + 3)
     s3 = 0
-    hk = 0
-    for r in range(6, -1, -1):
-        h = row[27 + r]
-        k3 = k3 * 5 + h
+    for r in range(27, 34):
+        h = np.int64(row[r])
         s3 += h
-        odd += h & 1
-        mx = max(mx, h)
-        mn = min(mn, h)
-        if h > 0:
-            hk += 1
-    if mn < 0 or mx > 4:
+        neg |= h
+        big |= h + 3
+    if neg < 0 or big >= 8:
         return ERR_INVALID_COUNTS
     n = s0 + s1 + s2 + s3
     if n != 14 - 3 * n_melds:
         return ERR_INVALID_SIZE
-    if _groups_win(suit_win, honor_win, k0, k1, k2, k3, s0, s1, s2, s3):
-        return 1
+    r0 = s0 % 3
+    r1 = s1 % 3
+    r2 = s2 % 3
+    r3 = s3 % 3
+    if r0 != 1 and r1 != 1 and r2 != 1 and r3 != 1 and r0 + r1 + r2 + r3 == 2:
+        k0, k1, k2, k3 = _keys(row)
+        if _groups_win(suit_win, honor_win, k0, k1, k2, k3, s0, s1, s2, s3):
+            return 1
     if n == 14:
-        if odd == 0:
+        odd = False
+        mx = 0
+        for t in range(34):  # random hands leave this loop at once
+            c = row[t]
+            if c & 1:
+                odd = True
+            if c > mx:
+                mx = c
+            if odd and mx > 1:
+                break
+        if not odd:
             return 1  # seven pairs
         if mx == 1:  # honours and knitted: 14 singles within one knitted combination and the honours
+            m0, m1, m2 = _masks(row)
             for i in range(6):
                 if (
                     (m0 & ~_KNIT_MASK[knits[i, 0]]) == 0
@@ -670,15 +681,28 @@ def _win_code(row, n_melds, suit_win, honor_win, knits):
                     and (m2 & ~_KNIT_MASK[knits[i, 2]]) == 0
                 ):
                     return 1
-        if m0 == _ORPHAN_MASK and m1 == _ORPHAN_MASK and m2 == _ORPHAN_MASK and hk == 7:
-            if s0 + s1 + s2 + s3 == 14 and (s0 + s1 + s2) <= 7:
-                return 1  # thirteen orphans: all 13 and nothing else (14 tiles, one pair)
+        all_orphans = True
+        for t in (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33):
+            if row[t] == 0:
+                all_orphans = False
+                break
+        if all_orphans and (row[0] + row[8] + row[9] + row[17] + row[18] + row[26] + s3) == 14:
+            return 1  # thirteen orphans: all 13 kinds and nothing else in 14 tiles
     if n == 14 or n == 11:
-        for i in range(6):
-            x0 = _KNIT_MASK[knits[i, 0]]
-            x1 = _KNIT_MASK[knits[i, 1]]
-            x2 = _KNIT_MASK[knits[i, 2]]
-            if (m0 & x0) == x0 and (m1 & x1) == x1 and (m2 & x2) == x2:
+        for i in range(6):  # knitted straight: all nine knitted tiles, then the rest as sets and a pair
+            ok = True
+            for g in range(3):
+                for j in range(3):
+                    if row[9 * g + knits[i, g] + 3 * j] == 0:
+                        ok = False
+                        break
+                if not ok:
+                    break
+            if ok:
+                k0, k1, k2, k3 = _keys(row)
+                x0 = _KNIT_MASK[knits[i, 0]]
+                x1 = _KNIT_MASK[knits[i, 1]]
+                x2 = _KNIT_MASK[knits[i, 2]]
                 if _groups_win(
                     suit_win, honor_win, k0 - _DELTA9[x0], k1 - _DELTA9[x1], k2 - _DELTA9[x2], k3,
                     s0 - 3, s1 - 3, s2 - 3, s3,
