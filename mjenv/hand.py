@@ -103,49 +103,34 @@ def _keys(counts):
 def _regular_score(suit, honor, k0, k1, k2, k3, need):
     """Best block score ``2*sets + min(partials, need - sets) + pair`` over the four groups.
 
-    Max-plus convolution of the groups' table rows over blocks (0..4) and the pair flag, unrolled
-    (generated code: ``xN`` is block count N without the pair, ``xpN`` with it).
+    Max-plus combination of the groups' table rows over the blocks given to each group (summing to
+    ``need``; rows are monotone in the blocks) and which group holds the pair.
     """
     a = suit[k0]
     b = suit[k1]
     c = suit[k2]
     h = honor[k3]
-    a0, a1, a2, a3, a4 = np.int32(a[0]), np.int32(a[1]), np.int32(a[2]), np.int32(a[3]), np.int32(a[4])
-    ap0, ap1, ap2, ap3, ap4 = np.int32(a[5]), np.int32(a[6]), np.int32(a[7]), np.int32(a[8]), np.int32(a[9])
-    b0, b1, b2, b3, b4 = np.int32(b[0]), np.int32(b[1]), np.int32(b[2]), np.int32(b[3]), np.int32(b[4])
-    bp0, bp1, bp2, bp3, bp4 = np.int32(b[5]), np.int32(b[6]), np.int32(b[7]), np.int32(b[8]), np.int32(b[9])
-    c0, c1, c2, c3, c4 = np.int32(c[0]), np.int32(c[1]), np.int32(c[2]), np.int32(c[3]), np.int32(c[4])
-    cp0, cp1, cp2, cp3, cp4 = np.int32(c[5]), np.int32(c[6]), np.int32(c[7]), np.int32(c[8]), np.int32(c[9])
-    ab0 = a0 + b0
-    abp0 = max(ap0 + b0, a0 + bp0)
-    ab1 = max(a0 + b1, a1 + b0)
-    abp1 = max(ap0 + b1, ap1 + b0, a0 + bp1, a1 + bp0)
-    ab2 = max(a0 + b2, a1 + b1, a2 + b0)
-    abp2 = max(ap0 + b2, ap1 + b1, ap2 + b0, a0 + bp2, a1 + bp1, a2 + bp0)
-    ab3 = max(a0 + b3, a1 + b2, a2 + b1, a3 + b0)
-    abp3 = max(ap0 + b3, ap1 + b2, ap2 + b1, ap3 + b0, a0 + bp3, a1 + bp2, a2 + bp1, a3 + bp0)
-    ab4 = max(a0 + b4, a1 + b3, a2 + b2, a3 + b1, a4 + b0)
-    abp4 = max(ap0 + b4, ap1 + b3, ap2 + b2, ap3 + b1, ap4 + b0, a0 + bp4, a1 + bp3, a2 + bp2, a3 + bp1, a4 + bp0)
-    x0 = ab0 + c0
-    xp0 = max(abp0 + c0, ab0 + cp0)
-    x1 = max(ab0 + c1, ab1 + c0)
-    xp1 = max(abp0 + c1, abp1 + c0, ab0 + cp1, ab1 + cp0)
-    x2 = max(ab0 + c2, ab1 + c1, ab2 + c0)
-    xp2 = max(abp0 + c2, abp1 + c1, abp2 + c0, ab0 + cp2, ab1 + cp1, ab2 + cp0)
-    x3 = max(ab0 + c3, ab1 + c2, ab2 + c1, ab3 + c0)
-    xp3 = max(abp0 + c3, abp1 + c2, abp2 + c1, abp3 + c0, ab0 + cp3, ab1 + cp2, ab2 + cp1, ab3 + cp0)
-    x4 = max(ab0 + c4, ab1 + c3, ab2 + c2, ab3 + c1, ab4 + c0)
-    xp4 = max(abp0 + c4, abp1 + c3, abp2 + c2, abp3 + c1, abp4 + c0, ab0 + cp4, ab1 + cp3, ab2 + cp2, ab3 + cp1, ab4 + cp0)
-    if need == 4:
-        return max(x0 + max(h[4], h[9]), x1 + max(h[3], h[8]), x2 + max(h[2], h[7]), x3 + max(h[1], h[6]), x4 + max(h[0], h[5]), xp0 + h[4], xp1 + h[3], xp2 + h[2], xp3 + h[1], xp4 + h[0])
-    if need == 3:
-        return max(x0 + max(h[3], h[8]), x1 + max(h[2], h[7]), x2 + max(h[1], h[6]), x3 + max(h[0], h[5]), xp0 + h[3], xp1 + h[2], xp2 + h[1], xp3 + h[0])
-    if need == 2:
-        return max(x0 + max(h[2], h[7]), x1 + max(h[1], h[6]), x2 + max(h[0], h[5]), xp0 + h[2], xp1 + h[1], xp2 + h[0])
-    if need == 1:
-        return max(x0 + max(h[1], h[6]), x1 + max(h[0], h[5]), xp0 + h[1], xp1 + h[0])
-    return max(x0 + max(h[0], h[5]), xp0 + h[0])
-
+    best = -1000
+    for i in range(need + 1):
+        for j in range(need + 1 - i):
+            a0b0 = np.int32(a[i]) + b[j]
+            a1b0 = np.int32(a[5 + i]) + b[j]
+            a0b1 = np.int32(a[i]) + b[5 + j]
+            ab1 = a1b0 if a1b0 > a0b1 else a0b1
+            for k in range(need + 1 - i - j):
+                rest = need - i - j - k
+                x0 = a0b0 + c[k]
+                x1 = ab1 + c[k]
+                y = a0b0 + c[5 + k]
+                if y > x1:
+                    x1 = y
+                v = x0 + (h[rest] if h[rest] > h[5 + rest] else h[5 + rest])
+                if v > best:
+                    best = v
+                v = x1 + h[rest]
+                if v > best:
+                    best = v
+    return best
 
 
 @njit
@@ -295,12 +280,18 @@ def _score_need1(suit, honor, k0, k1, k2, k3, need):
     b = suit[k1]
     c = suit[k2]
     h = honor[k3]
-    p = max(a[5], b[5], c[5], h[5])  # a pair somewhere (b = 0 values are 0 without a pair)
+    pa = np.int32(a[5])
+    pb = np.int32(b[5])
+    pc = np.int32(c[5])
+    ph = np.int32(h[5])
+    p = max(max(pa, pb), max(pc, ph))  # a pair somewhere (NEG without one)
     if need == 0:
-        return max(p, 0)
-    best = max(a[1], b[1], c[1], h[1], a[6], b[6], c[6], h[6], p)
-    best = max(best, a[1] + max(b[5], c[5], h[5]), b[1] + max(a[5], c[5], h[5]))
-    best = max(best, c[1] + max(a[5], b[5], h[5]), h[1] + max(a[5], b[5], c[5]))
+        return p if p > 0 else 0
+    best = p
+    for x, y, z in ((a, pb, max(pc, ph)), (b, pa, max(pc, ph)), (c, ph, max(pa, pb)), (h, pc, max(pa, pb))):
+        v = max(np.int32(x[1]) + max(0, max(y, z)), np.int32(x[6]))  # a set here, the pair here or elsewhere
+        if v > best:
+            best = v
     return best
 
 
@@ -797,6 +788,41 @@ def _batch_useful(counts, n_melds, shape, physical, s_out, useful, suit, honor, 
     return -1
 
 
+@njit
+def _k_shanten_all(counts, held, physical, s_out, u_out, suit, honor, knits, orphans, pow5):
+    """Per-hand entry: ``s_out[5]`` shanten per shape, ``u_out[5, 34]`` useful tiles (waiting hands only).
+
+    Returns the overall shanten, or a negative code <= ERR_INVALID_COUNTS.
+    """
+    n = _check(counts)
+    if n < 0:
+        return n
+    if n % 3 == 0 or n > 14:
+        return ERR_INVALID_SIZE
+    best = NO_SHANTEN
+    for shape in range(5):
+        v = _shape_shanten(counts, n, shape, suit, honor, knits, orphans, pow5)
+        s_out[shape] = v
+        if n % 3 == 1:
+            _useful(counts, n, shape, v, held, physical, u_out[shape], suit, honor, knits, orphans, pow5)
+        else:
+            u_out[shape, :] = False
+        if v < best:
+            best = v
+    return best
+
+
+@njit
+def _k_win_code(counts, suit_win, honor_win, knits):
+    """Per-hand entry for :func:`is_win` on a bare count array (melds implied by the tile count)."""
+    n = 0
+    for t in range(34):
+        n += counts[t]
+    if n % 3 != 2 or n > 14:
+        return ERR_INVALID_SIZE
+    return _win_code(counts, (14 - n) // 3, suit_win, honor_win, knits)
+
+
 # ---------------------------------------------------------------------------------------------------------
 # Hand model
 # ---------------------------------------------------------------------------------------------------------
@@ -1015,6 +1041,13 @@ def _args():
     return suit, honor, suit_win, honor_win
 
 
+def _is_plain_counts(hand) -> bool:
+    return (
+        type(hand) is np.ndarray and hand.dtype == np.int8 and hand.shape == (NUM_TILE_TYPES,)
+        and hand.flags.c_contiguous
+    )
+
+
 def is_win(hand) -> bool:
     """True if a complete hand (14 - 3*melds standing tiles) wins in some shape.
 
@@ -1023,6 +1056,11 @@ def is_win(hand) -> bool:
     >>> is_win("[123m,1] 456m789m123s55p")
     True
     """
+    if _is_plain_counts(hand):  # fast path: int8[34] counts, melds implied by the tile count
+        _, _, suit_win, honor_win = _TABLES or load_tables()
+        code = _k_win_code(hand, suit_win, honor_win, KNITS)
+        if code >= 0:
+            return code == 1
     return win_shapes(hand) != 0
 
 
@@ -1056,37 +1094,40 @@ def waits(hand) -> tuple[int, ...]:
     return tuple(int(t) for t in np.nonzero(out)[0])
 
 
-def _shape_result(h: Hand, shape: int, physical: bool) -> Shanten | None:
-    suit, honor, _, _ = load_tables()
-    n = h.n_tiles
-    c = h.counts.copy()
-    if h.n_melds and shape != REGULAR and not (shape == KNITTED_STRAIGHT and h.n_melds == 1):
-        return None
-    s = int(_shape_shanten(c, n, shape, suit, honor, KNITS, ORPHANS, _POW5))
-    if s >= NO_SHANTEN:
-        return None
-    out = np.zeros(34, dtype=np.bool_)
-    if not h.is_complete:
-        _useful(c, n, shape, s, h.held(), physical, out, suit, honor, KNITS, ORPHANS, _POW5)
-    return Shanten(s, tuple(int(t) for t in np.nonzero(out)[0]))
+def _all_shapes(hand, physical: bool):
+    """(overall, shanten int8[5], useful bool[5, 34]) of a hand, via one kernel call."""
+    if _is_plain_counts(hand):
+        counts, held = hand.copy(), hand
+    else:
+        h = as_hand(hand)
+        counts, held = h.counts.copy(), h.held()
+    suit, honor, _, _ = _TABLES or load_tables()
+    s = np.empty(NUM_SHAPES, dtype=np.int8)
+    u = np.empty((NUM_SHAPES, NUM_TILE_TYPES), dtype=np.bool_)
+    best = _k_shanten_all(counts, held, bool(physical), s, u, suit, honor, KNITS, ORPHANS, _POW5)
+    if best <= ERR_INVALID_COUNTS:
+        as_hand(hand)  # raises the detailed error
+        raise ValueError("invalid hand")
+    return int(best), s, u
 
 
 def shanten_by_shape(hand, physical: bool = True) -> dict[str, Shanten]:
     """Shanten and useful tiles of every shape that applies to the hand (keys from ``SHAPE_NAMES``).
 
-    Useful tiles are computed for waiting hands (13 - 3*melds tiles) and empty for complete ones.
+    Seven pairs, thirteen orphans and honours-and-knitted apply to 13/14 standing tiles (no melds), the
+    knitted straight to 10/11 (one meld) and 13/14. Useful tiles are computed for waiting hands
+    (13 - 3*melds tiles) and empty for complete ones.
 
     >>> r = shanten_by_shape("1122334455667m")
     >>> r["seven_pairs"]
     Shanten(shanten=0, useful=(6,))
     """
-    h = as_hand(hand)
-    out = {}
-    for shape, name in enumerate(SHAPE_NAMES):
-        r = _shape_result(h, shape, physical)
-        if r is not None:
-            out[name] = r
-    return out
+    _, s, u = _all_shapes(hand, physical)
+    return {
+        name: Shanten(int(s[i]), tuple(np.flatnonzero(u[i]).tolist()))
+        for i, name in enumerate(SHAPE_NAMES)
+        if s[i] < NO_SHANTEN
+    }
 
 
 def shanten(hand, physical: bool = True) -> Shanten:
@@ -1095,10 +1136,8 @@ def shanten(hand, physical: bool = True) -> Shanten:
     >>> shanten("123m456m789m123s5p")
     Shanten(shanten=0, useful=(22,))
     """
-    by = shanten_by_shape(hand, physical)
-    best = min(r.shanten for r in by.values())
-    useful = sorted({t for r in by.values() if r.shanten == best for t in r.useful})
-    return Shanten(best, tuple(useful))
+    best, s, u = _all_shapes(hand, physical)
+    return Shanten(best, tuple(np.flatnonzero(u[s == best].any(axis=0)).tolist()))
 
 
 # ---------------------------------------------------------------------------------------------------------
