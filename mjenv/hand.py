@@ -813,6 +813,19 @@ def _k_shanten_all(counts, held, physical, s_out, u_out, suit, honor, knits, orp
 
 
 @njit
+def _k_waits(counts, out, suit, honor, suit_win, honor_win, knits, orphans, pow5):
+    """Per-hand entry for :func:`waits` on a bare count array: number of waits, or a negative code."""
+    n = _check(counts)
+    if n < 0:
+        return n
+    if n % 3 != 1 or n > 13:
+        return ERR_INVALID_SIZE
+    if _min_shanten(counts, n, suit, honor, knits, orphans, pow5) != 0:
+        return 0
+    return _waits(counts, n, counts, out, suit_win, honor_win, knits, orphans, pow5)
+
+
+@njit
 def _k_win_code(counts, suit_win, honor_win, knits):
     """Per-hand entry for :func:`is_win` on a bare count array (melds implied by the tile count)."""
     n = 0
@@ -1085,13 +1098,16 @@ def waits(hand) -> tuple[int, ...]:
     >>> format_tiles(waits("1112345678999m"))
     '123456789m'
     """
+    suit, honor, suit_win, honor_win = _TABLES or load_tables()
+    out = np.zeros(34, dtype=np.bool_)
+    if _is_plain_counts(hand):  # fast path: int8[34] counts, melds implied by the tile count
+        if _k_waits(hand.copy(), out, suit, honor, suit_win, honor_win, KNITS, ORPHANS, _POW5) >= 0:
+            return tuple(np.flatnonzero(out).tolist())
     h = as_hand(hand)
     if h.is_complete:
         raise ValueError(f"waits need a waiting hand (13 - 3*melds tiles), got {h.n_tiles} standing tiles")
-    _, _, suit_win, honor_win = load_tables()
-    out = np.zeros(34, dtype=np.bool_)
     _waits(h.counts.copy(), h.n_tiles, h.held(), out, suit_win, honor_win, KNITS, ORPHANS, _POW5)
-    return tuple(int(t) for t in np.nonzero(out)[0])
+    return tuple(np.flatnonzero(out).tolist())
 
 
 def _all_shapes(hand, physical: bool):
@@ -1286,4 +1302,6 @@ def warmup() -> None:
     batch_useful(c - np.eye(1, 34, 0, dtype=np.int8), REGULAR, physical=False)
     shanten("1112345678999m")
     waits("1112345678999m")
+    waits(c[0] - np.eye(1, 34, 0, dtype=np.int8)[0])
+    is_win(c14[0])
     is_win("11123456789999m")
