@@ -116,20 +116,17 @@ def _regular_score(suit, honor, k0, k1, k2, k3, need):
             a0b0 = np.int32(a[i]) + b[j]
             a1b0 = np.int32(a[5 + i]) + b[j]
             a0b1 = np.int32(a[i]) + b[5 + j]
-            ab1 = a1b0 if a1b0 > a0b1 else a0b1
+            ab1 = max(a0b1, a1b0)
             for k in range(need + 1 - i - j):
                 rest = need - i - j - k
                 x0 = a0b0 + c[k]
                 x1 = ab1 + c[k]
                 y = a0b0 + c[5 + k]
-                if y > x1:
-                    x1 = y
-                v = x0 + (h[rest] if h[rest] > h[5 + rest] else h[5 + rest])
-                if v > best:
-                    best = v
+                x1 = max(x1, y)
+                v = x0 + (max(h[5 + rest], h[rest]))
+                best = max(best, v)
                 v = x1 + h[rest]
-                if v > best:
-                    best = v
+                best = max(best, v)
     return best
 
 
@@ -174,11 +171,9 @@ def _honors_knitted_shanten(counts, knits):
             for j in range(3):
                 if counts[9 * s + knits[i, s] + 3 * j] > 0:
                     k += 1
-        if k > best:
-            best = k
+        best = max(best, k)
     v = best + honors
-    if v > 14:
-        v = 14
+    v = min(v, 14)
     return 13 - v
 
 
@@ -220,8 +215,7 @@ def _knitted_straight_shanten(counts, suit, honor, knits, pow5, n, bound, extra)
             v = missing - 1
         else:
             v = missing + 2 * rest_need - _regular_score(suit, honor, kk0, kk1, kk2, k3, rest_need)
-        if v < best:
-            best = v
+        best = min(best, v)
     return best
 
 
@@ -262,8 +256,7 @@ def _all_shanten(counts, n, out, suit, honor, knits, orphans, pow5):
     for shape in range(5):
         v = _shape_shanten(counts, n, shape, suit, honor, knits, orphans, pow5)
         out[shape] = v
-        if v < best:
-            best = v
+        best = min(best, v)
     return best
 
 
@@ -286,12 +279,11 @@ def _score_need1(suit, honor, k0, k1, k2, k3, need):
     ph = np.int32(h[5])
     p = max(max(pa, pb), max(pc, ph))  # a pair somewhere (NEG without one)
     if need == 0:
-        return p if p > 0 else 0
+        return max(0, p)
     best = p
     for x, y, z in ((a, pb, max(pc, ph)), (b, pa, max(pc, ph)), (c, ph, max(pa, pb)), (h, pc, max(pa, pb))):
         v = max(np.int32(x[1]) + max(0, max(y, z)), np.int32(x[6]))  # a set here, the pair here or elsewhere
-        if v > best:
-            best = v
+        best = max(best, v)
     return best
 
 
@@ -335,12 +327,10 @@ def _min_shanten(counts, n, suit, honor, knits, orphans, pow5):
     if n < 10 or best <= 0:
         return best
     if n >= 13:
-        if 6 - pairs < best:
-            best = 6 - pairs
+        best = min(best, 6 - pairs)
         kinds = honors + (m0 & 1) + (m0 >> 8) + (m1 & 1) + (m1 >> 8) + (m2 & 1) + (m2 >> 8)
         v = 13 - kinds - (1 if hpair or (d & 0b100000001) else 0)
-        if v < best:
-            best = v
+        best = min(best, v)
     rest_need = 1 if n >= 12 else 0
     for i in range(6):
         x0 = m0 & _KNIT_MASK[knits[i, 0]]
@@ -349,17 +339,14 @@ def _min_shanten(counts, n, suit, honor, knits, orphans, pow5):
         held = _POPCOUNT9[x0] + _POPCOUNT9[x1] + _POPCOUNT9[x2]
         if n >= 13:
             v = honors + held
-            if v > 14:
-                v = 14
-            if 13 - v < best:
-                best = 13 - v
+            v = min(v, 14)
+            best = min(best, 13 - v)
         missing = 9 - held
         if missing - 1 < best:  # knitted straight: missing tiles + the rest as one set and a pair
             v = missing + 2 * rest_need - _score_need1(
                 suit, honor, k0 - _DELTA9[x0], k1 - _DELTA9[x1], k2 - _DELTA9[x2], k3, rest_need
             )
-            if v < best:
-                best = v
+            best = min(best, v)
     return best
 
 
@@ -557,43 +544,6 @@ def _batch_win_shapes(counts, n_melds, out, suit_win, honor_win, knits, orphans,
     return 0
 
 
-@njit
-def _is_win(row, n, suit_win, honor_win, knits, orphans, pow5):
-    """Any-shape win test of a complete hand, with cheap rejections before the special shapes."""
-    k0, k1, k2, k3 = _keys(row)
-    if _regular_win(suit_win, honor_win, row, k0, k1, k2, k3):
-        return True
-    if n != 14 and n != 11:
-        return False
-    if n == 14:
-        odd = 0
-        mx = 0
-        for t in range(34):
-            c = row[t]
-            odd += c & 1
-            if c > mx:
-                mx = c
-        if odd == 0:
-            return True  # seven pairs
-        o = 0
-        for i in range(13):
-            o += row[orphans[i]]
-        if o == 14 or mx == 1:
-            return _win_shapes(row, n, suit_win, honor_win, knits, orphans, pow5) != 0
-    for i in range(6):  # knitted straight: all nine knitted tiles first
-        ok = True
-        for s in range(3):
-            for j in range(3):
-                if row[9 * s + knits[i, s] + 3 * j] == 0:
-                    ok = False
-                    break
-            if not ok:
-                break
-        if ok:
-            return _win_shapes(row, n, suit_win, honor_win, knits, orphans, pow5) != 0
-    return False
-
-
 _ORPHAN_MASK = 0b100000001  # ranks 1 and 9
 
 
@@ -657,8 +607,7 @@ def _win_code(row, n_melds, suit_win, honor_win, knits):
             c = row[t]
             if c & 1:
                 odd = True
-            if c > mx:
-                mx = c
+            mx = max(mx, c)
             if odd and mx > 1:
                 break
         if not odd:
@@ -807,8 +756,7 @@ def _k_shanten_all(counts, held, physical, s_out, u_out, suit, honor, knits, orp
             _useful(counts, n, shape, v, held, physical, u_out[shape], suit, honor, knits, orphans, pow5)
         else:
             u_out[shape, :] = False
-        if v < best:
-            best = v
+        best = min(best, v)
     return best
 
 
@@ -864,7 +812,7 @@ class Hand:
     '[567m,2][EEE,1] 123m99s45p'
     """
 
-    __slots__ = ("counts", "melds", "flowers", "n_melds")
+    __slots__ = ("counts", "flowers", "melds", "n_melds")
 
     def __init__(self, counts, melds=(), flowers: int = 0, n_melds: int | None = None):
         c = np.asarray(counts)

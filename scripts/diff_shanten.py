@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.reference.diff_mahjonggb import compare, make_hands  # noqa: E402
+from tests.reference.diff_mahjonggb import compare, make_hands
 
 
 def main() -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import MahjongGB
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,8 +14,6 @@ from mjenv.melds import CHOW, KONG, PUNG, pack
 from mjenv.testing import BIASES, random_hand, random_win
 from mjenv.tiles import format_tiles, parse_tiles
 from tests.reference import naive_shanten as N
-
-import MahjongGB  # noqa: E402  (oracle, test dependency)
 
 
 def T_(s: str) -> tuple[str, ...]:

@@ -49,8 +49,7 @@ def _add(g, best, sub_key, dsets, dpart, dpair):
                     continue
                 s = g[sub_key, p * 5 + b - used]
                 v = s + 2 * dsets + dpart if s > NEG else NEG
-            if v > best[p * 5 + b]:
-                best[p * 5 + b] = v
+            best[p * 5 + b] = max(best[p * 5 + b], v)
 
 
 @numba.njit(cache=False)
@@ -88,8 +87,7 @@ def _fill(g, nranks, chows):
                 _add(g, best, key - pw[low] - pw[low + 2], 0, 1, 0)
         for p in range(2):  # monotone in b: more blocks never hurt
             for b in range(1, 5):
-                if best[p * 5 + b - 1] > best[p * 5 + b]:
-                    best[p * 5 + b] = best[p * 5 + b - 1]
+                best[p * 5 + b] = max(best[p * 5 + b], best[p * 5 + b - 1])
         g[key] = best
 
 

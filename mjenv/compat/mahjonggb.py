@@ -36,12 +36,12 @@ from mjenv._jit import njit
 from mjenv.tiles import BOTZONE_CODES
 
 __all__ = [
+    "HonorsAndKnittedTilesShanten",
+    "KnittedStraightShanten",
     "MahjongShanten",
     "RegularShanten",
     "SevenPairsShanten",
     "ThirteenOrphansShanten",
-    "HonorsAndKnittedTilesShanten",
-    "KnittedStraightShanten",
 ]
 
 # --- shared parsing helpers (reused by the fan calculator) -------------------------------------------------
@@ -181,8 +181,7 @@ def _unpack_counts(w0, w1, w2, counts):
         else:
             c = (w2 >> (4 * (t - 30))) & 15
         counts[t] = c
-        if c > mx:
-            mx = c
+        mx = max(mx, c)
     return mx
 
 
@@ -217,7 +216,7 @@ _USEFUL = np.zeros(34, dtype=np.bool_)
 _CODES = np.array(BOTZONE_CODES[:34], dtype=object)
 
 
-def MahjongShanten(*args, **kwargs) -> int:  # noqa: N802 (reference name)
+def MahjongShanten(*args, **kwargs) -> int:
     """Shanten of a hand: ``MahjongShanten(pack, hand)``, the minimum over the shapes the hand size allows.
 
     Parameters
@@ -274,7 +273,7 @@ def _shape_call(shape: int, args: tuple, kwargs: dict, sizes: tuple[int, ...]):
     return int(s), tuple(_CODES[useful])
 
 
-def RegularShanten(*args, **kwargs):  # noqa: N802
+def RegularShanten(*args, **kwargs):
     """Regular-shape shanten and useful tiles: ``RegularShanten(hand) -> (shanten, useful)``.
 
     >>> RegularShanten(("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "T1", "T1", "T1", "T2"))
@@ -283,21 +282,21 @@ def RegularShanten(*args, **kwargs):  # noqa: N802
     return _shape_call(_hand.REGULAR, args, kwargs, _VALID_SIZES)
 
 
-def SevenPairsShanten(*args, **kwargs):  # noqa: N802
+def SevenPairsShanten(*args, **kwargs):
     """Seven-pairs shanten and useful tiles of a 13-tile hand: ``(shanten, useful)``."""
     return _shape_call(_hand.SEVEN_PAIRS, args, kwargs, (13,))
 
 
-def ThirteenOrphansShanten(*args, **kwargs):  # noqa: N802
+def ThirteenOrphansShanten(*args, **kwargs):
     """Thirteen-orphans shanten and useful tiles of a 13-tile hand: ``(shanten, useful)``."""
     return _shape_call(_hand.THIRTEEN_ORPHANS, args, kwargs, (13,))
 
 
-def HonorsAndKnittedTilesShanten(*args, **kwargs):  # noqa: N802
+def HonorsAndKnittedTilesShanten(*args, **kwargs):
     """Honours-and-knitted-tiles shanten and useful tiles of a 13-tile hand: ``(shanten, useful)``."""
     return _shape_call(_hand.HONORS_KNITTED, args, kwargs, (13,))
 
 
-def KnittedStraightShanten(*args, **kwargs):  # noqa: N802
+def KnittedStraightShanten(*args, **kwargs):
     """Knitted-straight shanten and useful tiles of a 10- or 13-tile hand: ``(shanten, useful)``."""
     return _shape_call(_hand.KNITTED_STRAIGHT, args, kwargs, (10, 13))

@@ -5,7 +5,7 @@ Independent of the table kernels in ``mjenv.hand``: decomposes the count array t
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 KNITS = ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
 ORPHANS = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
@@ -15,7 +15,7 @@ def _knit_tiles(perm):
     return [9 * s + perm[s] + 3 * k for s in range(3) for k in range(3)]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _best(counts: tuple, i: int, need: int, m: int, t: int, p: int) -> int:
     """Max of 2m + min(t, need - m) + p over decompositions of counts[i:]."""
     while i < 34 and counts[i] == 0:
