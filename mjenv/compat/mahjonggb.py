@@ -185,34 +185,29 @@ def _unpack_counts(w0, w1, w2, counts):
     return mx
 
 
-_K_KNITS = _hand.KNITS  # small constant arrays: frozen into the kernels (fewer arguments to dispatch)
-_K_ORPHANS = _hand.ORPHANS
-_K_POW5 = _hand._POW5
-
-
 @njit
-def _k_mahjong_shanten(w0, w1, w2, n, suit, honor):
+def _k_mahjong_shanten(w0, w1, w2, n, suit, honor, knits, orphans, pow5):
     """Overall shanten of a packed hand of n tiles, or ERR_INVALID_COUNTS."""
     counts = np.empty(34, dtype=np.int8)
     if _unpack_counts(w0, w1, w2, counts) > 4:
         return _hand.ERR_INVALID_COUNTS
-    return _hand._min_shanten(counts, n, suit, honor, _K_KNITS, _K_ORPHANS, _K_POW5)
+    return _hand._min_shanten(counts, n, suit, honor, knits, orphans, pow5)
 
 
 @njit
-def _k_shape(w0, w1, w2, n, shape, useful, suit, honor):
+def _k_shape(w0, w1, w2, n, shape, useful, suit, honor, knits, orphans, pow5):
     """Shanten of one shape with PyMahjongGB's useful tiles in ``useful`` (bool[34])."""
     counts = np.empty(34, dtype=np.int8)
     if _unpack_counts(w0, w1, w2, counts) > 4:
         return _hand.ERR_INVALID_COUNTS
-    s = _hand._shape_shanten(counts, n, shape, suit, honor, _K_KNITS, _K_ORPHANS, _K_POW5)
-    _hand._useful(counts, n, shape, s, counts, False, useful, suit, honor, _K_KNITS, _K_ORPHANS, _K_POW5)
+    s = _hand._shape_shanten(counts, n, shape, suit, honor, knits, orphans, pow5)
+    _hand._useful(counts, n, shape, s, counts, False, useful, suit, honor, knits, orphans, pow5)
     return s
 
 
 # --- public functions ------------------------------------------------------------------------------------
 
-_USEFUL = np.zeros(34, dtype=np.bool_)
+_KNITS, _ORPHANS, _POW5 = _hand.KNITS, _hand.ORPHANS, _hand._POW5
 _CODES = np.array(BOTZONE_CODES[:34], dtype=object)
 
 
@@ -250,7 +245,7 @@ def MahjongShanten(*args, **kwargs) -> int:
     if n not in _VALID_SIZES:
         raise TypeError(ERR_INVALID_HAND_OR_PACK)
     suit, honor, _, _ = _hand._TABLES or _hand.load_tables()
-    s = _k_mahjong_shanten(x & _MASK60, (x >> 60) & _MASK60, x >> 120, n, suit, honor)
+    s = _k_mahjong_shanten(x & _MASK60, (x >> 60) & _MASK60, x >> 120, n, suit, honor, _KNITS, _ORPHANS, _POW5)
     if s <= _hand.ERR_INVALID_COUNTS:
         raise TypeError(ERR_TILE_COUNT)
     return int(s)
@@ -267,7 +262,9 @@ def _shape_call(shape: int, args: tuple, kwargs: dict, sizes: tuple[int, ...]):
         raise TypeError(ERR_INVALID_HAND)
     suit, honor, _, _ = _hand._TABLES or _hand.load_tables()
     useful = np.empty(34, dtype=np.bool_)
-    s = _k_shape(x & _MASK60, (x >> 60) & _MASK60, x >> 120, n, shape, useful, suit, honor)
+    s = _k_shape(
+        x & _MASK60, (x >> 60) & _MASK60, x >> 120, n, shape, useful, suit, honor, _KNITS, _ORPHANS, _POW5
+    )
     if s <= _hand.ERR_INVALID_COUNTS:
         raise TypeError(ERR_TILE_COUNT)
     return int(s), tuple(_CODES[useful])
