@@ -324,7 +324,7 @@ def _min_shanten(counts, n, suit, honor, knits, orphans, pow5):
             hpair = 1
     need = n // 3
     best = 2 * need - _regular_score(suit, honor, k0, k1, k2, k3, need)
-    if n < 10 or best <= 0:
+    if n < 10 or best < 0 or (best == 0 and n % 3 == 1):  # nothing can beat it
         return best
     if n >= 13:
         best = min(best, 6 - pairs)

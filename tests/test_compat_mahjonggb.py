@@ -170,3 +170,10 @@ def test_examples():
     assert C.RegularShanten(H13) == (0, ("T2", "T3"))
     assert C.SevenPairsShanten(hand=H13)[0] == 5
     assert C.KnittedStraightShanten(("W1", "W4", "W7", "T2", "T5", "T8", "B3", "B6", "B9", "J2")) == (0, ("J2",))
+
+
+@pytest.mark.slow
+def test_many_random_hands_agree():
+    rng = np.random.default_rng(99)
+    stats = compare(make_hands(rng, 20000), rng)
+    assert stats["mismatches"] == []

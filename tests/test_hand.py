@@ -223,6 +223,10 @@ def test_batch_waits_and_wins_match_per_hand():
     wins = np.stack([random_win(rng) for _ in range(50)])
     assert H.batch_is_win(wins).all()
     assert (H.batch_win_shapes(wins) & 1).all()
+    assert (H.batch_shanten(wins) == -1).all()
+    # complete hands: shanten -1 exactly when is_win
+    c14 = np.stack([random_hand(rng, 14, BIASES[i % len(BIASES)]) for i in range(300)])
+    assert ((H.batch_shanten(c14) == -1) == H.batch_is_win(c14)).all()
 
 
 def test_batch_with_melds():
