@@ -564,14 +564,19 @@ def _masks(row):
 def _win_code(row, n_melds, suit_win, honor_win, knits):
     """1 if ``row`` (14 - 3*n_melds tiles) wins in any shape, 0 if not, or a negative error code.
 
-    A first pass only sums and validates; keys, bitmasks and the special shapes are computed when cheap
-    tests (group sizes, an odd count, a missing knitted tile) do not already rule a shape out.
+    One branch-free pass gathers group sizes, validation bits, parity and rank bitmasks; keys are computed
+    only when the group sizes allow a regular win, and the special shapes are bit tests.
     """
     s0 = 0
     s1 = 0
     s2 = 0
     neg = 0  # OR of all counts: negative if any count is
     big = 0  # OR of counts + 3: >= 8 if any count exceeds 4
+    odd = 0  # OR of counts & 1: 0 iff every count is even
+    two = 0  # OR of counts >> 1: 0 iff every count is 0 or 1
+    m0 = 0
+    m1 = 0
+    m2 = 0
     for r in range(9):
         a = np.int64(row[r])
         b = np.int64(row[9 + r])
@@ -579,14 +584,24 @@ def _win_code(row, n_melds, suit_win, honor_win, knits):
         s0 += a
         s1 += b
         s2 += c
-        neg |= a | b | c
+        abc = a | b | c
+        neg |= abc
+        odd |= abc
+        two |= (a >> 1) | (b >> 1) | (c >> 1)
         big |= (a + 3) | (b + 3) | (c + 3)
+        m0 |= ((a + 7) >> 3) << r  # bit r set iff the count is 1..4
+        m1 |= ((b + 7) >> 3) << r
+        m2 |= ((c + 7) >> 3) << r
     s3 = 0
-    for r in range(27, 34):
-        h = np.int64(row[r])
+    mh = 0
+    for r in range(7):
+        h = np.int64(row[27 + r])
         s3 += h
         neg |= h
+        odd |= h
+        two |= h >> 1
         big |= h + 3
+        mh |= ((h + 7) >> 3) << r
     if neg < 0 or big >= 8:
         return ERR_INVALID_COUNTS
     n = s0 + s1 + s2 + s3
@@ -601,48 +616,24 @@ def _win_code(row, n_melds, suit_win, honor_win, knits):
         if _groups_win(suit_win, honor_win, k0, k1, k2, k3, s0, s1, s2, s3):
             return 1
     if n == 14:
-        odd = False
-        mx = 0
-        for t in range(34):  # random hands leave this loop at once
-            c = row[t]
-            if c & 1:
-                odd = True
-            mx = max(mx, c)
-            if odd and mx > 1:
-                break
-        if not odd:
-            return 1  # seven pairs
-        if mx == 1:  # honours and knitted: 14 singles within one knitted combination and the honours
-            m0, m1, m2 = _masks(row)
+        if (odd & 1) == 0:
+            return 1  # seven pairs (four identical tiles are two pairs)
+        if two == 0:  # honours and knitted: 14 singles within one knitted combination and the honours
             for i in range(6):
                 if (
-                    (m0 & ~_KNIT_MASK[knits[i, 0]]) == 0
-                    and (m1 & ~_KNIT_MASK[knits[i, 1]]) == 0
-                    and (m2 & ~_KNIT_MASK[knits[i, 2]]) == 0
-                ):
+                    (m0 & ~_KNIT_MASK[knits[i, 0]]) | (m1 & ~_KNIT_MASK[knits[i, 1]])
+                    | (m2 & ~_KNIT_MASK[knits[i, 2]])
+                ) == 0:
                     return 1
-        all_orphans = True
-        for t in (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33):
-            if row[t] == 0:
-                all_orphans = False
-                break
-        if all_orphans and (row[0] + row[8] + row[9] + row[17] + row[18] + row[26] + s3) == 14:
+        if m0 == _ORPHAN_MASK and m1 == _ORPHAN_MASK and m2 == _ORPHAN_MASK and mh == 127:
             return 1  # thirteen orphans: all 13 kinds and nothing else in 14 tiles
     if n == 14 or n == 11:
         for i in range(6):  # knitted straight: all nine knitted tiles, then the rest as sets and a pair
-            ok = True
-            for g in range(3):
-                for j in range(3):
-                    if row[9 * g + knits[i, g] + 3 * j] == 0:
-                        ok = False
-                        break
-                if not ok:
-                    break
-            if ok:
+            x0 = _KNIT_MASK[knits[i, 0]]
+            x1 = _KNIT_MASK[knits[i, 1]]
+            x2 = _KNIT_MASK[knits[i, 2]]
+            if ((m0 & x0) ^ x0) | ((m1 & x1) ^ x1) | ((m2 & x2) ^ x2) == 0:
                 k0, k1, k2, k3 = _keys(row)
-                x0 = _KNIT_MASK[knits[i, 0]]
-                x1 = _KNIT_MASK[knits[i, 1]]
-                x2 = _KNIT_MASK[knits[i, 2]]
                 if _groups_win(
                     suit_win, honor_win, k0 - _DELTA9[x0], k1 - _DELTA9[x1], k2 - _DELTA9[x2], k3,
                     s0 - 3, s1 - 3, s2 - 3, s3,
