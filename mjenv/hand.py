@@ -289,8 +289,12 @@ def _score_need1(suit, honor, k0, k1, k2, k3, need):
 
 @njit
 def _min_shanten(counts, n, suit, honor, knits, orphans, pow5):
-    """Overall shanten (the minimum over the shapes) in one pass over the counts; the knitted combinations
-    are evaluated from rank bitmasks, and only where they can beat the best so far."""
+    """Overall shanten (the minimum over the shapes) in one branch-free pass over the counts; the knitted
+    combinations are evaluated from rank bitmasks, and only where they can beat the best so far.
+
+    ``n`` is the number of tiles, or ``-1 - n_melds`` to validate the counts here (then a count outside
+    0..4 gives ERR_INVALID_COUNTS and a size other than 13/14 - 3*n_melds ERR_INVALID_SIZE).
+    """
     k0 = 0
     k1 = 0
     k2 = 0
@@ -299,29 +303,43 @@ def _min_shanten(counts, n, suit, honor, knits, orphans, pow5):
     m2 = 0
     d = 0  # ranks held twice or more in some suit (for the orphans' pair)
     pairs = 0
+    neg = 0
+    big = 0
+    tot = 0
     for r in range(8, -1, -1):
-        a = counts[r]
-        b = counts[9 + r]
-        c = counts[18 + r]
+        a = np.int64(counts[r])
+        b = np.int64(counts[9 + r])
+        c = np.int64(counts[18 + r])
         k0 = k0 * 5 + a
         k1 = k1 * 5 + b
         k2 = k2 * 5 + c
+        tot += a + b + c
+        neg |= a | b | c
+        big |= (a + 3) | (b + 3) | (c + 3)
         pairs += (a >> 1) + (b >> 1) + (c >> 1)
-        m0 = 2 * m0 + (1 if a > 0 else 0)
-        m1 = 2 * m1 + (1 if b > 0 else 0)
-        m2 = 2 * m2 + (1 if c > 0 else 0)
-        d = 2 * d + (1 if a > 1 or b > 1 or c > 1 else 0)
+        m0 = 2 * m0 + ((a + 7) >> 3)  # 1 iff the count is 1..4
+        m1 = 2 * m1 + ((b + 7) >> 3)
+        m2 = 2 * m2 + ((c + 7) >> 3)
+        d = 2 * d + ((((a >> 1) | (b >> 1) | (c >> 1)) + 3) >> 2)
     k3 = 0
     honors = 0
     hpair = 0
     for r in range(6, -1, -1):
-        h = counts[27 + r]
+        h = np.int64(counts[27 + r])
         k3 = k3 * 5 + h
+        tot += h
+        neg |= h
+        big |= h + 3
         pairs += h >> 1
-        if h > 0:
-            honors += 1
-        if h > 1:
-            hpair = 1
+        honors += (h + 7) >> 3
+        hpair |= h >> 1
+    if n < 0:
+        if neg < 0 or big >= 8:
+            return ERR_INVALID_COUNTS
+        base = 13 - 3 * (-1 - n)
+        if tot != base and tot != base + 1:
+            return ERR_INVALID_SIZE
+        n = tot
     need = n // 3
     best = 2 * need - _regular_score(suit, honor, k0, k1, k2, k3, need)
     if n < 10 or best < 0 or (best == 0 and n % 3 == 1):  # nothing can beat it
@@ -331,22 +349,31 @@ def _min_shanten(counts, n, suit, honor, knits, orphans, pow5):
         kinds = honors + (m0 & 1) + (m0 >> 8) + (m1 & 1) + (m1 >> 8) + (m2 & 1) + (m2 >> 8)
         v = 13 - kinds - (1 if hpair or (d & 0b100000001) else 0)
         best = min(best, v)
-    rest_need = 1 if n >= 12 else 0
+    top = 0  # most tiles of one knitted combination held
     for i in range(6):
-        x0 = m0 & _KNIT_MASK[knits[i, 0]]
-        x1 = m1 & _KNIT_MASK[knits[i, 1]]
-        x2 = m2 & _KNIT_MASK[knits[i, 2]]
-        held = _POPCOUNT9[x0] + _POPCOUNT9[x1] + _POPCOUNT9[x2]
-        if n >= 13:
-            v = honors + held
-            v = min(v, 14)
-            best = min(best, 13 - v)
-        missing = 9 - held
-        if missing - 1 < best:  # knitted straight: missing tiles + the rest as one set and a pair
-            v = missing + 2 * rest_need - _score_need1(
-                suit, honor, k0 - _DELTA9[x0], k1 - _DELTA9[x1], k2 - _DELTA9[x2], k3, rest_need
-            )
-            best = min(best, v)
+        held = (
+            _POPCOUNT9[m0 & _KNIT_MASK[knits[i, 0]]]
+            + _POPCOUNT9[m1 & _KNIT_MASK[knits[i, 1]]]
+            + _POPCOUNT9[m2 & _KNIT_MASK[knits[i, 2]]]
+        )
+        top = max(top, held)
+    if n >= 13:
+        best = min(best, 13 - min(honors + top, 14))  # honours and knitted
+    rest_need = 1 if n >= 12 else 0
+    for phase in range(2):  # knitted straight: the combinations holding most tiles first
+        for i in range(6):
+            x0 = m0 & _KNIT_MASK[knits[i, 0]]
+            x1 = m1 & _KNIT_MASK[knits[i, 1]]
+            x2 = m2 & _KNIT_MASK[knits[i, 2]]
+            held = _POPCOUNT9[x0] + _POPCOUNT9[x1] + _POPCOUNT9[x2]
+            if (held == top) != (phase == 0):
+                continue
+            missing = 9 - held
+            if missing - 1 < best:  # missing tiles + the rest as one set and a pair (>= -1)
+                v = missing + 2 * rest_need - _score_need1(
+                    suit, honor, k0 - _DELTA9[x0], k1 - _DELTA9[x1], k2 - _DELTA9[x2], k3, rest_need
+                )
+                best = min(best, v)
     return best
 
 
@@ -671,16 +698,7 @@ def _batch_is_win(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow
 def _batch_shanten(counts, n_melds, out, suit, honor, knits, orphans, pow5):
     """``out[i]``: overall shanten of hand i (13 or 14 - 3*melds tiles), or a negative error code < -1."""
     for i in range(counts.shape[0]):
-        row = counts[i]
-        n = _check(row)
-        if n < 0:
-            out[i] = n
-            continue
-        base = 13 - 3 * n_melds[i]
-        if n != base and n != base + 1:
-            out[i] = ERR_INVALID_SIZE
-            continue
-        out[i] = _min_shanten(row, n, suit, honor, knits, orphans, pow5)
+        out[i] = _min_shanten(counts[i], -1 - np.int64(n_melds[i]), suit, honor, knits, orphans, pow5)
     return 0
 
 
