@@ -16,6 +16,7 @@ def build_parser() -> argparse.ArgumentParser:
     _register_tiles(sub)
     _register_score(sub)
     _register_play(sub)
+    _register_hand(sub)
     return parser
 
 
@@ -110,6 +111,53 @@ def _cmd_play(args) -> int:
         with open(args.log, "w", encoding="utf-8") as f:
             json.dump(make_log(args.seed, 0, 0, 8, ops), f, ensure_ascii=False, indent=1)
         print(f"game record written to {args.log}")
+    return 0
+
+
+def _register_hand(sub) -> None:
+    p = sub.add_parser("shanten", help="shanten per winning shape and useful tiles of a hand")
+    p.add_argument("hand", help='e.g. "[567m,2][EEE,1] 123m45p99s" or "W1 W2 ..." (13 - 3*melds tiles)')
+    p.add_argument("--mahjonggb", action="store_true", help="PyMahjongGB's useful-tile convention (5th copies)")
+    p.set_defaults(func=_cmd_shanten)
+    p = sub.add_parser("waits", help="tiles that complete a waiting hand (and win check of a complete one)")
+    p.add_argument("hand", help='e.g. "1112345678999m" (13 - 3*melds tiles) or a 14 - 3*melds tile hand')
+    p.set_defaults(func=_cmd_waits)
+
+
+def _cmd_shanten(args) -> int:
+    from mjenv.hand import as_hand, shanten, shanten_by_shape
+    from mjenv.tiles import format_tiles
+
+    h = as_hand(args.hand)
+    physical = not args.mahjonggb
+    by = shanten_by_shape(h, physical=physical)
+    best = shanten(h, physical=physical)
+    print(f"hand     {h}")
+    label = "complete" if best.shanten == -1 else ("ready" if best.shanten == 0 else f"{best.shanten}-shanten")
+    print(f"shanten  {best.shanten} ({label})")
+    for name, r in by.items():
+        useful = format_tiles(r.useful) if r.useful else "-"
+        n_useful = sum(4 - int(h.held()[t]) for t in r.useful)
+        mark = "*" if r.shanten == best.shanten else " "
+        print(f" {mark}{name:17s} {r.shanten:3d}  useful {useful} ({len(r.useful)} kinds, {n_useful} tiles)")
+    return 0
+
+
+def _cmd_waits(args) -> int:
+    from mjenv.hand import SHAPE_NAMES, as_hand, waits, win_shapes
+    from mjenv.tiles import format_tiles
+
+    h = as_hand(args.hand)
+    print(f"hand     {h}")
+    if h.is_complete:
+        mask = win_shapes(h)
+        names = [n for i, n in enumerate(SHAPE_NAMES) if mask >> i & 1]
+        print("win      " + (", ".join(names) if names else "no"))
+        return 0
+    w = waits(h)
+    held = h.held()
+    left = sum(4 - int(held[t]) for t in w)
+    print("waits    " + (f"{format_tiles(w)} ({len(w)} kinds, {left} tiles left)" if w else "none (not ready)"))
     return 0
 
 

@@ -1,4 +1,40 @@
-"""Drop-in replacement for PyMahjongGB 1.4.0 (``import MahjongGB``): the fan calculator.
+"""Drop-in replacement for PyMahjongGB 1.4.0 (``import MahjongGB``).
+
+Replace ``from MahjongGB import ...`` with ``from mjenv.compat.mahjonggb import ...`` and nothing changes:
+same functions, keyword/positional signatures, return values (order included) and ``TypeError`` messages,
+established by calling the reference as a black box (``scripts/diff_shanten.py``, ``scripts/diff_fans.py``).
+
+Part 1: shanten
+===============
+
+Rules
+-----
+Shanten and useful tiles of the five MCR winning shapes as ``mjenv.hand`` defines them (block counting),
+with PyMahjongGB's call conventions.
+
+Specification in mjenv
+----------------------
+``MahjongShanten(pack, hand) -> int``, ``RegularShanten(hand)``, ``SevenPairsShanten(hand)``,
+``ThirteenOrphansShanten(hand)``, ``HonorsAndKnittedTilesShanten(hand)`` and ``KnittedStraightShanten(hand)``
+``-> (shanten, useful)`` with ``useful`` a tuple of Botzone codes in tile order, exactly as the reference
+(same keyword/positional signatures, same ``TypeError`` messages, checks in the same order), established by
+calling the reference as a black box:
+
+* ``pack`` / ``hand`` must be tuples (``Param `pack` must be a tuple!``), packs tuples of tuples, hand tiles
+  strings (``Param `hand` must be a tuple of strs!``); bad codes give ``ERROE_WRONG_TILE_CODE``,
+  ``ERROE_WRONG_PACK_CODE`` and ``ERROE_WRONG_OFFER_CODE`` (offer outside 0..3), sic.
+* The standing hand must hold 1, 4, 7, 10 or 13 tiles (``ERROR_INVALID_HAND_OR_PACK`` for ``MahjongShanten``,
+  ``ERROR_INVALID_HAND`` for the others); seven pairs, thirteen orphans and honours-and-knitted need 13 tiles,
+  the knitted straight 10 or 13. The packs are validated but otherwise ignored (the reference ignores them too:
+  ``MahjongShanten`` is the minimum over the shapes that the hand size allows).
+* Useful tiles: a tile held four times in the hand is useful only when the hand is ready (regular shape).
+
+Known differences (deliberate): the reference accepts more than four copies of a tile and then returns
+values of an unspecified algorithm; here any count above 4 raises ``TypeError('ERROR_TILE_COUNT_GREATER_THAN_4')``.
+More than four packs crash the reference (segfault with six); here they raise ``ERROR_INVALID_HAND_OR_PACK``.
+
+Part 2: the fan calculator
+==========================
 
 Rules
 -----
@@ -21,9 +57,276 @@ import operator
 import numpy as np
 
 from mjenv import fans as _fans
+from mjenv import hand as _hand
 from mjenv._jit import njit
 from mjenv.tiles import BOTZONE_CODES
 
+__all__ = [
+    "MahjongFanCalculator",
+    "HonorsAndKnittedTilesShanten",
+    "KnittedStraightShanten",
+    "MahjongShanten",
+    "RegularShanten",
+    "SevenPairsShanten",
+    "ThirteenOrphansShanten",
+]
+
+# --- shared parsing helpers (reused by the fan calculator) -------------------------------------------------
+
+#: tile code -> tile id for the 34 playable tiles (flowers are not valid hand/pack tiles)
+TILE_ID = {code: i for i, code in enumerate(BOTZONE_CODES[:34])}
+PACK_KINDS = ("CHI", "PENG", "GANG")
+_BITS = 4  # bits per tile in the packed words below
+_PER_WORD = 15  # tiles per int64 word (60 bits)
+#: tile code -> its count unit in the packed ``hand`` integer (``4 * tile`` bits up)
+_UNIT = {code: 1 << (_BITS * i) for code, i in TILE_ID.items()}
+_UNIT_GET = _UNIT.__getitem__
+_MASK60 = (1 << 60) - 1
+
+ERR_WRONG_TILE_CODE = "ERROE_WRONG_TILE_CODE"
+ERR_WRONG_PACK_CODE = "ERROE_WRONG_PACK_CODE"
+ERR_WRONG_OFFER_CODE = "ERROE_WRONG_OFFER_CODE"
+ERR_INVALID_HAND = "ERROR_INVALID_HAND"
+ERR_INVALID_HAND_OR_PACK = "ERROR_INVALID_HAND_OR_PACK"
+ERR_TILE_COUNT = "ERROR_TILE_COUNT_GREATER_THAN_4"
+_VALID_SIZES = (1, 4, 7, 10, 13)
+
+
+def _parse_args(name_args: tuple[str, ...], args: tuple, kwargs: dict) -> tuple:
+    """CPython ``PyArg_ParseTupleAndKeywords`` behaviour for all-required object parameters."""
+    nargs, nkw = len(args), len(kwargs)
+    n = len(name_args)
+    if nargs + nkw > n:
+        raise TypeError(
+            f"function takes at most {n} {'keyword ' if nargs == 0 else ''}argument{'' if n == 1 else 's'} "
+            f"({nargs + nkw} given)"
+        )
+    out = list(args)
+    for i in range(nargs, n):
+        key = name_args[i]
+        if key not in kwargs:
+            raise TypeError(f"function missing required argument '{key}' (pos {i + 1})")
+        out.append(kwargs[key])
+    for key in kwargs:
+        if key not in name_args:
+            raise TypeError(f"'{key}' is an invalid keyword argument for this function")
+        if name_args.index(key) < nargs:
+            raise TypeError(f"argument for function given by name ('{key}') and position ({name_args.index(key) + 1})")
+    return tuple(out)
+
+
+def _parse_int(x) -> int:
+    """The ``"i"`` converter of ``PyArg_ParseTuple``."""
+    if isinstance(x, (float, str, bytes)) or not hasattr(type(x), "__index__"):
+        raise TypeError(f"'{type(x).__name__}' object cannot be interpreted as an integer")
+    v = x.__index__()
+    if v > 2**31 - 1:
+        raise OverflowError("signed integer is greater than maximum")
+    if v < -(2**31):
+        raise OverflowError("signed integer is less than minimum")
+    return v
+
+
+def _parse_str(x, pos: int) -> str:
+    """The ``"s"`` converter of ``PyArg_ParseTuple``."""
+    if not isinstance(x, str):
+        raise TypeError(f"argument {pos} must be str, not {type(x).__name__}")
+    if "\0" in x:
+        raise ValueError("embedded null character")
+    return x
+
+
+def _parse_pack(pack) -> list[tuple[int, int, int]]:
+    """Validate a reference pack tuple; returns ``[(kind 1..3, tile id, offer)]`` (kind 1 CHI, 2 PENG, 3 GANG)."""
+    if not isinstance(pack, tuple):
+        raise TypeError("Param `pack` must be a tuple!")
+    out = []
+    for p in pack:
+        if not isinstance(p, tuple):
+            raise TypeError("Param `pack` must be a tuple of tuples!")
+        if len(p) != 3:
+            raise TypeError(f"function takes exactly 3 arguments ({len(p)} given)")
+        kind = _parse_str(p[0], 1)
+        code = _parse_str(p[1], 2)
+        offer = _parse_int(p[2])
+        if kind not in PACK_KINDS:
+            raise TypeError(ERR_WRONG_PACK_CODE)
+        if code not in TILE_ID:
+            raise TypeError(ERR_WRONG_TILE_CODE)
+        if not 0 <= offer <= 3:
+            raise TypeError(ERR_WRONG_OFFER_CODE)
+        out.append((PACK_KINDS.index(kind) + 1, TILE_ID[code], offer))
+    return out
+
+
+def _hand_error(hand) -> TypeError:
+    """The error the reference raises for a hand whose fast parse failed."""
+    if not isinstance(hand, tuple):
+        return TypeError("Param `hand` must be a tuple!")
+    for x in hand:
+        if not isinstance(x, str):
+            return TypeError("Param `hand` must be a tuple of strs!")
+        if x not in TILE_ID:
+            return TypeError(ERR_WRONG_TILE_CODE)
+    return TypeError(ERR_INVALID_HAND)
+
+
+def _packed_hand(hand) -> int:
+    """Sum of the per-code units of the hand (4 bits per tile), or raise the reference's error."""
+    if type(hand) is not tuple and not isinstance(hand, tuple):
+        raise TypeError("Param `hand` must be a tuple!")
+    try:
+        return sum(map(_UNIT_GET, hand))
+    except (KeyError, TypeError):
+        raise _hand_error(hand) from None
+
+
+def _parse_hand_and_pack(pack, hand) -> tuple[list, np.ndarray]:
+    """Validate ``(pack, hand)`` in the reference's order; returns packs and ``int8[34]`` counts.
+
+    Raises the reference's ``TypeError`` messages (hand size is not checked here).
+    """
+    packs = _parse_pack(pack)
+    x = _packed_hand(hand)
+    counts = np.zeros(34, dtype=np.int8)
+    _unpack_counts(x & _MASK60, (x >> 60) & _MASK60, x >> 120, counts)
+    return packs, counts
+
+
+# --- kernels -------------------------------------------------------------------------------------------------
+
+
+@njit
+def _unpack_counts(w0, w1, w2, counts):
+    """Decode three 60-bit words (15 tiles of 4 bits each) into ``counts``; return the max count."""
+    mx = 0
+    for t in range(34):
+        if t < 15:
+            c = (w0 >> (4 * t)) & 15
+        elif t < 30:
+            c = (w1 >> (4 * (t - 15))) & 15
+        else:
+            c = (w2 >> (4 * (t - 30))) & 15
+        counts[t] = c
+        mx = max(mx, c)
+    return mx
+
+
+@njit
+def _k_mahjong_shanten(w0, w1, w2, n, suit, honor, knits, orphans, pow5):
+    """Overall shanten of a packed hand of n tiles, or ERR_INVALID_COUNTS."""
+    counts = np.empty(34, dtype=np.int8)
+    if _unpack_counts(w0, w1, w2, counts) > 4:
+        return _hand.ERR_INVALID_COUNTS
+    return _hand._min_shanten(counts, n, suit, honor, knits, orphans, pow5)
+
+
+@njit
+def _k_shape(w0, w1, w2, n, shape, useful, suit, honor, knits, orphans, pow5):
+    """Shanten of one shape with PyMahjongGB's useful tiles in ``useful`` (bool[34])."""
+    counts = np.empty(34, dtype=np.int8)
+    if _unpack_counts(w0, w1, w2, counts) > 4:
+        return _hand.ERR_INVALID_COUNTS
+    s = _hand._shape_shanten(counts, n, shape, suit, honor, knits, orphans, pow5)
+    _hand._useful(counts, n, shape, s, counts, False, useful, suit, honor, knits, orphans, pow5)
+    return s
+
+
+# --- public functions ------------------------------------------------------------------------------------
+
+_KNITS, _ORPHANS, _POW5 = _hand.KNITS, _hand.ORPHANS, _hand._POW5
+_CODES = np.array(BOTZONE_CODES[:34], dtype=object)
+
+
+def MahjongShanten(*args, **kwargs) -> int:
+    """Shanten of a hand: ``MahjongShanten(pack, hand)``, the minimum over the shapes the hand size allows.
+
+    Parameters
+    ----------
+    pack : tuple of (str, str, int)
+        Fixed packs ``("CHI"/"PENG"/"GANG", tile, offer 0..3)``; validated, not used (as the reference).
+    hand : tuple of str
+        1, 4, 7, 10 or 13 standing tiles as Botzone codes.
+
+    Returns
+    -------
+    int
+        Shanten; 0 means ready.
+
+    >>> MahjongShanten((), ("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "T1", "T1", "T1", "T2"))
+    0
+    """
+    if kwargs or len(args) != 2:
+        pack, hand = _parse_args(("pack", "hand"), args, kwargs)
+    else:
+        pack, hand = args
+    if pack:
+        packs = _parse_pack(pack)
+        if len(packs) > 4:
+            x = _packed_hand(hand)
+            raise TypeError(ERR_INVALID_HAND_OR_PACK)
+    elif not isinstance(pack, tuple):
+        raise TypeError("Param `pack` must be a tuple!")
+    x = _packed_hand(hand)
+    n = len(hand)
+    if n not in _VALID_SIZES:
+        raise TypeError(ERR_INVALID_HAND_OR_PACK)
+    suit, honor, _, _ = _hand._TABLES or _hand.load_tables()
+    s = _k_mahjong_shanten(x & _MASK60, (x >> 60) & _MASK60, x >> 120, n, suit, honor, _KNITS, _ORPHANS, _POW5)
+    if s <= _hand.ERR_INVALID_COUNTS:
+        raise TypeError(ERR_TILE_COUNT)
+    return int(s)
+
+
+def _shape_call(shape: int, args: tuple, kwargs: dict, sizes: tuple[int, ...]):
+    if kwargs or len(args) != 1:
+        (hand,) = _parse_args(("hand",), args, kwargs)
+    else:
+        hand = args[0]
+    x = _packed_hand(hand)
+    n = len(hand)
+    if n not in sizes:
+        raise TypeError(ERR_INVALID_HAND)
+    suit, honor, _, _ = _hand._TABLES or _hand.load_tables()
+    useful = np.empty(34, dtype=np.bool_)
+    s = _k_shape(
+        x & _MASK60, (x >> 60) & _MASK60, x >> 120, n, shape, useful, suit, honor, _KNITS, _ORPHANS, _POW5
+    )
+    if s <= _hand.ERR_INVALID_COUNTS:
+        raise TypeError(ERR_TILE_COUNT)
+    return int(s), tuple(_CODES[useful])
+
+
+def RegularShanten(*args, **kwargs):
+    """Regular-shape shanten and useful tiles: ``RegularShanten(hand) -> (shanten, useful)``.
+
+    >>> RegularShanten(("W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "T1", "T1", "T1", "T2"))
+    (0, ('T2', 'T3'))
+    """
+    return _shape_call(_hand.REGULAR, args, kwargs, _VALID_SIZES)
+
+
+def SevenPairsShanten(*args, **kwargs):
+    """Seven-pairs shanten and useful tiles of a 13-tile hand: ``(shanten, useful)``."""
+    return _shape_call(_hand.SEVEN_PAIRS, args, kwargs, (13,))
+
+
+def ThirteenOrphansShanten(*args, **kwargs):
+    """Thirteen-orphans shanten and useful tiles of a 13-tile hand: ``(shanten, useful)``."""
+    return _shape_call(_hand.THIRTEEN_ORPHANS, args, kwargs, (13,))
+
+
+def HonorsAndKnittedTilesShanten(*args, **kwargs):
+    """Honours-and-knitted-tiles shanten and useful tiles of a 13-tile hand: ``(shanten, useful)``."""
+    return _shape_call(_hand.HONORS_KNITTED, args, kwargs, (13,))
+
+
+def KnittedStraightShanten(*args, **kwargs):
+    """Knitted-straight shanten and useful tiles of a 10- or 13-tile hand: ``(shanten, useful)``."""
+    return _shape_call(_hand.KNITTED_STRAIGHT, args, kwargs, (10, 13))
+
+
+# --- the fan calculator ----------------------------------------------------------------------------------
 _CODE = {c: i for i, c in enumerate(BOTZONE_CODES[:34])}
 _KIND = {"CHI": 1, "PENG": 2, "GANG": 3}
 _ERRORS = {

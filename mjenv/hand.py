@@ -1,0 +1,1264 @@
+"""Rules: hands, win detection, waits and shanten for Chinese Official Mahjong (MCR).
+
+Rules
+-----
+MCR (``../shared/rules/RULES.md``, Winning): a hand wins in one of five shapes,
+
+* regular (``REGULAR``): four sets (chow or pung; fixed melds count) and a pair;
+* seven pairs (``SEVEN_PAIRS``, 七对): four identical tiles count as two pairs; concealed hands only;
+* thirteen orphans (``THIRTEEN_ORPHANS``, 十三幺): one of each terminal and honour plus one more of them;
+* honours and knitted tiles (``HONORS_KNITTED``, 全不靠): 14 different tiles from one knitted combination
+  (147/258/369 in the three suits, one suit each) and the honours;
+* knitted straight (``KNITTED_STRAIGHT``, 组合龙): the 9 tiles of a knitted combination plus one set and a pair;
+  the set may be a fixed meld.
+
+Specification in mjenv
+----------------------
+A hand is ``counts: int8[34]`` of standing (concealed) tiles plus up to four packed fixed melds
+(:mod:`mjenv.melds`). A standing hand of ``3k + 1`` tiles (13 - 3 melds) is *waiting*; ``3k + 2`` tiles
+(14 - 3 melds) is a complete hand that may be a win. Shanten uses block counting: regular shanten is
+``2 * need - max(2 * sets + min(partials, need - sets) + pair)`` with ``need = n // 3`` sets still to form;
+seven pairs ``6 - sum(c // 2)``; thirteen orphans ``13 - kinds - has_pair``; honours and knitted ``13 - best
+number of distinct usable tiles``; knitted straight ``missing knitted tiles + shanten of the rest as one set
+and a pair``. ``-1`` is a complete (winning) hand. Seven pairs, thirteen orphans and honours-and-knitted only
+exist for 13/14 standing tiles (no melds), the knitted straight for 10/11 and 13/14.
+
+Useful tiles of a shape are the tiles whose draw lowers its shanten. By default (``physical=True``) a tile
+already held four times (hand and melds) is never useful. ``physical=False`` gives PyMahjongGB's convention,
+discovered by experiment and kept for :mod:`mjenv.compat.mahjonggb`: a tile held four times in the hand is
+useful only when the hand is ready (shanten 0) and the 5th copy would complete it.
+
+Kernels read the per-suit tables of ``mjenv/_tables/gen_suit_tables.py`` (passed as arguments) and return
+negative codes <= ``ERR_INVALID_COUNTS`` for bad input. Shanten of a shape that does not apply to the
+hand's size is ``NO_SHANTEN`` (99).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from importlib import resources
+from typing import NamedTuple
+
+import numpy as np
+
+from mjenv import melds as _melds
+from mjenv._jit import njit
+from mjenv.tiles import NUM_TILE_TYPES, format_tiles, parse_tiles
+
+REGULAR, SEVEN_PAIRS, THIRTEEN_ORPHANS, HONORS_KNITTED, KNITTED_STRAIGHT = 0, 1, 2, 3, 4
+NUM_SHAPES = 5
+SHAPE_NAMES = ("regular", "seven_pairs", "thirteen_orphans", "honors_knitted", "knitted_straight")
+NO_SHANTEN = 99
+ERR_INVALID_COUNTS = -10  # a count outside 0..4
+ERR_INVALID_SIZE = -11  # tile count does not fit the melds
+_NEG = -64
+
+#: knitted combinations: KNITS[i, s] is the rank offset (0, 1, 2 for 147, 258, 369) of suit s
+KNITS = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]], dtype=np.int64)
+ORPHANS = np.array([0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33], dtype=np.int64)
+_POW5 = np.array([5**i for i in range(10)], dtype=np.int64)
+
+_TABLES: tuple | None = None
+
+
+def load_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The lookup tables ``(suit, honor, suit_win, honor_win)``, loaded once (see ``gen_suit_tables.py``)."""
+    global _TABLES
+    if _TABLES is None:
+        with resources.files("mjenv._tables").joinpath("suit_tables.npz").open("rb") as f:
+            z = np.load(f)
+            _TABLES = tuple(np.ascontiguousarray(z[k]) for k in ("suit", "honor", "suit_win", "honor_win"))
+    return _TABLES
+
+
+def table_sha256() -> str:
+    """SHA-256 of the shipped ``suit_tables.npz`` (checked against ``SHA256SUMS`` by the tests)."""
+    data = resources.files("mjenv._tables").joinpath("suit_tables.npz").read_bytes()
+    return hashlib.sha256(data).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------------------
+# kernels
+# ---------------------------------------------------------------------------------------------------------
+
+
+@njit
+def _keys(counts):
+    """Base-5 keys of the three suits and the honours of ``counts`` (int8[34])."""
+    k0 = 0
+    k1 = 0
+    k2 = 0
+    for r in range(8, -1, -1):
+        k0 = k0 * 5 + counts[r]
+        k1 = k1 * 5 + counts[9 + r]
+        k2 = k2 * 5 + counts[18 + r]
+    k3 = 0
+    for r in range(6, -1, -1):
+        k3 = k3 * 5 + counts[27 + r]
+    return k0, k1, k2, k3
+
+
+@njit
+def _regular_score(suit, honor, k0, k1, k2, k3, need):
+    """Best block score ``2*sets + min(partials, need - sets) + pair`` over the four groups.
+
+    Max-plus combination of the groups' table rows over the blocks given to each group (summing to
+    ``need``; rows are monotone in the blocks) and which group holds the pair.
+    """
+    a = suit[k0]
+    b = suit[k1]
+    c = suit[k2]
+    h = honor[k3]
+    best = -1000
+    for i in range(need + 1):
+        for j in range(need + 1 - i):
+            a0b0 = np.int32(a[i]) + b[j]
+            a1b0 = np.int32(a[5 + i]) + b[j]
+            a0b1 = np.int32(a[i]) + b[5 + j]
+            ab1 = max(a0b1, a1b0)
+            for k in range(need + 1 - i - j):
+                rest = need - i - j - k
+                x0 = a0b0 + c[k]
+                x1 = ab1 + c[k]
+                y = a0b0 + c[5 + k]
+                x1 = max(x1, y)
+                v = x0 + (max(h[5 + rest], h[rest]))
+                best = max(best, v)
+                v = x1 + h[rest]
+                best = max(best, v)
+    return best
+
+
+@njit
+def _regular_shanten(counts, suit, honor, n):
+    k0, k1, k2, k3 = _keys(counts)
+    need = n // 3
+    return 2 * need - _regular_score(suit, honor, k0, k1, k2, k3, need)
+
+
+@njit
+def _seven_pairs_shanten(counts):
+    p = 0
+    for t in range(34):
+        p += counts[t] >> 1
+    return 6 - p
+
+
+@njit
+def _orphans_shanten(counts, orphans):
+    kinds = 0
+    pair = 0
+    for i in range(13):
+        c = counts[orphans[i]]
+        if c > 0:
+            kinds += 1
+        if c > 1:
+            pair = 1
+    return 13 - kinds - pair
+
+
+@njit
+def _honors_knitted_shanten(counts, knits):
+    honors = 0
+    for t in range(27, 34):
+        if counts[t] > 0:
+            honors += 1
+    best = 0
+    for i in range(6):
+        k = 0
+        for s in range(3):
+            for j in range(3):
+                if counts[9 * s + knits[i, s] + 3 * j] > 0:
+                    k += 1
+        best = max(best, k)
+    v = best + honors
+    v = min(v, 14)
+    return 13 - v
+
+
+@njit
+def _knitted_straight_shanten(counts, suit, honor, knits, pow5, n, bound, extra):
+    """Knitted straight shanten of an ``n``-tile hand (n >= 10); ``bound``: stop early at this value.
+
+    ``extra`` (or -1): a tile held 4 times in ``counts`` plus one drawn copy (PyMahjongGB's useful-tile
+    convention). When ``extra`` is not among a combination's knitted tiles the rest holds 5 copies; the only
+    use of a 5th copy is a pung plus a pair of it, which completes the rest (one set and a pair).
+    """
+    k0, k1, k2, k3 = _keys(counts)
+    rest_need = 1 if n >= 12 else 0
+    best = NO_SHANTEN
+    for i in range(6):
+        missing = 0
+        kk0 = k0
+        kk1 = k1
+        kk2 = k2
+        five = extra >= 0
+        for s in range(3):
+            for j in range(3):
+                r = knits[i, s] + 3 * j
+                if 9 * s + r == extra:
+                    five = False  # one copy goes to the knitted tiles, 4 stay in the rest
+                    continue
+                if counts[9 * s + r] > 0:
+                    if s == 0:
+                        kk0 -= pow5[r]
+                    elif s == 1:
+                        kk1 -= pow5[r]
+                    else:
+                        kk2 -= pow5[r]
+                else:
+                    missing += 1
+        if missing - 1 >= best or missing - 1 >= bound:
+            continue
+        if five and rest_need == 1:
+            v = missing - 1
+        else:
+            v = missing + 2 * rest_need - _regular_score(suit, honor, kk0, kk1, kk2, k3, rest_need)
+        best = min(best, v)
+    return best
+
+
+@njit
+def _shape_shanten(counts, n, shape, suit, honor, knits, orphans, pow5):
+    """Shanten of one shape for an ``n``-tile standing hand (NO_SHANTEN when the shape does not apply)."""
+    if shape == 0:
+        return _regular_shanten(counts, suit, honor, n)
+    if shape == 4:
+        if n < 10:
+            return NO_SHANTEN
+        return _knitted_straight_shanten(counts, suit, honor, knits, pow5, n, NO_SHANTEN, -1)
+    if n < 13:
+        return NO_SHANTEN
+    if shape == 1:
+        return _seven_pairs_shanten(counts)
+    if shape == 2:
+        return _orphans_shanten(counts, orphans)
+    return _honors_knitted_shanten(counts, knits)
+
+
+@njit
+def _check(counts):
+    """Number of tiles, or ERR_INVALID_COUNTS."""
+    n = 0
+    for t in range(34):
+        c = counts[t]
+        if c < 0 or c > 4:
+            return ERR_INVALID_COUNTS
+        n += c
+    return n
+
+
+@njit
+def _all_shanten(counts, n, out, suit, honor, knits, orphans, pow5):
+    """Fill ``out[5]`` with the shanten of every shape; return the minimum."""
+    best = NO_SHANTEN
+    for shape in range(5):
+        v = _shape_shanten(counts, n, shape, suit, honor, knits, orphans, pow5)
+        out[shape] = v
+        best = min(best, v)
+    return best
+
+
+_POPCOUNT9 = np.array([bin(i).count("1") for i in range(512)], dtype=np.int64)
+#: DELTA9[mask] = sum of 5**r over the ranks r in a 9-bit rank mask (key change when removing one of each)
+_DELTA9 = np.array([sum(5**r for r in range(9) if i >> r & 1) for i in range(512)], dtype=np.int64)
+_KNIT_MASK = np.array([0b001001001, 0b010010010, 0b100100100], dtype=np.int64)  # ranks 147, 258, 369
+
+
+@njit
+def _score_need1(suit, honor, k0, k1, k2, k3, need):
+    """:func:`_regular_score` for ``need`` 0 or 1 (one set and a pair, or a pair), without the convolution."""
+    a = suit[k0]
+    b = suit[k1]
+    c = suit[k2]
+    h = honor[k3]
+    pa = np.int32(a[5])
+    pb = np.int32(b[5])
+    pc = np.int32(c[5])
+    ph = np.int32(h[5])
+    p = max(max(pa, pb), max(pc, ph))  # a pair somewhere (NEG without one)
+    if need == 0:
+        return max(0, p)
+    best = p
+    for x, y, z in ((a, pb, max(pc, ph)), (b, pa, max(pc, ph)), (c, ph, max(pa, pb)), (h, pc, max(pa, pb))):
+        v = max(np.int32(x[1]) + max(0, max(y, z)), np.int32(x[6]))  # a set here, the pair here or elsewhere
+        best = max(best, v)
+    return best
+
+
+@njit
+def _min_shanten(counts, n, suit, honor, knits, orphans, pow5):
+    """Overall shanten (the minimum over the shapes) in one branch-free pass over the counts; the knitted
+    combinations are evaluated from rank bitmasks, and only where they can beat the best so far.
+
+    ``n`` is the number of tiles, or ``-1 - n_melds`` to validate the counts here (then a count outside
+    0..4 gives ERR_INVALID_COUNTS and a size other than 13/14 - 3*n_melds ERR_INVALID_SIZE).
+    """
+    k0 = 0
+    k1 = 0
+    k2 = 0
+    m0 = 0
+    m1 = 0
+    m2 = 0
+    d = 0  # ranks held twice or more in some suit (for the orphans' pair)
+    pairs = 0
+    neg = 0
+    big = 0
+    tot = 0
+    for r in range(8, -1, -1):
+        a = np.int64(counts[r])
+        b = np.int64(counts[9 + r])
+        c = np.int64(counts[18 + r])
+        k0 = k0 * 5 + a
+        k1 = k1 * 5 + b
+        k2 = k2 * 5 + c
+        tot += a + b + c
+        neg |= a | b | c
+        big |= (a + 3) | (b + 3) | (c + 3)
+        pairs += (a >> 1) + (b >> 1) + (c >> 1)
+        m0 = 2 * m0 + ((a + 7) >> 3)  # 1 iff the count is 1..4
+        m1 = 2 * m1 + ((b + 7) >> 3)
+        m2 = 2 * m2 + ((c + 7) >> 3)
+        d = 2 * d + ((((a >> 1) | (b >> 1) | (c >> 1)) + 3) >> 2)
+    k3 = 0
+    honors = 0
+    hpair = 0
+    for r in range(6, -1, -1):
+        h = np.int64(counts[27 + r])
+        k3 = k3 * 5 + h
+        tot += h
+        neg |= h
+        big |= h + 3
+        pairs += h >> 1
+        honors += (h + 7) >> 3
+        hpair |= h >> 1
+    if n < 0:
+        if neg < 0 or big >= 8:
+            return ERR_INVALID_COUNTS
+        base = 13 - 3 * (-1 - n)
+        if tot != base and tot != base + 1:
+            return ERR_INVALID_SIZE
+        n = tot
+    need = n // 3
+    best = 2 * need - _regular_score(suit, honor, k0, k1, k2, k3, need)
+    if n < 10 or best < 0 or (best == 0 and n % 3 == 1):  # nothing can beat it
+        return best
+    if n >= 13:
+        best = min(best, 6 - pairs)
+        kinds = honors + (m0 & 1) + (m0 >> 8) + (m1 & 1) + (m1 >> 8) + (m2 & 1) + (m2 >> 8)
+        v = 13 - kinds - (1 if hpair or (d & 0b100000001) else 0)
+        best = min(best, v)
+    top = 0  # most tiles of one knitted combination held
+    for i in range(6):
+        held = (
+            _POPCOUNT9[m0 & _KNIT_MASK[knits[i, 0]]]
+            + _POPCOUNT9[m1 & _KNIT_MASK[knits[i, 1]]]
+            + _POPCOUNT9[m2 & _KNIT_MASK[knits[i, 2]]]
+        )
+        top = max(top, held)
+    if n >= 13:
+        best = min(best, 13 - min(honors + top, 14))  # honours and knitted
+    rest_need = 1 if n >= 12 else 0
+    for phase in range(2):  # knitted straight: the combinations holding most tiles first
+        for i in range(6):
+            x0 = m0 & _KNIT_MASK[knits[i, 0]]
+            x1 = m1 & _KNIT_MASK[knits[i, 1]]
+            x2 = m2 & _KNIT_MASK[knits[i, 2]]
+            held = _POPCOUNT9[x0] + _POPCOUNT9[x1] + _POPCOUNT9[x2]
+            if (held == top) != (phase == 0):
+                continue
+            missing = 9 - held
+            if missing - 1 < best:  # missing tiles + the rest as one set and a pair (>= -1)
+                v = missing + 2 * rest_need - _score_need1(
+                    suit, honor, k0 - _DELTA9[x0], k1 - _DELTA9[x1], k2 - _DELTA9[x2], k3, rest_need
+                )
+                best = min(best, v)
+    return best
+
+
+@njit
+def _regular_fifth_wins(counts, t, suit, honor, n1):
+    """``counts[t] == 4``: would a 5th copy complete the regular ``n1``-tile hand?
+
+    Five copies of ``t`` hold a pung or a pair of ``t`` (at most four chows contain it), so the hand wins iff
+    the rest after a pung of ``t`` is a complete hand, or the rest after a pair of ``t`` splits into sets.
+    """
+    counts[t] = 2  # pung of t out
+    k0, k1, k2, k3 = _keys(counts)
+    need = (n1 - 3) // 3
+    win = 2 * need - _regular_score(suit, honor, k0, k1, k2, k3, need) == -1
+    if not win:
+        counts[t] = 3  # pair of t out: the rest must be sets only
+        k0, k1, k2, k3 = _keys(counts)
+        sets = (n1 - 2) // 3
+        a = suit[k0]
+        b = suit[k1]
+        c = suit[k2]
+        h = honor[k3]
+        for i in range(sets + 1):
+            for j in range(sets + 1 - i):
+                for k in range(sets + 1 - i - j):
+                    if a[i] + b[j] + c[k] + h[sets - i - j - k] == 2 * sets:
+                        win = True
+    counts[t] = 4
+    return win
+
+
+@njit
+def _useful(counts, n, shape, s, held, physical, out, suit, honor, knits, orphans, pow5):
+    """Mark in ``out`` (bool[34]) the tiles whose draw lowers the shape's shanten ``s``.
+
+    ``held`` (int8[34]) counts hand + melds; with ``physical`` a tile held 4 times is never useful, else
+    PyMahjongGB's convention (see the module docstring).
+    """
+    for t in range(34):
+        out[t] = False
+        if s >= NO_SHANTEN:
+            continue
+        c = counts[t]
+        if physical:
+            if held[t] >= 4:
+                continue
+        elif c >= 4:
+            if shape == 0 and s == 0 and c == 4:
+                out[t] = _regular_fifth_wins(counts, t, suit, honor, n + 1)
+            elif shape == 4 and c == 4:
+                v = _knitted_straight_shanten(counts, suit, honor, knits, pow5, n + 1, NO_SHANTEN, t)
+                out[t] = v < s
+            continue
+        counts[t] = c + 1
+        v = _shape_shanten(counts, n + 1, shape, suit, honor, knits, orphans, pow5)
+        counts[t] = c
+        out[t] = v < s
+    return 0
+
+
+@njit
+def _regular_win(suit_win, honor_win, counts, k0, k1, k2, k3):
+    """Regular win test of a complete hand from its keys: every group splits into sets, one pair."""
+    pairs = 0
+    for g in range(4):
+        lo = 9 * g
+        hi = lo + (9 if g < 3 else 7)
+        m = 0
+        for t in range(lo, hi):
+            m += counts[t]
+        r = m % 3
+        if r == 1:
+            return False
+        if g == 0:
+            w = suit_win[k0]
+        elif g == 1:
+            w = suit_win[k1]
+        elif g == 2:
+            w = suit_win[k2]
+        else:
+            w = honor_win[k3]
+        if r == 0:
+            if (w & 1) == 0:
+                return False
+        else:
+            if (w & 2) == 0:
+                return False
+            pairs += 1
+    return pairs == 1
+
+
+@njit
+def _win_shapes(counts, n, suit_win, honor_win, knits, orphans, pow5):
+    """Bitmask (1 << shape) of the shapes a complete ``n``-tile standing hand satisfies."""
+    k0, k1, k2, k3 = _keys(counts)
+    mask = 0
+    if _regular_win(suit_win, honor_win, counts, k0, k1, k2, k3):
+        mask |= 1
+    if n == 14:
+        pairs = 0
+        odd = 0
+        single = 0
+        for t in range(34):
+            c = counts[t]
+            pairs += c >> 1
+            odd += c & 1
+            if c > 1:
+                single = 1
+        if odd == 0:
+            mask |= 2
+        o = 0
+        kinds = 0
+        for i in range(13):
+            c = counts[orphans[i]]
+            o += c
+            if c > 0:
+                kinds += 1
+        if o == 14 and kinds == 13:
+            mask |= 4
+        if single == 0:
+            for i in range(6):
+                ok = True
+                for s in range(3):
+                    for r in range(9):
+                        if counts[9 * s + r] > 0 and r % 3 != knits[i, s]:
+                            ok = False
+                if ok:
+                    mask |= 8
+                    break
+    if n == 14 or n == 11:
+        for i in range(6):
+            kk0 = k0
+            kk1 = k1
+            kk2 = k2
+            ok = True
+            for s in range(3):
+                for j in range(3):
+                    r = knits[i, s] + 3 * j
+                    if counts[9 * s + r] == 0:
+                        ok = False
+                    elif s == 0:
+                        kk0 -= pow5[r]
+                    elif s == 1:
+                        kk1 -= pow5[r]
+                    else:
+                        kk2 -= pow5[r]
+            if ok:
+                for s in range(3):
+                    for j in range(3):
+                        counts[9 * s + knits[i, s] + 3 * j] -= 1
+                w = _regular_win(suit_win, honor_win, counts, kk0, kk1, kk2, k3)
+                for s in range(3):
+                    for j in range(3):
+                        counts[9 * s + knits[i, s] + 3 * j] += 1
+                if w:
+                    mask |= 16
+                    break
+    return mask
+
+
+@njit
+def _waits(counts, n, held, out, suit_win, honor_win, knits, orphans, pow5):
+    """Mark in ``out`` the tiles (held fewer than 4 times) completing an ``n``-tile (3k+1) hand; count them."""
+    found = 0
+    k = (13 - n) // 3
+    for t in range(34):
+        out[t] = False
+        if held[t] >= 4:
+            continue
+        counts[t] += 1
+        w = _win_code(counts, k, suit_win, honor_win, knits)
+        counts[t] -= 1
+        if w == 1:
+            out[t] = True
+            found += 1
+    return found
+
+
+# --- batch kernels -----------------------------------------------------------------------------------------
+
+
+@njit
+def _batch_win_shapes(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow5):
+    """``out[i]``: win-shape bitmask of hand i (14 - 3*melds tiles), or a negative error code."""
+    for i in range(counts.shape[0]):
+        row = counts[i]
+        n = _check(row)
+        if n < 0:
+            out[i] = n
+            continue
+        if n != 14 - 3 * n_melds[i]:
+            out[i] = ERR_INVALID_SIZE
+            continue
+        out[i] = _win_shapes(row, n, suit_win, honor_win, knits, orphans, pow5)
+    return 0
+
+
+_ORPHAN_MASK = 0b100000001  # ranks 1 and 9
+
+
+@njit
+def _masks(row):
+    """Rank bitmasks (bit r: rank r+1 held) of the three suits."""
+    m0 = 0
+    m1 = 0
+    m2 = 0
+    for r in range(8, -1, -1):
+        m0 = 2 * m0 + (1 if row[r] > 0 else 0)
+        m1 = 2 * m1 + (1 if row[9 + r] > 0 else 0)
+        m2 = 2 * m2 + (1 if row[18 + r] > 0 else 0)
+    return m0, m1, m2
+
+
+@njit
+def _win_code(row, n_melds, suit_win, honor_win, knits):
+    """1 if ``row`` (14 - 3*n_melds tiles) wins in any shape, 0 if not, or a negative error code.
+
+    One branch-free pass gathers group sizes, validation bits, parity and rank bitmasks; keys are computed
+    only when the group sizes allow a regular win, and the special shapes are bit tests.
+    """
+    s0 = 0
+    s1 = 0
+    s2 = 0
+    neg = 0  # OR of all counts: negative if any count is
+    big = 0  # OR of counts + 3: >= 8 if any count exceeds 4
+    odd = 0  # OR of counts & 1: 0 iff every count is even
+    two = 0  # OR of counts >> 1: 0 iff every count is 0 or 1
+    m0 = 0
+    m1 = 0
+    m2 = 0
+    for r in range(9):
+        a = np.int64(row[r])
+        b = np.int64(row[9 + r])
+        c = np.int64(row[18 + r])
+        s0 += a
+        s1 += b
+        s2 += c
+        abc = a | b | c
+        neg |= abc
+        odd |= abc
+        two |= (a >> 1) | (b >> 1) | (c >> 1)
+        big |= (a + 3) | (b + 3) | (c + 3)
+        m0 |= ((a + 7) >> 3) << r  # bit r set iff the count is 1..4
+        m1 |= ((b + 7) >> 3) << r
+        m2 |= ((c + 7) >> 3) << r
+    s3 = 0
+    mh = 0
+    for r in range(7):
+        h = np.int64(row[27 + r])
+        s3 += h
+        neg |= h
+        odd |= h
+        two |= h >> 1
+        big |= h + 3
+        mh |= ((h + 7) >> 3) << r
+    if neg < 0 or big >= 8:
+        return ERR_INVALID_COUNTS
+    n = s0 + s1 + s2 + s3
+    if n != 14 - 3 * n_melds:
+        return ERR_INVALID_SIZE
+    r0 = s0 % 3
+    r1 = s1 % 3
+    r2 = s2 % 3
+    r3 = s3 % 3
+    if r0 != 1 and r1 != 1 and r2 != 1 and r3 != 1 and r0 + r1 + r2 + r3 == 2:
+        k0, k1, k2, k3 = _keys(row)
+        if _groups_win(suit_win, honor_win, k0, k1, k2, k3, s0, s1, s2, s3):
+            return 1
+    if n == 14:
+        if (odd & 1) == 0:
+            return 1  # seven pairs (four identical tiles are two pairs)
+        if two == 0:  # honours and knitted: 14 singles within one knitted combination and the honours
+            for i in range(6):
+                if (
+                    (m0 & ~_KNIT_MASK[knits[i, 0]]) | (m1 & ~_KNIT_MASK[knits[i, 1]])
+                    | (m2 & ~_KNIT_MASK[knits[i, 2]])
+                ) == 0:
+                    return 1
+        if m0 == _ORPHAN_MASK and m1 == _ORPHAN_MASK and m2 == _ORPHAN_MASK and mh == 127:
+            return 1  # thirteen orphans: all 13 kinds and nothing else in 14 tiles
+    if n == 14 or n == 11:
+        for i in range(6):  # knitted straight: all nine knitted tiles, then the rest as sets and a pair
+            x0 = _KNIT_MASK[knits[i, 0]]
+            x1 = _KNIT_MASK[knits[i, 1]]
+            x2 = _KNIT_MASK[knits[i, 2]]
+            if ((m0 & x0) ^ x0) | ((m1 & x1) ^ x1) | ((m2 & x2) ^ x2) == 0:
+                k0, k1, k2, k3 = _keys(row)
+                if _groups_win(
+                    suit_win, honor_win, k0 - _DELTA9[x0], k1 - _DELTA9[x1], k2 - _DELTA9[x2], k3,
+                    s0 - 3, s1 - 3, s2 - 3, s3,
+                ):
+                    return 1
+    return 0
+
+
+@njit
+def _groups_win(suit_win, honor_win, k0, k1, k2, k3, s0, s1, s2, s3):
+    """Regular win from group keys and sizes: each group splits into sets, exactly one also has the pair."""
+    r0 = s0 % 3
+    r1 = s1 % 3
+    r2 = s2 % 3
+    r3 = s3 % 3
+    if r0 == 1 or r1 == 1 or r2 == 1 or r3 == 1:
+        return False
+    if (r0 + r1 + r2 + r3) != 2:
+        return False
+    return (
+        (suit_win[k0] >> (r0 >> 1)) & (suit_win[k1] >> (r1 >> 1)) & (suit_win[k2] >> (r2 >> 1))
+        & (honor_win[k3] >> (r3 >> 1)) & 1
+    ) == 1
+
+
+@njit
+def _batch_is_win(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow5):
+    """``out[i]``: 1 if hand i (14 - 3*melds tiles) wins in any shape, 0 if not, negative on bad input."""
+    for i in range(counts.shape[0]):
+        out[i] = _win_code(counts[i], n_melds[i], suit_win, honor_win, knits)
+    return 0
+
+
+@njit
+def _batch_shanten(counts, n_melds, out, suit, honor, knits, orphans, pow5):
+    """``out[i]``: overall shanten of hand i (13 or 14 - 3*melds tiles), or a negative error code < -1."""
+    for i in range(counts.shape[0]):
+        out[i] = _min_shanten(counts[i], -1 - np.int64(n_melds[i]), suit, honor, knits, orphans, pow5)
+    return 0
+
+
+@njit
+def _batch_shanten_by_shape(counts, n_melds, out, suit, honor, knits, orphans, pow5):
+    """``out[i, shape]``: shanten per shape (NO_SHANTEN if it does not apply); row of error codes on bad input."""
+    for i in range(counts.shape[0]):
+        row = counts[i]
+        n = _check(row)
+        base = 13 - 3 * n_melds[i]
+        if n >= 0 and n != base and n != base + 1:
+            n = ERR_INVALID_SIZE
+        if n < 0:
+            for s in range(5):
+                out[i, s] = n
+            continue
+        _all_shanten(row, n, out[i], suit, honor, knits, orphans, pow5)
+    return 0
+
+
+@njit
+def _batch_waits(counts, n_melds, out, suit, honor, suit_win, honor_win, knits, orphans, pow5):
+    """``out[i]``: waits of hand i (13 - 3*melds tiles) as bool[34]; returns the first bad row or -1."""
+    for i in range(counts.shape[0]):
+        row = counts[i]
+        n = _check(row)
+        if n < 0 or n != 13 - 3 * n_melds[i]:
+            return i
+        if _min_shanten(row, n, suit, honor, knits, orphans, pow5) == 0:  # only ready hands wait
+            _waits(row, n, row, out[i], suit_win, honor_win, knits, orphans, pow5)
+    return -1
+
+
+@njit
+def _batch_useful(counts, n_melds, shape, physical, s_out, useful, suit, honor, knits, orphans, pow5):
+    """``s_out[i]``: shape shanten of waiting hand i; ``useful[i]``: its useful tiles; -1 or the first bad row."""
+    for i in range(counts.shape[0]):
+        row = counts[i]
+        n = _check(row)
+        if n < 0 or n != 13 - 3 * n_melds[i]:
+            return i
+        s = _shape_shanten(row, n, shape, suit, honor, knits, orphans, pow5)
+        s_out[i] = s
+        _useful(row, n, shape, s, row, physical, useful[i], suit, honor, knits, orphans, pow5)
+    return -1
+
+
+@njit
+def _k_shanten_all(counts, held, physical, s_out, u_out, suit, honor, knits, orphans, pow5):
+    """Per-hand entry: ``s_out[5]`` shanten per shape, ``u_out[5, 34]`` useful tiles (waiting hands only).
+
+    Returns the overall shanten, or a negative code <= ERR_INVALID_COUNTS.
+    """
+    n = _check(counts)
+    if n < 0:
+        return n
+    if n % 3 == 0 or n > 14:
+        return ERR_INVALID_SIZE
+    best = NO_SHANTEN
+    for shape in range(5):
+        v = _shape_shanten(counts, n, shape, suit, honor, knits, orphans, pow5)
+        s_out[shape] = v
+        if n % 3 == 1:
+            _useful(counts, n, shape, v, held, physical, u_out[shape], suit, honor, knits, orphans, pow5)
+        else:
+            u_out[shape, :] = False
+        best = min(best, v)
+    return best
+
+
+@njit
+def _k_waits(counts, out, suit, honor, suit_win, honor_win, knits, orphans, pow5):
+    """Per-hand entry for :func:`waits` on a bare count array: number of waits, or a negative code."""
+    n = _check(counts)
+    if n < 0:
+        return n
+    if n % 3 != 1 or n > 13:
+        return ERR_INVALID_SIZE
+    if _min_shanten(counts, n, suit, honor, knits, orphans, pow5) != 0:
+        return 0
+    return _waits(counts, n, counts, out, suit_win, honor_win, knits, orphans, pow5)
+
+
+@njit
+def _k_win_code(counts, suit_win, honor_win, knits):
+    """Per-hand entry for :func:`is_win` on a bare count array (melds implied by the tile count)."""
+    n = 0
+    for t in range(34):
+        n += counts[t]
+    if n % 3 != 2 or n > 14:
+        return ERR_INVALID_SIZE
+    return _win_code(counts, (14 - n) // 3, suit_win, honor_win, knits)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Hand model
+# ---------------------------------------------------------------------------------------------------------
+
+_MELD_RE = re.compile(r"\[([^\]]*)\]")
+
+
+class Hand:
+    """Standing tiles (``counts: int8[34]``), up to four fixed melds (packed ints) and a flower count.
+
+    Parameters
+    ----------
+    counts : ndarray[int8, (34,)]
+        Standing tiles; ``13 - 3*len(melds)`` (waiting) or one more (complete) tiles.
+    melds : sequence of int
+        Packed melds (:func:`mjenv.melds.pack`).
+    flowers : int
+        Number of flowers (0..8).
+
+    Examples
+    --------
+    >>> h = Hand.parse("[567m,2][EEE,1] 123m45p99s")
+    >>> len(h.melds), int(h.counts.sum())
+    (2, 7)
+    >>> str(h)
+    '[567m,2][EEE,1] 123m99s45p'
+    """
+
+    __slots__ = ("counts", "flowers", "melds", "n_melds")
+
+    def __init__(self, counts, melds=(), flowers: int = 0, n_melds: int | None = None):
+        c = np.asarray(counts)
+        if c.shape != (NUM_TILE_TYPES,):
+            raise ValueError(f"counts must have shape (34,), got {c.shape}")
+        if not np.issubdtype(c.dtype, np.integer):
+            raise TypeError(f"counts must be integers, got dtype {c.dtype}")
+        if (c < 0).any():
+            raise ValueError("counts must be non-negative")
+        if isinstance(melds, (int, np.integer)) or not hasattr(melds, "__iter__"):
+            raise TypeError("melds must be a sequence of packed melds")
+        ms = [int(m) for m in melds]
+        if len(ms) > 4:
+            raise ValueError(f"at most 4 melds, got {len(ms)}")
+        if isinstance(flowers, bool) or not isinstance(flowers, (int, np.integer)) or not 0 <= flowers <= 8:
+            raise ValueError(f"flowers must be an int 0..8, got {flowers!r}")
+        held = c.astype(np.int64).copy()
+        for m in ms:
+            if _melds.kind_of(m) not in (_melds.CHOW, _melds.PUNG, _melds.KONG):
+                raise ValueError(f"not a packed meld: {m!r}")
+            for t in _melds.meld_tiles(m):
+                held[t] += 1
+        over = np.nonzero(held > 4)[0]
+        if len(over):
+            from mjenv.tiles import tile_to_botzone
+
+            raise ValueError(
+                "more than 4 copies across hand and melds of " + ", ".join(tile_to_botzone(int(t)) for t in over)
+            )
+        if n_melds is None:
+            n_melds = len(ms)
+        elif ms or not 0 <= n_melds <= 4:
+            raise ValueError("n_melds (melds of unknown tiles) must be 0..4 and given without melds")
+        n = int(c.sum())
+        base = 13 - 3 * n_melds
+        if n not in (base, base + 1):
+            raise ValueError(f"a hand with {n_melds} meld(s) needs {base} or {base + 1} standing tiles, got {n}")
+        self.n_melds = int(n_melds)
+        self.counts = np.ascontiguousarray(c, dtype=np.int8)
+        self.melds = tuple(ms)
+        self.flowers = int(flowers)
+
+    @property
+    def n_tiles(self) -> int:
+        """Number of standing tiles."""
+        return int(self.counts.sum())
+
+    @property
+    def is_complete(self) -> bool:
+        """True for a 14 - 3*melds tile hand (one that can be a win)."""
+        return self.n_tiles == 14 - 3 * self.n_melds
+
+    def held(self) -> np.ndarray:
+        """Counts of hand plus melds (``int8[34]``)."""
+        h = self.counts.copy()
+        for m in self.melds:
+            for t in _melds.meld_tiles(m):
+                h[t] += 1
+        return h
+
+    @classmethod
+    def parse(cls, text: str, implicit_melds: bool = False) -> Hand:
+        """Parse ``"[567m,2][EEE,1] 123m45p"``: bracketed fixed melds (``[tiles,offer]``) then standing tiles.
+
+        A meld of three consecutive tiles is a chow (offer = claimed tile 1..3, default 1), three equal tiles a
+        pung (offer 1..3, default 1), four equal tiles a kong (offer 0 = concealed, default 0).
+        Standing tiles use any notation of :func:`mjenv.tiles.parse_tiles`. With ``implicit_melds`` a hand
+        without bracketed melds and fewer than 13 tiles stands for ``(14 - n) // 3`` melds of unknown tiles.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"hand must be a str, got {type(text).__name__}")
+        ms = []
+        for body in _MELD_RE.findall(text):
+            parts = body.split(",")
+            if len(parts) > 2:
+                raise ValueError(f"meld [{body}] must be [tiles] or [tiles,offer]")
+            tiles = sorted(parse_tiles(parts[0]))
+            offer = None
+            if len(parts) == 2:
+                if not parts[1].strip().isdigit():
+                    raise ValueError(f"meld offer in [{body}] must be 0..3")
+                offer = int(parts[1])
+            if any(t >= NUM_TILE_TYPES for t in tiles):
+                raise ValueError(f"flowers cannot be in a meld: [{body}]")
+            if len(tiles) == 4 and len(set(tiles)) == 1:
+                ms.append(_melds.pack(_melds.KONG, tiles[0], 0 if offer is None else offer))
+            elif len(tiles) == 3 and len(set(tiles)) == 1:
+                ms.append(_melds.pack(_melds.PUNG, tiles[0], 1 if offer is None else offer))
+            elif (
+                len(tiles) == 3
+                and tiles[0] < 27
+                and tiles[1] == tiles[0] + 1
+                and tiles[2] == tiles[0] + 2
+                and tiles[0] // 9 == tiles[2] // 9
+            ):
+                ms.append(_melds.pack(_melds.CHOW, tiles[1], 1 if offer is None else offer))
+            else:
+                raise ValueError(f"meld [{body}] is not a chow, pung or kong")
+        rest = _MELD_RE.sub(" ", text)
+        if "[" in rest or "]" in rest:
+            raise ValueError(f"unbalanced brackets in {text!r}")
+        tiles = parse_tiles(rest)
+        flowers = sum(1 for t in tiles if t >= NUM_TILE_TYPES)
+        counts = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
+        for t in tiles:
+            if t < NUM_TILE_TYPES:
+                counts[t] += 1
+        n = int(counts.sum())
+        if implicit_melds and not ms and 0 < n < 13 and n % 3 != 0:
+            return cls(counts, (), flowers, n_melds=(14 - n) // 3)
+        return cls(counts, ms, flowers)
+
+    @classmethod
+    def from_botzone(cls, pack=(), hand=()) -> Hand:
+        """From reference-calculator tuples: ``pack=(("PENG", "W1", 1), ...)``, ``hand=("W2", "W3", ...)``."""
+        if not isinstance(pack, (tuple, list)) or not isinstance(hand, (tuple, list)):
+            raise TypeError("pack and hand must be tuples")
+        ms = [_melds.from_pack(tuple(p) if isinstance(p, list) else p) for p in pack]
+        counts = np.zeros(NUM_TILE_TYPES, dtype=np.int64)
+        for t in parse_tiles(list(hand)):
+            if t >= NUM_TILE_TYPES:
+                raise ValueError("flowers cannot be standing tiles")
+            counts[t] += 1
+        return cls(counts, ms)
+
+    def to_botzone(self) -> tuple[tuple, tuple]:
+        """``(pack, hand)`` tuples for the reference calculator."""
+        from mjenv.tiles import counts_to_tiles, tile_to_botzone
+
+        return (
+            tuple(_melds.to_pack(m) for m in self.melds),
+            tuple(tile_to_botzone(t) for t in counts_to_tiles(self.counts)),
+        )
+
+    def __str__(self) -> str:
+        from mjenv.tiles import counts_to_tiles
+
+        parts = []
+        for m in self.melds:
+            parts.append(f"[{format_tiles(_melds.meld_tiles(m))},{_melds.offer_of(m)}]")
+        s = "".join(parts)
+        body = format_tiles(counts_to_tiles(self.counts))
+        if self.flowers:
+            body += format_tiles(range(34, 34 + self.flowers))
+        return f"{s} {body}" if s else body
+
+    def __repr__(self) -> str:
+        return f"Hand.parse({str(self)!r})"
+
+
+def as_hand(hand) -> Hand:
+    """Coerce a :class:`Hand`, a hand string or a 34-count array into a :class:`Hand`.
+
+    A string without bracketed melds or a count array of ``13 - 3k`` (or one more) tiles stands for a hand with ``k`` unknown fixed melds.
+    """
+    if isinstance(hand, Hand):
+        return hand
+    if isinstance(hand, str):
+        return Hand.parse(hand, implicit_melds=True)
+    if isinstance(hand, (np.ndarray, list, tuple)):
+        c = np.asarray(hand)
+        if c.shape != (NUM_TILE_TYPES,):
+            raise ValueError(f"a count array must have shape (34,), got {c.shape}")
+        if not np.issubdtype(c.dtype, np.integer):
+            raise TypeError(f"counts must be integers, got dtype {c.dtype}")
+        n = int(c.sum())
+        if n > 14 or n < 1 or n % 3 == 0:
+            raise ValueError(f"a count array must hold 3k+1 or 3k+2 tiles (at most 14), got {n}")
+        return Hand(c, (), 0, n_melds=(14 - n) // 3)
+    raise TypeError(f"hand must be a Hand, a str or a count array, got {type(hand).__name__}")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# per-hand API
+# ---------------------------------------------------------------------------------------------------------
+
+
+class Shanten(NamedTuple):
+    """Shanten number and the useful tiles (sorted tile ids) that lower it."""
+
+    shanten: int
+    useful: tuple[int, ...]
+
+
+def _args():
+    suit, honor, suit_win, honor_win = load_tables()
+    return suit, honor, suit_win, honor_win
+
+
+def _is_plain_counts(hand) -> bool:
+    return (
+        type(hand) is np.ndarray and hand.dtype == np.int8 and hand.shape == (NUM_TILE_TYPES,)
+        and hand.flags.c_contiguous
+    )
+
+
+def is_win(hand) -> bool:
+    """True if a complete hand (14 - 3*melds standing tiles) wins in some shape.
+
+    >>> is_win("123m456m789m123s55p")
+    True
+    >>> is_win("[123m,1] 456m789m123s55p")
+    True
+    """
+    if _is_plain_counts(hand):  # fast path: int8[34] counts, melds implied by the tile count
+        _, _, suit_win, honor_win = _TABLES or load_tables()
+        code = _k_win_code(hand, suit_win, honor_win, KNITS)
+        if code >= 0:
+            return code == 1
+    return win_shapes(hand) != 0
+
+
+def win_shapes(hand) -> int:
+    """Bitmask ``1 << shape`` of the winning shapes of a complete hand (0 if not a win).
+
+    >>> win_shapes("11223344556677m") == (1 << REGULAR) | (1 << SEVEN_PAIRS)
+    True
+    """
+    h = as_hand(hand)
+    if not h.is_complete:
+        raise ValueError(f"win detection needs a complete hand (14 - 3*melds tiles), got {h.n_tiles} standing tiles")
+    _, _, suit_win, honor_win = load_tables()
+    c = h.counts.copy()
+    return int(_win_shapes(c, h.n_tiles, suit_win, honor_win, KNITS, ORPHANS, _POW5))
+
+
+def waits(hand) -> tuple[int, ...]:
+    """Tiles (ids) that complete a waiting hand (13 - 3*melds tiles); tiles held 4 times are excluded.
+
+    >>> from mjenv.tiles import format_tiles
+    >>> format_tiles(waits("1112345678999m"))
+    '123456789m'
+    """
+    suit, honor, suit_win, honor_win = _TABLES or load_tables()
+    out = np.zeros(34, dtype=np.bool_)
+    if _is_plain_counts(hand):  # fast path: int8[34] counts, melds implied by the tile count
+        if _k_waits(hand.copy(), out, suit, honor, suit_win, honor_win, KNITS, ORPHANS, _POW5) >= 0:
+            return tuple(np.flatnonzero(out).tolist())
+    h = as_hand(hand)
+    if h.is_complete:
+        raise ValueError(f"waits need a waiting hand (13 - 3*melds tiles), got {h.n_tiles} standing tiles")
+    _waits(h.counts.copy(), h.n_tiles, h.held(), out, suit_win, honor_win, KNITS, ORPHANS, _POW5)
+    return tuple(np.flatnonzero(out).tolist())
+
+
+def _all_shapes(hand, physical: bool):
+    """(overall, shanten int8[5], useful bool[5, 34]) of a hand, via one kernel call."""
+    if _is_plain_counts(hand):
+        counts, held = hand.copy(), hand
+    else:
+        h = as_hand(hand)
+        counts, held = h.counts.copy(), h.held()
+    suit, honor, _, _ = _TABLES or load_tables()
+    s = np.empty(NUM_SHAPES, dtype=np.int8)
+    u = np.empty((NUM_SHAPES, NUM_TILE_TYPES), dtype=np.bool_)
+    best = _k_shanten_all(counts, held, bool(physical), s, u, suit, honor, KNITS, ORPHANS, _POW5)
+    if best <= ERR_INVALID_COUNTS:
+        as_hand(hand)  # raises the detailed error
+        raise ValueError("invalid hand")
+    return int(best), s, u
+
+
+def shanten_by_shape(hand, physical: bool = True) -> dict[str, Shanten]:
+    """Shanten and useful tiles of every shape that applies to the hand (keys from ``SHAPE_NAMES``).
+
+    Seven pairs, thirteen orphans and honours-and-knitted apply to 13/14 standing tiles (no melds), the
+    knitted straight to 10/11 (one meld) and 13/14. Useful tiles are computed for waiting hands
+    (13 - 3*melds tiles) and empty for complete ones.
+
+    >>> r = shanten_by_shape("1122334455667m")
+    >>> r["seven_pairs"]
+    Shanten(shanten=0, useful=(6,))
+    """
+    _, s, u = _all_shapes(hand, physical)
+    return {
+        name: Shanten(int(s[i]), tuple(np.flatnonzero(u[i]).tolist()))
+        for i, name in enumerate(SHAPE_NAMES)
+        if s[i] < NO_SHANTEN
+    }
+
+
+def shanten(hand, physical: bool = True) -> Shanten:
+    """Overall shanten (minimum over the shapes) and the union of the useful tiles of the best shapes.
+
+    >>> shanten("123m456m789m123s5p")
+    Shanten(shanten=0, useful=(22,))
+    """
+    best, s, u = _all_shapes(hand, physical)
+    return Shanten(best, tuple(np.flatnonzero(u[s == best].any(axis=0)).tolist()))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# batch API
+# ---------------------------------------------------------------------------------------------------------
+
+
+def _batch_args(counts, n_melds):
+    if not isinstance(counts, np.ndarray):
+        raise TypeError(f"counts must be a numpy array, got {type(counts).__name__}")
+    if counts.ndim != 2 or counts.shape[1] != NUM_TILE_TYPES:
+        raise ValueError(f"counts must have shape (N, 34), got {counts.shape}")
+    if counts.dtype != np.int8:
+        raise TypeError(f"counts must be int8, got {counts.dtype}")
+    counts = np.ascontiguousarray(counts)
+    if np.isscalar(n_melds) or (isinstance(n_melds, np.ndarray) and n_melds.ndim == 0):
+        m = int(n_melds)
+        if not 0 <= m <= 4:
+            raise ValueError(f"n_melds must be 0..4, got {m}")
+        n_melds = np.full(counts.shape[0], m, dtype=np.int8)
+    else:
+        n_melds = np.ascontiguousarray(n_melds, dtype=np.int8)
+        if n_melds.shape != (counts.shape[0],):
+            raise ValueError(f"n_melds must be a scalar or shape ({counts.shape[0]},), got {n_melds.shape}")
+        if ((n_melds < 0) | (n_melds > 4)).any():
+            raise ValueError("n_melds must be 0..4")
+    return counts, n_melds
+
+
+def _raise_bad(codes: np.ndarray, what: str) -> None:
+    bad = np.nonzero(codes <= ERR_INVALID_COUNTS)[0]
+    if len(bad):
+        i = int(bad[0])
+        reason = "a count outside 0..4" if codes[i] == ERR_INVALID_COUNTS else "a tile count that does not fit its melds"
+        raise ValueError(f"{what}: row {i} has {reason} ({len(bad)} bad rows)")
+
+
+def batch_is_win(counts: np.ndarray, n_melds=0) -> np.ndarray:
+    """Win test of many complete hands.
+
+    Parameters
+    ----------
+    counts : ndarray[int8, (N, 34)]
+        Standing tiles, ``14 - 3*n_melds`` per row.
+    n_melds : int or ndarray[int8, (N,)]
+        Fixed melds per hand.
+
+    Returns
+    -------
+    ndarray[bool, (N,)]
+    """
+    counts, n_melds = _batch_args(counts, n_melds)
+    _, _, suit_win, honor_win = load_tables()
+    out = np.empty(counts.shape[0], dtype=np.int8)
+    _batch_is_win(counts, n_melds, out, suit_win, honor_win, KNITS, ORPHANS, _POW5)
+    _raise_bad(out, "batch_is_win")
+    return out.astype(np.bool_)
+
+
+def batch_win_shapes(counts: np.ndarray, n_melds=0) -> np.ndarray:
+    """Win-shape bitmasks (``int8[N]``, bit ``1 << shape``) of many complete hands (see :func:`batch_is_win`)."""
+    counts, n_melds = _batch_args(counts, n_melds)
+    _, _, suit_win, honor_win = load_tables()
+    out = np.empty(counts.shape[0], dtype=np.int8)
+    _batch_win_shapes(counts, n_melds, out, suit_win, honor_win, KNITS, ORPHANS, _POW5)
+    _raise_bad(out, "batch_win_shapes")
+    return out
+
+
+def batch_shanten(counts: np.ndarray, n_melds=0) -> np.ndarray:
+    """Overall shanten (``int8[N]``) of many hands of ``13 - 3*n_melds`` or one more standing tiles."""
+    counts, n_melds = _batch_args(counts, n_melds)
+    suit, honor, _, _ = load_tables()
+    out = np.empty(counts.shape[0], dtype=np.int8)
+    _batch_shanten(counts, n_melds, out, suit, honor, KNITS, ORPHANS, _POW5)
+    _raise_bad(out, "batch_shanten")
+    return out
+
+
+def batch_shanten_by_shape(counts: np.ndarray, n_melds=0) -> np.ndarray:
+    """Shanten per shape (``int8[N, 5]``, ``NO_SHANTEN`` where a shape does not apply).
+
+    Shapes other than the regular one are computed from the standing tiles' size alone: with melds, only the
+    regular shape (and the knitted straight with one meld) applies, as in :func:`shanten_by_shape`.
+    """
+    counts, n_melds = _batch_args(counts, n_melds)
+    suit, honor, _, _ = load_tables()
+    out = np.empty((counts.shape[0], NUM_SHAPES), dtype=np.int8)
+    _batch_shanten_by_shape(counts, n_melds, out, suit, honor, KNITS, ORPHANS, _POW5)
+    _raise_bad(out[:, 0], "batch_shanten_by_shape")
+    return out
+
+
+def batch_waits(counts: np.ndarray, n_melds=0) -> np.ndarray:
+    """Waits (``bool[N, 34]``) of many waiting hands (``13 - 3*n_melds`` standing tiles each).
+
+    Tiles held 4 times in the standing hand are excluded (the melds are not known to this function).
+    """
+    counts, n_melds = _batch_args(counts, n_melds)
+    suit, honor, suit_win, honor_win = load_tables()
+    out = np.zeros((counts.shape[0], NUM_TILE_TYPES), dtype=np.bool_)
+    counts = counts.copy()
+    bad = _batch_waits(counts, n_melds, out, suit, honor, suit_win, honor_win, KNITS, ORPHANS, _POW5)
+    if bad >= 0:
+        raise ValueError(f"batch_waits: row {bad} has a count outside 0..4 or does not hold 13 - 3*melds tiles")
+    return out
+
+
+def batch_useful(counts: np.ndarray, shape: int, n_melds=0, physical: bool = True):
+    """Shanten of one shape and its useful tiles for many waiting hands (``13 - 3*n_melds`` tiles).
+
+    Returns
+    -------
+    shanten : ndarray[int8, (N,)]
+        ``NO_SHANTEN`` where the shape does not apply to the hand size.
+    useful : ndarray[bool, (N, 34)]
+        With ``physical=False``: PyMahjongGB's convention (see the module docstring); otherwise tiles held
+        4 times in the row are never useful.
+    """
+    if shape not in range(NUM_SHAPES):
+        raise ValueError(f"shape must be 0..4 (REGULAR..KNITTED_STRAIGHT), got {shape!r}")
+    counts, n_melds = _batch_args(counts, n_melds)
+    suit, honor, _, _ = load_tables()
+    s = np.empty(counts.shape[0], dtype=np.int8)
+    u = np.zeros((counts.shape[0], NUM_TILE_TYPES), dtype=np.bool_)
+    bad = _batch_useful(counts.copy(), n_melds, shape, bool(physical), s, u, suit, honor, KNITS, ORPHANS, _POW5)
+    if bad >= 0:
+        raise ValueError(f"batch_useful: row {bad} has a count outside 0..4 or does not hold 13 - 3*melds tiles")
+    return s, u
+
+
+def warmup() -> None:
+    """Compile (or load from the on-disk cache) every kernel of this module with its canonical signatures."""
+    c = np.zeros((1, 34), dtype=np.int8)
+    c[0, :13] = 1
+    c[0, 0] = 2
+    batch_shanten(c)
+    batch_shanten_by_shape(c)
+    c14 = np.zeros((1, 34), dtype=np.int8)
+    c14[0, [0, 1, 2, 3, 4, 5, 6, 7, 8]] = 1
+    c14[0, [9, 10, 11]] = 1
+    c14[0, 27] = 2
+    batch_is_win(c14)
+    batch_win_shapes(c14)
+    batch_waits(c[:, :].copy() - np.eye(1, 34, 0, dtype=np.int8))
+    batch_useful(c - np.eye(1, 34, 0, dtype=np.int8), REGULAR, physical=False)
+    shanten("1112345678999m")
+    waits("1112345678999m")
+    waits(c[0] - np.eye(1, 34, 0, dtype=np.int8)[0])
+    is_win(c14[0])
+    is_win("11123456789999m")
