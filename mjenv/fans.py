@@ -1,0 +1,1052 @@
+"""Fan scoring (算番): the 81 fans of MCR, the five counting principles, and the scorer kernels.
+
+Rules
+-----
+MCR (``../shared/rules/000_*``: 番种表 and 番种释义; ``001_*``: the five counting principles with worked
+examples). A win is scored by the fans (番) its tiles and context make; the highest-scoring way to read the
+hand counts (就高不就低). A fan implied by another is not counted again (不重复, the ``EXCLUDES`` table); a
+fan once formed is not split to form new fans (不拆移); sets that formed a fan do not form the same fan again
+with another set (不得相同); a set not yet used combines only once with the sets of a fan (套算一次).
+Flowers add 1 fan each and never count toward the 8-fan minimum.
+
+Specification in mjenv
+----------------------
+The rule interpretation, fan set and tie-breaks are those of the reference calculator PyMahjongGB 1.4.0
+(checked by ``scripts/diff_fans.py`` and ``tests/test_fans_reference.py``): its 明暗杠 fan (5: one concealed
+and one exposed kong), no blessings (天和 etc.), and the way it validates context flags (a robbed-kong or
+last-tile flag that the tiles make impossible is ignored; 杠上开花 needs a kong). ``Fan`` values follow the
+point order 88 down to 1 (明暗杠 between the 6- and 4-fan groups, flowers last); ``REFERENCE_ORDER`` is the
+order the reference prints them in.
+
+Kernel contract (``docs/design.md``)::
+
+    score_kernel(concealed int8[34], melds int16[4], n_melds, win_tile, flags, seat_wind, prevalent_wind,
+                 flower_count, fan_counts int16[NUM_FANS]) -> total fan (>= 0) or ERR_* (< 0)
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+import numpy as np
+
+from mjenv._jit import njit
+
+# --- win flags (bitmask) ---------------------------------------------------------------------------------
+WIN_SELF_DRAWN = 1
+WIN_4TH_TILE = 2
+WIN_ABOUT_KONG = 4
+WIN_WALL_LAST = 8
+ALL_FLAGS = 15
+
+# --- error codes (kernel return values) ------------------------------------------------------------------
+ERR_WRONG_TILES_COUNT = -1
+ERR_TILE_COUNT_GREATER_THAN_4 = -2
+ERR_NOT_WIN = -3
+ERR_BAD_MELD = -4
+ERR_BAD_ARGUMENT = -5
+
+MIN_WIN_FAN = 8
+
+
+class Fan(IntEnum):
+    """The fans, in point order (88 down to 1); the value indexes ``fan_counts``."""
+
+    BIG_FOUR_WINDS = 0  # 大四喜 88
+    BIG_THREE_DRAGONS = 1  # 大三元 88
+    ALL_GREEN = 2  # 绿一色 88
+    NINE_GATES = 3  # 九莲宝灯 88
+    FOUR_KONGS = 4  # 四杠 88
+    SEVEN_SHIFTED_PAIRS = 5  # 连七对 88
+    THIRTEEN_ORPHANS = 6  # 十三幺 88
+    ALL_TERMINALS = 7  # 清幺九 64
+    LITTLE_FOUR_WINDS = 8  # 小四喜 64
+    LITTLE_THREE_DRAGONS = 9  # 小三元 64
+    ALL_HONORS = 10  # 字一色 64
+    FOUR_CONCEALED_PUNGS = 11  # 四暗刻 64
+    PURE_TERMINAL_CHOWS = 12  # 一色双龙会 64
+    QUADRUPLE_CHOW = 13  # 一色四同顺 48
+    FOUR_PURE_SHIFTED_PUNGS = 14  # 一色四节高 48
+    FOUR_PURE_SHIFTED_CHOWS = 15  # 一色四步高 32
+    THREE_KONGS = 16  # 三杠 32
+    ALL_TERMINALS_AND_HONORS = 17  # 混幺九 32
+    SEVEN_PAIRS = 18  # 七对 24
+    GREATER_HONORS_AND_KNITTED_TILES = 19  # 七星不靠 24
+    ALL_EVEN_PUNGS = 20  # 全双刻 24
+    FULL_FLUSH = 21  # 清一色 24
+    PURE_TRIPLE_CHOW = 22  # 一色三同顺 24
+    PURE_SHIFTED_PUNGS = 23  # 一色三节高 24
+    UPPER_TILES = 24  # 全大 24
+    MIDDLE_TILES = 25  # 全中 24
+    LOWER_TILES = 26  # 全小 24
+    PURE_STRAIGHT = 27  # 清龙 16
+    THREE_SUITED_TERMINAL_CHOWS = 28  # 三色双龙会 16
+    PURE_SHIFTED_CHOWS = 29  # 一色三步高 16
+    ALL_FIVE = 30  # 全带五 16
+    TRIPLE_PUNG = 31  # 三同刻 16
+    THREE_CONCEALED_PUNGS = 32  # 三暗刻 16
+    LESSER_HONORS_AND_KNITTED_TILES = 33  # 全不靠 12
+    KNITTED_STRAIGHT = 34  # 组合龙 12
+    UPPER_FOUR = 35  # 大于五 12
+    LOWER_FOUR = 36  # 小于五 12
+    BIG_THREE_WINDS = 37  # 三风刻 12
+    MIXED_STRAIGHT = 38  # 花龙 8
+    REVERSIBLE_TILES = 39  # 推不倒 8
+    MIXED_TRIPLE_CHOW = 40  # 三色三同顺 8
+    MIXED_SHIFTED_PUNGS = 41  # 三色三节高 8
+    CHICKEN_HAND = 42  # 无番和 8
+    LAST_TILE_DRAW = 43  # 妙手回春 8
+    LAST_TILE_CLAIM = 44  # 海底捞月 8
+    OUT_WITH_REPLACEMENT_TILE = 45  # 杠上开花 8
+    ROBBING_THE_KONG = 46  # 抢杠和 8
+    ALL_PUNGS = 47  # 碰碰和 6
+    HALF_FLUSH = 48  # 混一色 6
+    MIXED_SHIFTED_CHOWS = 49  # 三色三步高 6
+    ALL_TYPES = 50  # 五门齐 6
+    MELDED_HAND = 51  # 全求人 6
+    TWO_CONCEALED_KONGS = 52  # 双暗杠 6
+    TWO_DRAGONS_PUNGS = 53  # 双箭刻 6
+    CONCEALED_KONG_AND_MELDED_KONG = 54  # 明暗杠 5 (the reference's extra fan)
+    OUTSIDE_HAND = 55  # 全带幺 4
+    FULLY_CONCEALED_HAND = 56  # 不求人 4
+    TWO_MELDED_KONGS = 57  # 双明杠 4
+    LAST_TILE = 58  # 和绝张 4
+    DRAGON_PUNG = 59  # 箭刻 2
+    PREVALENT_WIND = 60  # 圈风刻 2
+    SEAT_WIND = 61  # 门风刻 2
+    CONCEALED_HAND = 62  # 门前清 2
+    ALL_CHOWS = 63  # 平和 2
+    TILE_HOG = 64  # 四归一 2
+    DOUBLE_PUNG = 65  # 双同刻 2
+    TWO_CONCEALED_PUNGS = 66  # 双暗刻 2
+    CONCEALED_KONG = 67  # 暗杠 2
+    ALL_SIMPLES = 68  # 断幺 2
+    PURE_DOUBLE_CHOW = 69  # 一般高 1
+    MIXED_DOUBLE_CHOW = 70  # 喜相逢 1
+    SHORT_STRAIGHT = 71  # 连六 1
+    TWO_TERMINAL_CHOWS = 72  # 老少副 1
+    PUNG_OF_TERMINALS_OR_HONORS = 73  # 幺九刻 1
+    MELDED_KONG = 74  # 明杠 1
+    ONE_VOIDED_SUIT = 75  # 缺一门 1
+    NO_HONORS = 76  # 无字 1
+    EDGE_WAIT = 77  # 边张 1
+    CLOSED_WAIT = 78  # 嵌张 1
+    SINGLE_WAIT = 79  # 单钓将 1
+    SELF_DRAWN = 80  # 自摸 1
+    FLOWER_TILES = 81  # 花牌 1 each
+
+
+F = Fan
+NUM_FANS = len(Fan)
+# plain-int aliases (F_BIG_FOUR_WINDS, ...) for the kernels: numba freezes ints, not enum members
+for _f in Fan:
+    globals()[f"F_{_f.name}"] = int(_f)
+del _f
+
+_POINTS = {88: range(0, 7), 64: range(7, 13), 48: range(13, 15), 32: range(15, 18), 24: range(18, 27),
+           16: range(27, 33), 12: range(33, 38), 8: range(38, 47), 6: range(47, 54), 5: range(54, 55),
+           4: range(55, 59), 2: range(59, 69), 1: range(69, 82)}
+#: points of one occurrence of each fan, ``int16[NUM_FANS]``
+FAN_POINTS = np.zeros(NUM_FANS, dtype=np.int16)
+for _p, _r in _POINTS.items():
+    FAN_POINTS[list(_r)] = _p
+FAN_POINTS.setflags(write=False)
+
+#: Chinese names, spelt as the reference calculator prints them
+FAN_NAME_ZH: tuple[str, ...] = (
+    "大四喜", "大三元", "绿一色", "九莲宝灯", "四杠", "连七对", "十三幺",
+    "清幺九", "小四喜", "小三元", "字一色", "四暗刻", "一色双龙会",
+    "一色四同顺", "一色四节高",
+    "一色四步高", "三杠", "混幺九",
+    "七对", "七星不靠", "全双刻", "清一色", "一色三同顺", "一色三节高", "全大", "全中", "全小",
+    "清龙", "三色双龙会", "一色三步高", "全带五", "三同刻", "三暗刻",
+    "全不靠", "组合龙", "大于五", "小于五", "三风刻",
+    "花龙", "推不倒", "三色三同顺", "三色三节高", "无番和", "妙手回春", "海底捞月", "杠上开花", "抢杠和",
+    "碰碰和", "混一色", "三色三步高", "五门齐", "全求人", "双暗杠", "双箭刻",
+    "明暗杠",
+    "全带幺", "不求人", "双明杠", "和绝张",
+    "箭刻", "圈风刻", "门风刻", "门前清", "平和", "四归一", "双同刻", "双暗刻", "暗杠", "断幺",
+    "一般高", "喜相逢", "连六", "老少副", "幺九刻", "明杠", "缺一门", "无字", "独听・边张", "独听・嵌张",
+    "独听・单钓", "自摸", "花牌",
+)
+#: English names, spelt as the reference calculator's verbose output prints them
+FAN_NAME_EN: tuple[str, ...] = (
+    "Big Four Winds", "Big Three Dragons", "All Green", "Nine Gates", "Four Kongs", "Seven Shifted Pairs",
+    "Thirteen Orphans",
+    "All Terminals", "Little Four Winds", "Little Three Dragons", "All Honors", "Four Concealed Pungs",
+    "Pure Terminal Chows",
+    "Quadruple Chow", "Four Pure Shifted Pungs",
+    "Four Pure Shifted Chows", "Three Kongs", "All Terminals and Honors",
+    "Seven Pairs", "Greater Honors and Knitted Tiles", "All Even Pungs", "Full Flush", "Pure Triple Chow",
+    "Pure Shifted Pungs", "Upper Tiles", "Middle Tiles", "Lower Tiles",
+    "Pure Straight", "Three-Suited Terminal Chows", "Pure Shifted Chows", "All Five", "Triple Pung",
+    "Three Concealed Pungs",
+    "Lesser Honors and Knitted Tiles", "Knitted Straight", "Upper Four", "Lower Four", "Big Three Winds",
+    "Mixed Straight", "Reversible Tiles", "Mixed Triple Chow", "Mixed Shifted Pungs", "Chicken Hand",
+    "Last Tile Draw", "Last Tile Claim", "Out with Replacement Tile", "Robbing The Kong",
+    "All Pungs", "Half Flush", "Mixed Shifted Chows", "All Types", "Melded Hand", "Two Concealed Kongs",
+    "Two Dragons Pungs",
+    "Concealed Kong and Melded Kong",
+    "Outside Hand", "Fully Concealed Hand", "Two Melded Kongs", "Last Tile",
+    "Dragon Pung", "Prevalent Wind", "Seat Wind", "Concealed Hand", "All Chows", "Tile Hog", "Double Pung",
+    "Two Concealed Pungs", "Concealed Kong", "All Simples",
+    "Pure Double Chow", "Mixed Double Chow", "Short Straight", "Two Terminal Chows",
+    "Pung of Terminals or Honors", "Melded Kong", "One Voided Suit", "No Honors", "Edge Wait", "Closed Wait",
+    "Single Wait", "Self-Drawn", "Flower Tiles",
+)
+assert len(FAN_NAME_ZH) == NUM_FANS and len(FAN_NAME_EN) == NUM_FANS
+
+#: the order in which the reference calculator lists fans: the rulebook numbering 1..81, then 明暗杠
+REFERENCE_ORDER: tuple[Fan, ...] = tuple(f for f in Fan if f != F.CONCEALED_KONG_AND_MELDED_KONG) + (
+    F.CONCEALED_KONG_AND_MELDED_KONG,
+)
+
+# --- exclusions (不重复原则), written once ----------------------------------------------------------------
+# A counted fan removes the fans listed for it. Rule text from 番种释义 (000_*.txt) unless marked "ref":
+# the reference calculator's reading, found by differential testing (scripts/diff_fans.py).
+# Partial 幺九刻 exclusions (the pungs of a wind/dragon fan) are not here: _pung_fans counts 幺九刻 only on
+# pungs that no wind/dragon fan used ("组成大三元的三副刻子不计幺九刻" etc.).
+EXCLUDES: dict[Fan, tuple[Fan, ...]] = {
+    # 大四喜: 不计三风刻、碰碰和、圈风刻、门风刻、幺九刻
+    F.BIG_FOUR_WINDS: (F.BIG_THREE_WINDS, F.ALL_PUNGS, F.PREVALENT_WIND, F.SEAT_WIND),
+    # 大三元: 不计双箭刻、箭刻
+    F.BIG_THREE_DRAGONS: (F.TWO_DRAGONS_PUNGS, F.DRAGON_PUNG),
+    # 绿一色: 不计混一色
+    F.ALL_GREEN: (F.HALF_FLUSH,),
+    # 九莲宝灯: 不计清一色、不求人、门前清、无字、幺九刻×1 (×1 in _pung_fans)
+    F.NINE_GATES: (F.FULL_FLUSH, F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND, F.NO_HONORS),
+    # 四杠: 不计碰碰和、单钓将
+    F.FOUR_KONGS: (F.ALL_PUNGS, F.SINGLE_WAIT),
+    # 连七对: 不计清一色、七对、不求人、门前清、无字、单钓将
+    F.SEVEN_SHIFTED_PAIRS: (F.FULL_FLUSH, F.SEVEN_PAIRS, F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND,
+                            F.NO_HONORS, F.SINGLE_WAIT),
+    # 十三幺: 不计混幺九、五门齐、不求人、门前清、单钓将
+    F.THIRTEEN_ORPHANS: (F.ALL_TERMINALS_AND_HONORS, F.ALL_TYPES, F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND,
+                         F.SINGLE_WAIT),
+    # 清幺九: 不计碰碰和、全带幺、双同刻、幺九刻、无字
+    F.ALL_TERMINALS: (F.ALL_PUNGS, F.OUTSIDE_HAND, F.DOUBLE_PUNG, F.PUNG_OF_TERMINALS_OR_HONORS, F.NO_HONORS),
+    # 小四喜: 不计三风刻 (its three wind pungs' 幺九刻 in _pung_fans)
+    F.LITTLE_FOUR_WINDS: (F.BIG_THREE_WINDS,),
+    # 小三元: 不计双箭刻、箭刻
+    F.LITTLE_THREE_DRAGONS: (F.TWO_DRAGONS_PUNGS, F.DRAGON_PUNG),
+    # 字一色: 不计碰碰和、全带幺、幺九刻
+    F.ALL_HONORS: (F.ALL_PUNGS, F.OUTSIDE_HAND, F.PUNG_OF_TERMINALS_OR_HONORS),
+    # 四暗刻: 不计碰碰和、不求人、门前清
+    F.FOUR_CONCEALED_PUNGS: (F.ALL_PUNGS, F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND),
+    # 一色双龙会: 不计七对、清一色、平和、一般高、老少副、无字
+    F.PURE_TERMINAL_CHOWS: (F.SEVEN_PAIRS, F.FULL_FLUSH, F.ALL_CHOWS, F.PURE_DOUBLE_CHOW,
+                            F.TWO_TERMINAL_CHOWS, F.NO_HONORS),
+    # 一色四同顺: 不计一色三同顺、一色三节高、四归一、一般高
+    F.QUADRUPLE_CHOW: (F.PURE_TRIPLE_CHOW, F.PURE_SHIFTED_PUNGS, F.TILE_HOG, F.PURE_DOUBLE_CHOW),
+    # 一色四节高: 不计一色三同顺、一色三节高、碰碰和
+    F.FOUR_PURE_SHIFTED_PUNGS: (F.PURE_TRIPLE_CHOW, F.PURE_SHIFTED_PUNGS, F.ALL_PUNGS),
+    # 一色四步高: 不计一色三步高、连六、老少副
+    F.FOUR_PURE_SHIFTED_CHOWS: (F.PURE_SHIFTED_CHOWS, F.SHORT_STRAIGHT, F.TWO_TERMINAL_CHOWS),
+    # 混幺九: 不计碰碰和、全带幺、幺九刻
+    F.ALL_TERMINALS_AND_HONORS: (F.ALL_PUNGS, F.OUTSIDE_HAND, F.PUNG_OF_TERMINALS_OR_HONORS),
+    # 双暗杠 (ref): its two kongs do not count 双暗刻 again
+    F.TWO_CONCEALED_KONGS: (F.TWO_CONCEALED_PUNGS,),
+    # 七对: 不计不求人、门前清、单钓将
+    F.SEVEN_PAIRS: (F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND, F.SINGLE_WAIT),
+    # 七星不靠: 不计全不靠、五门齐、不求人、门前清 (番种表: 单钓)
+    F.GREATER_HONORS_AND_KNITTED_TILES: (F.LESSER_HONORS_AND_KNITTED_TILES, F.ALL_TYPES,
+                                         F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND, F.SINGLE_WAIT),
+    # 全双刻: 不计碰碰和、断幺、无字
+    F.ALL_EVEN_PUNGS: (F.ALL_PUNGS, F.ALL_SIMPLES, F.NO_HONORS),
+    # 清一色: 不计无字
+    F.FULL_FLUSH: (F.NO_HONORS,),
+    # 一色三同顺: 不计一色三节高、一般高
+    F.PURE_TRIPLE_CHOW: (F.PURE_SHIFTED_PUNGS, F.PURE_DOUBLE_CHOW),
+    # 一色三节高: 不计一色三同顺
+    F.PURE_SHIFTED_PUNGS: (F.PURE_TRIPLE_CHOW,),
+    # 全大: 不计大于五、无字
+    F.UPPER_TILES: (F.UPPER_FOUR, F.NO_HONORS),
+    # 全中: 不计断幺、无字
+    F.MIDDLE_TILES: (F.ALL_SIMPLES, F.NO_HONORS),
+    # 全小: 不计小于五、无字
+    F.LOWER_TILES: (F.LOWER_FOUR, F.NO_HONORS),
+    # 清龙: 不计连六、老少副
+    F.PURE_STRAIGHT: (F.SHORT_STRAIGHT, F.TWO_TERMINAL_CHOWS),
+    # 三色双龙会: 不计平和、老少副、喜相逢、无字
+    F.THREE_SUITED_TERMINAL_CHOWS: (F.ALL_CHOWS, F.TWO_TERMINAL_CHOWS, F.MIXED_DOUBLE_CHOW, F.NO_HONORS),
+    # 全带五: 不计断幺、无字
+    F.ALL_FIVE: (F.ALL_SIMPLES, F.NO_HONORS),
+    # 三同刻: 不计双同刻
+    F.TRIPLE_PUNG: (F.DOUBLE_PUNG,),
+    # 全不靠: 不计五门齐、不求人、门前清 (番种表: 单钓)
+    F.LESSER_HONORS_AND_KNITTED_TILES: (F.ALL_TYPES, F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND, F.SINGLE_WAIT),
+    # 大于五: 不计无字
+    F.UPPER_FOUR: (F.NO_HONORS,),
+    # 小于五: 不计无字
+    F.LOWER_FOUR: (F.NO_HONORS,),
+    # 推不倒: 不计缺一门
+    F.REVERSIBLE_TILES: (F.ONE_VOIDED_SUIT,),
+    # 三色三同顺: 不计喜相逢
+    F.MIXED_TRIPLE_CHOW: (F.MIXED_DOUBLE_CHOW,),
+    # 妙手回春: 不计自摸
+    F.LAST_TILE_DRAW: (F.SELF_DRAWN,),
+    # 杠上开花: 不计自摸
+    F.OUT_WITH_REPLACEMENT_TILE: (F.SELF_DRAWN,),
+    # 抢杠和: 不计和绝张
+    F.ROBBING_THE_KONG: (F.LAST_TILE,),
+    # 全求人: 不计单钓将
+    F.MELDED_HAND: (F.SINGLE_WAIT,),
+    # 双箭刻: 不计箭刻
+    F.TWO_DRAGONS_PUNGS: (F.DRAGON_PUNG,),
+    # 不求人: 不计自摸
+    F.FULLY_CONCEALED_HAND: (F.SELF_DRAWN,),
+    # 平和: 不计无字
+    F.ALL_CHOWS: (F.NO_HONORS,),
+    # 断幺: 不计无字
+    F.ALL_SIMPLES: (F.NO_HONORS,),
+}
+
+#: ``EXCLUDES`` as a boolean matrix for the kernels: ``EXCLUDE_MATRIX[a, b]`` means a counted ``a`` removes ``b``
+EXCLUDE_MATRIX = np.zeros((NUM_FANS, NUM_FANS), dtype=np.bool_)
+for _a, _bs in EXCLUDES.items():
+    for _b in _bs:
+        EXCLUDE_MATRIX[_a, _b] = True
+EXCLUDE_MATRIX.setflags(write=False)
+del _a, _bs, _b, _p, _r
+
+# --- kernels ----------------------------------------------------------------------------------------------
+# Sets inside the kernels: kind 1 chow (tile = LOWEST tile), 2 pung, 3 kong; fixed melds first.
+_CHOW, _PUNG, _KONG = 1, 2, 3
+_TERM_HONOR = np.zeros(34, dtype=np.bool_)
+_TERM_HONOR[[0, 8, 9, 17, 18, 26] + list(range(27, 34))] = True
+_GREEN = np.zeros(34, dtype=np.bool_)
+_GREEN[[10, 11, 12, 14, 16, 32]] = True
+_REVERSIBLE = np.zeros(34, dtype=np.bool_)
+_REVERSIBLE[[18, 19, 20, 21, 22, 25, 26, 10, 12, 13, 14, 16, 17, 33]] = True
+#: the six knitted straights (组合龙): suit of 147, 258, 369
+_KNITTED = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]], dtype=np.int8)
+for _x in (_TERM_HONOR, _GREEN, _REVERSIBLE, _KNITTED):
+    _x.setflags(write=False)
+
+
+@njit
+def _apply_excludes(fc):
+    """Apply ``EXCLUDES`` (in fan order) to a count vector; return the total points."""
+    total = 0
+    for a in range(NUM_FANS):
+        if fc[a] > 0:
+            for b in range(NUM_FANS):
+                if EXCLUDE_MATRIX[a, b]:
+                    fc[b] = 0
+    for a in range(NUM_FANS):
+        total += fc[a] * FAN_POINTS[a]
+    return total
+
+
+@njit
+def _tile_fans(tc, fc):
+    """Fans decided by the set of tiles alone (suits, honours, ranks, colours). ``tc``: all 14+ tiles."""
+    suits = np.zeros(3, dtype=np.int8)
+    winds = 0
+    dragons = 0
+    green = True
+    rev = True
+    term = True  # only suited terminals
+    th = True  # only terminals and honours
+    simple = True  # no terminal or honour
+    lo = 9
+    hi = 1
+    for t in range(34):
+        if tc[t] == 0:
+            continue
+        green &= _GREEN[t]
+        rev &= _REVERSIBLE[t]
+        th &= _TERM_HONOR[t]
+        simple &= not _TERM_HONOR[t]
+        if t >= 31:
+            dragons += 1
+            term = False
+        elif t >= 27:
+            winds += 1
+            term = False
+        else:
+            suits[t // 9] = 1
+            r = t % 9 + 1
+            term &= r == 1 or r == 9
+            lo = min(lo, r)
+            hi = max(hi, r)
+    nsuits = suits[0] + suits[1] + suits[2]
+    honors = winds + dragons > 0
+    if green:
+        fc[F_ALL_GREEN] = 1
+    if nsuits == 0:
+        fc[F_ALL_HONORS] = 1
+    elif term:
+        fc[F_ALL_TERMINALS] = 1
+    elif th and honors:
+        fc[F_ALL_TERMINALS_AND_HONORS] = 1
+    if nsuits == 1:
+        fc[F_HALF_FLUSH if honors else F_FULL_FLUSH] = 1
+    elif nsuits == 2:
+        fc[F_ONE_VOIDED_SUIT] = 1
+    if nsuits == 3 and winds > 0 and dragons > 0:
+        fc[F_ALL_TYPES] = 1
+    if not honors:
+        fc[F_NO_HONORS] = 1
+        if simple:
+            fc[F_ALL_SIMPLES] = 1
+        if lo >= 7:
+            fc[F_UPPER_TILES] = 1
+        elif lo >= 4 and hi <= 6:
+            fc[F_MIDDLE_TILES] = 1
+        elif hi <= 3:
+            fc[F_LOWER_TILES] = 1
+        if lo >= 6:
+            fc[F_UPPER_FOUR] = 1
+        elif hi <= 4:
+            fc[F_LOWER_FOUR] = 1
+    if rev:
+        fc[F_REVERSIBLE_TILES] = 1
+
+
+@njit
+def _chow3(s0, r0, s1, r1, s2, r2):
+    """Best fan of three chows (suit, lowest rank), or -1."""
+    a = min(r0, r1, r2)
+    c = max(r0, r1, r2)
+    b = r0 + r1 + r2 - a - c
+    if s0 == s1 and s1 == s2:
+        if a == c:
+            return F_PURE_TRIPLE_CHOW
+        if a == 1 and b == 4 and c == 7:
+            return F_PURE_STRAIGHT
+        if b - a == c - b and (b - a == 1 or b - a == 2):
+            return F_PURE_SHIFTED_CHOWS
+    elif s0 != s1 and s1 != s2 and s0 != s2:
+        if a == c:
+            return F_MIXED_TRIPLE_CHOW
+        if a == 1 and b == 4 and c == 7:
+            return F_MIXED_STRAIGHT
+        if b - a == 1 and c - b == 1:
+            return F_MIXED_SHIFTED_CHOWS
+    return -1
+
+
+@njit
+def _chow2(s0, r0, s1, r1):
+    """Fan of two chows, or -1."""
+    if s0 == s1:
+        if r0 == r1:
+            return F_PURE_DOUBLE_CHOW
+        if abs(r0 - r1) == 3:
+            return F_SHORT_STRAIGHT
+        if abs(r0 - r1) == 6:
+            return F_TWO_TERMINAL_CHOWS
+    elif r0 == r1:
+        return F_MIXED_DOUBLE_CHOW
+    return -1
+
+
+@njit
+def _pung3(s0, r0, s1, r1, s2, r2):
+    """Best fan of three suited pungs (suit, rank), or -1."""
+    a = min(r0, r1, r2)
+    c = max(r0, r1, r2)
+    b = r0 + r1 + r2 - a - c
+    if s0 == s1 and s1 == s2:
+        if b - a == 1 and c - b == 1:
+            return F_PURE_SHIFTED_PUNGS
+    elif s0 != s1 and s1 != s2 and s0 != s2:
+        if a == c:
+            return F_TRIPLE_PUNG
+        if b - a == 1 and c - b == 1:
+            return F_MIXED_SHIFTED_PUNGS
+    return -1
+
+
+@njit
+def _pung2(s0, r0, s1, r1):
+    if s0 != s1 and r0 == r1:
+        return F_DOUBLE_PUNG
+    return -1
+
+
+@njit
+def _group3(chow, s0, r0, s1, r1, s2, r2):
+    return _chow3(s0, r0, s1, r1, s2, r2) if chow else _pung3(s0, r0, s1, r1, s2, r2)
+
+
+@njit
+def _group2(chow, s0, r0, s1, r1):
+    return _chow2(s0, r0, s1, r1) if chow else _pung2(s0, r0, s1, r1)
+
+
+@njit
+def _group4(chow, s, r):
+    """Four-set fans: 一色四同顺 / 一色四步高 (chows), 一色四节高 (pungs); or -1."""
+    if s[0] != s[1] or s[1] != s[2] or s[2] != s[3]:
+        return -1
+    q = np.sort(r[:4])
+    d = q[1] - q[0]
+    if q[2] - q[1] != d or q[3] - q[2] != d:
+        return -1
+    if chow:
+        if d == 0:
+            return F_QUADRUPLE_CHOW
+        if d == 1 or d == 2:
+            return F_FOUR_PURE_SHIFTED_CHOWS
+    elif d == 1:
+        return F_FOUR_PURE_SHIFTED_PUNGS
+    return -1
+
+
+@njit
+def _combo_fans(chow, s, r, n, fc):
+    """Fans between chows (or suited pungs): 不拆移, 不得相同, 套算一次.
+
+    Four sets: a four-set fan, else the best three-set fan plus at most one pair fan of the fourth set with
+    one of those three (套算一次), else pair fans chosen as an acyclic set of pairs in which no set takes
+    part twice in the same fan (不得相同), as many as possible.
+    """
+    if n == 4:
+        f = _group4(chow, s, r)
+        if f >= 0:
+            fc[f] += 1
+            return
+    if n >= 3:
+        best = -1
+        skip = -1
+        for k in range(n):
+            i0, i1, i2 = (1, 2, 3) if k == 0 else ((0, 2, 3) if k == 1 else ((0, 1, 3) if k == 2 else (0, 1, 2)))
+            if n == 3 and k != 3:
+                continue
+            f = _group3(chow, s[i0], r[i0], s[i1], r[i1], s[i2], r[i2])
+            if f >= 0 and (best < 0 or FAN_POINTS[f] > FAN_POINTS[best]):
+                best = f
+                skip = k
+        if best >= 0:
+            fc[best] += 1
+            if n == 4:
+                for j in range(4):
+                    if j != skip:
+                        f = _group2(chow, s[skip], r[skip], s[j], r[j])
+                        if f >= 0:
+                            fc[f] += 1
+                            break
+            return
+    _pair_fans(chow, s, r, n, fc)
+
+
+@njit
+def _pair_fans(chow, s, r, n, fc):
+    """Pair fans among n <= 4 sets with no three-set fan: the largest valid edge set (see _combo_fans)."""
+    ea = np.empty(6, dtype=np.int64)
+    eb = np.empty(6, dtype=np.int64)
+    ef = np.empty(6, dtype=np.int64)
+    ne = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            f = _group2(chow, s[i], r[i], s[j], r[j])
+            if f >= 0:
+                ea[ne] = i
+                eb[ne] = j
+                ef[ne] = f
+                ne += 1
+    best_mask = 0
+    best_n = 0
+    for mask in range(1, 1 << ne):
+        m = 0
+        deg = np.zeros(4, dtype=np.int64)
+        ok = True
+        for e in range(ne):
+            if (mask >> e) & 1:
+                m += 1
+                deg[ea[e]] += 1
+                deg[eb[e]] += 1
+                for g in range(e):  # 不得相同: a set joins one fan once
+                    if (mask >> g) & 1 and ef[g] == ef[e] and (ea[g] == ea[e] or ea[g] == eb[e]
+                                                              or eb[g] == ea[e] or eb[g] == eb[e]):
+                        ok = False
+        if not ok or m > 3:
+            continue
+        if m == 3 and (deg == 2).sum() == 3:  # a triangle: 套算一次 forbids closing a cycle
+            continue
+        if m > best_n:
+            best_n = m
+            best_mask = mask
+    for e in range(ne):
+        if (best_mask >> e) & 1:
+            fc[ef[e]] += 1
+
+
+@njit
+def _pung_fans(sk, st, n, pair, seat, prev, fc):
+    """Wind and dragon fans, 幺九刻 on the terminal/honour pungs no wind/dragon fan used."""
+    nw = 0
+    nd = 0
+    yj = 0
+    has_prev = False
+    has_seat = False
+    for i in range(n):
+        if sk[i] >= _PUNG:
+            t = st[i]
+            if _TERM_HONOR[t]:
+                yj += 1
+            if 27 <= t <= 30:
+                nw += 1
+                has_prev |= t - 27 == prev
+                has_seat |= t - 27 == seat
+            elif t >= 31:
+                nd += 1
+    if nw == 4:
+        fc[F_BIG_FOUR_WINDS] += 1
+        yj -= 4
+    elif nw == 3:
+        fc[F_LITTLE_FOUR_WINDS if 27 <= pair <= 30 else F_BIG_THREE_WINDS] += 1
+        yj -= 3
+    if nd == 3:
+        fc[F_BIG_THREE_DRAGONS] += 1
+    elif nd == 2:
+        fc[F_LITTLE_THREE_DRAGONS if pair >= 31 else F_TWO_DRAGONS_PUNGS] += 1
+    elif nd == 1:
+        fc[F_DRAGON_PUNG] += 1
+    yj -= nd
+    if has_prev:
+        fc[F_PREVALENT_WIND] += 1
+    if has_seat:
+        fc[F_SEAT_WIND] += 1
+    if nw < 3:
+        if has_prev:
+            yj -= 1
+        if has_seat and seat != prev:
+            yj -= 1
+    if yj > 0:
+        fc[F_PUNG_OF_TERMINALS_OR_HONORS] += yj
+
+
+@njit
+def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, waits1, base, fc):
+    """Fans of one reading of the hand (sets ``sk/st/sc[:n]``, fixed melds first, then pair); returns points."""
+    fc[:] = base
+    cs = np.empty(4, dtype=np.int64)
+    cr = np.empty(4, dtype=np.int64)
+    ps = np.empty(4, dtype=np.int64)
+    pr = np.empty(4, dtype=np.int64)
+    nch = 0
+    npu = 0
+    nps = 0
+    conc = 0
+    outside = _TERM_HONOR[pair]
+    five = pair < 27 and pair % 9 == 4
+    even = pair < 27 and pair % 9 % 2 == 1
+    edge = False
+    mid = False
+    inchow = False
+    inpung = False
+    for i in range(n):
+        t = st[i]
+        if sk[i] == _CHOW:
+            cs[nch] = t // 9
+            cr[nch] = t % 9 + 1
+            nch += 1
+            outside &= t % 9 == 0 or t % 9 == 6
+            five &= 2 <= t % 9 <= 4
+            even = False
+            if i >= nfix and t <= win <= t + 2:
+                inchow = True
+                mid |= win == t + 1
+                edge |= (win == t + 2 and t % 9 == 0) or (win == t and t % 9 == 6)
+        else:
+            npu += 1
+            outside &= _TERM_HONOR[t]
+            five &= t < 27 and t % 9 == 4
+            even &= t < 27 and t % 9 % 2 == 1
+            if t < 27:
+                ps[nps] = t // 9
+                pr[nps] = t % 9 + 1
+                nps += 1
+            if i >= nfix or sc[i]:
+                conc += 1
+                inpung |= i >= nfix and t == win
+    if inpung and not sd and pair != win and not inchow:
+        conc -= 1  # the pung completed by the discard is exposed
+    if knitted:
+        fc[F_KNITTED_STRAIGHT] += 1
+        outside = False
+        five = False
+    if nch + 3 * knitted == 4 and pair < 27:
+        fc[F_ALL_CHOWS] += 1
+    if npu == 4:
+        fc[F_ALL_PUNGS] += 1
+        if even:
+            fc[F_ALL_EVEN_PUNGS] += 1
+    if outside:
+        fc[F_OUTSIDE_HAND] += 1
+    if five:
+        fc[F_ALL_FIVE] += 1
+    if conc >= 2:
+        fc[F_TWO_CONCEALED_PUNGS + (conc == 3) * (F_THREE_CONCEALED_PUNGS - F_TWO_CONCEALED_PUNGS)
+           + (conc == 4) * (F_FOUR_CONCEALED_PUNGS - F_TWO_CONCEALED_PUNGS)] += 1
+    if not (nch == 4 and _terminal_chows(cs, cr, pair, fc)):
+        _combo_fans(True, cs, cr, nch, fc)
+    _combo_fans(False, ps, pr, nps, fc)
+    _pung_fans(sk, st, n, pair, seat, prev, fc)
+    if waits1:
+        if edge:
+            fc[F_EDGE_WAIT] += 1
+        elif mid:
+            fc[F_CLOSED_WAIT] += 1
+        elif pair == win:
+            fc[F_SINGLE_WAIT] += 1
+    return _apply_excludes(fc)
+
+
+@njit
+def _terminal_chows(cs, cr, pair, fc):
+    """一色双龙会 / 三色双龙会 on four chows and the pair; True when one was counted."""
+    if pair >= 27 or pair % 9 != 4:
+        return False
+    lo = np.zeros(3, dtype=np.int64)
+    hi = np.zeros(3, dtype=np.int64)
+    for i in range(4):
+        if cr[i] == 1:
+            lo[cs[i]] += 1
+        elif cr[i] == 7:
+            hi[cs[i]] += 1
+        else:
+            return False
+    ps = pair // 9
+    if lo[ps] == 2 and hi[ps] == 2:
+        fc[F_PURE_TERMINAL_CHOWS] += 1
+        return True
+    if lo[ps] == 0 and hi[ps] == 0 and lo.max() == 1 and hi.max() == 1 and lo.sum() == 2 and hi.sum() == 2:
+        fc[F_THREE_SUITED_TERMINAL_CHOWS] += 1
+        return True
+    return False
+
+
+@njit
+def _context_fans(tc, sk, st, sc, nfix, conc13, win, flags, base):
+    """Fans that do not depend on how the hand is read: tiles, kongs, 四归一, concealment and win flags."""
+    base[:] = 0
+    _tile_fans(tc, base)
+    nk = 0
+    nck = 0
+    nexp = 0
+    hog = 0
+    for t in range(34):
+        hog += tc[t] == 4
+    for i in range(nfix):
+        if sk[i] == _KONG:
+            nk += 1
+            nck += sc[i]
+            hog -= 1
+        if not sc[i]:
+            nexp += 1
+    if hog > 0:
+        base[F_TILE_HOG] = hog
+    if nk == 4:
+        base[F_FOUR_KONGS] = 1
+    elif nk == 3:
+        base[F_THREE_KONGS] = 1
+    elif nk == 2:
+        base[F_TWO_CONCEALED_KONGS if nck == 2 else (F_CONCEALED_KONG_AND_MELDED_KONG if nck == 1
+                                                      else F_TWO_MELDED_KONGS)] = 1
+    elif nk == 1:
+        base[F_CONCEALED_KONG if nck == 1 else F_MELDED_KONG] = 1
+    sd = flags & WIN_SELF_DRAWN
+    if sd:
+        base[F_SELF_DRAWN] = 1
+    if nexp == 0:
+        base[F_FULLY_CONCEALED_HAND if sd else F_CONCEALED_HAND] = 1
+    elif nexp == 4 and not sd:
+        base[F_MELDED_HAND] = 1
+    if flags & WIN_WALL_LAST:
+        base[F_LAST_TILE_DRAW if sd else F_LAST_TILE_CLAIM] = 1
+    # a flag the tiles make impossible is ignored, as the reference does
+    if flags & WIN_ABOUT_KONG:
+        if sd:
+            if nk > 0:
+                base[F_OUT_WITH_REPLACEMENT_TILE] = 1
+        elif tc[win] == 1:
+            base[F_ROBBING_THE_KONG] = 1
+    if flags & WIN_4TH_TILE and conc13[win] == 0:
+        base[F_LAST_TILE] = 1
+
+
+@njit
+def _regular_best(h, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, waits1, base, fc, best_fc, best):
+    """Every reading of ``h`` as pair + ``nneed`` sets after the fixed sets; keeps the best in ``best_fc``."""
+    w = np.empty(34, dtype=np.int8)
+    for p in range(34):
+        if h[p] < 2:
+            continue
+        for mask in range(1 << nneed):
+            w[:] = h
+            w[p] -= 2
+            i = 0
+            ok = True
+            for j in range(nneed):
+                while i < 34 and w[i] == 0:
+                    i += 1
+                if i == 34:
+                    ok = False
+                    break
+                if (mask >> j) & 1 == 0:
+                    if w[i] < 3:
+                        ok = False
+                        break
+                    w[i] -= 3
+                    sk[nfix + j] = _PUNG
+                else:
+                    if i >= 27 or i % 9 > 6 or w[i + 1] == 0 or w[i + 2] == 0:
+                        ok = False
+                        break
+                    w[i] -= 1
+                    w[i + 1] -= 1
+                    w[i + 2] -= 1
+                    sk[nfix + j] = _CHOW
+                st[nfix + j] = i
+                sc[nfix + j] = 1
+            if not ok:
+                continue
+            pts = _eval_division(sk, st, sc, nfix + nneed, nfix, p, win, sd, seat, prev, knitted, waits1,
+                                 base, fc)
+            if pts > best:
+                best = pts
+                best_fc[:] = fc
+    return best
+
+
+@njit
+def _knitted_perm(h):
+    """Index of the knitted straight (组合龙) all nine of whose tiles are in ``h``, or -1."""
+    for k in range(6):
+        ok = True
+        for s in range(3):
+            b = 9 * _KNITTED[k, s] + s
+            ok &= h[b] > 0 and h[b + 3] > 0 and h[b + 6] > 0
+        if ok:
+            return k
+    return -1
+
+
+@njit
+def _honors_knitted(h):
+    """1 for 全不靠 (14 single tiles of honours and one knitted straight), 2 for 七星不靠, else 0."""
+    for t in range(34):
+        if h[t] > 1:
+            return 0
+    for k in range(6):
+        ok = True
+        for t in range(27):
+            if h[t] and t // 9 != _KNITTED[k, t % 3]:
+                ok = False
+                break
+        if ok:
+            return 2 if h[27:34].sum() == 7 else 1
+    return 0
+
+
+@njit
+def _special_shape(h, kind):
+    """Is ``h`` (14 concealed tiles) seven pairs (kind 0) / thirteen orphans (kind 1)?"""
+    if kind == 0:
+        for t in range(34):
+            if h[t] % 2:
+                return False
+        return True
+    for t in range(34):
+        if _TERM_HONOR[t] != (h[t] > 0):
+            return False
+    return True
+
+
+@njit
+def _regular_ok(h, nneed):
+    """Can ``h`` be read as a pair and ``nneed`` sets?"""
+    w = np.empty(34, dtype=np.int8)
+    for p in range(34):
+        if h[p] < 2:
+            continue
+        for mask in range(1 << nneed):
+            w[:] = h
+            w[p] -= 2
+            i = 0
+            ok = True
+            for j in range(nneed):
+                while i < 34 and w[i] == 0:
+                    i += 1
+                if (mask >> j) & 1 == 0:
+                    if i == 34 or w[i] < 3:
+                        ok = False
+                        break
+                    w[i] -= 3
+                else:
+                    if i >= 27 or i % 9 > 6 or w[i + 1] == 0 or w[i + 2] == 0:
+                        ok = False
+                        break
+                    w[i] -= 1
+                    w[i + 1] -= 1
+                    w[i + 2] -= 1
+            if ok:
+                return True
+    return False
+
+
+@njit
+def _is_win(h, nfix):
+    """Is ``h`` (concealed tiles incl. the last one) a winning hand with ``nfix`` fixed melds, any shape?"""
+    if _regular_ok(h, 4 - nfix):
+        return True
+    if nfix == 0 and (_special_shape(h, 0) or _special_shape(h, 1) or _honors_knitted(h) > 0):
+        return True
+    if nfix <= 1:
+        k = _knitted_perm(h)
+        if k >= 0:
+            w = h.copy()
+            for s in range(3):
+                b = 9 * _KNITTED[k, s] + s
+                w[b] -= 1
+                w[b + 3] -= 1
+                w[b + 6] -= 1
+            return _regular_ok(w, 1 - nfix)
+    return False
+
+
+@njit
+def _single_wait(conc13, nfix, win):
+    """True when ``win`` is the only tile that completes the 13-tile hand (独听, needed for 边/嵌/单钓)."""
+    h = conc13.copy()
+    for t in range(34):
+        if t == win or h[t] >= 4:
+            continue
+        near = h[t] > 0 or t >= 27
+        if t < 27:
+            r = t % 9
+            near |= (r > 0 and h[t - 1] > 0) or (r > 1 and h[t - 2] > 0)
+            near |= (r < 8 and h[t + 1] > 0) or (r < 7 and h[t + 2] > 0)
+        if not near and nfix > 1:
+            continue
+        h[t] += 1
+        won = _is_win(h, nfix)
+        h[t] -= 1
+        if won:
+            return False
+    return True
+
+
+@njit
+def _unpack_melds(melds, n_melds, sk, st, sc, tc):
+    """Fixed melds -> kernel sets (chow by lowest tile) and their tiles added to ``tc``; False if malformed."""
+    for i in range(n_melds):
+        m = melds[i]
+        kind = (m >> 8) & 3
+        t = m & 63
+        offer = (m >> 6) & 3
+        if kind == 0 or t >= 34 or m < 0:
+            return False
+        sk[i] = kind
+        sc[i] = kind == _KONG and offer == 0
+        if kind == _CHOW:
+            if t >= 27 or t % 9 == 0 or t % 9 == 8 or offer == 0:
+                return False
+            st[i] = t - 1
+            tc[t - 1] += 1
+            tc[t] += 1
+            tc[t + 1] += 1
+        else:
+            if kind == _PUNG and offer == 0:
+                return False
+            st[i] = t
+            tc[t] += kind + 1
+    return True
+
+
+@njit
+def _special_best(h, nfix, base, fc, best_fc, best):
+    """七对 / 连七对, 十三幺, 全不靠 / 七星不靠 (no fixed melds); keeps the best in ``best_fc``."""
+    if nfix != 0:
+        return best
+    for shape in range(3):
+        fc[:] = base
+        if shape == 0 and _special_shape(h, 0):
+            f = F_SEVEN_PAIRS
+            for b in range(27):
+                if b % 9 <= 2 and h[b] == 2 and h[b + 1] == 2 and h[b + 2] == 2 and h[b + 3] == 2 \
+                        and h[b + 4] == 2 and h[b + 5] == 2 and h[b + 6] == 2:
+                    f = F_SEVEN_SHIFTED_PAIRS
+            fc[f] += 1
+        elif shape == 1 and _special_shape(h, 1):
+            fc[F_THIRTEEN_ORPHANS] += 1
+        elif shape == 2 and _honors_knitted(h) > 0:
+            hk = _honors_knitted(h)
+            fc[F_GREATER_HONORS_AND_KNITTED_TILES if hk == 2 else F_LESSER_HONORS_AND_KNITTED_TILES] += 1
+            if _knitted_perm(h) >= 0:
+                fc[F_KNITTED_STRAIGHT] += 1
+        else:
+            continue
+        pts = _apply_excludes(fc)
+        if pts > best:
+            best = pts
+            best_fc[:] = fc
+    return best
+
+
+@njit
+def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count,
+                 fan_counts):
+    """Best fan total of a win (flowers included) over every reading; per-fan counts into ``fan_counts``.
+
+    ``concealed`` int8[34]: standing tiles without ``win_tile``; ``melds`` int16[4] packed (mjenv.melds),
+    the first ``n_melds`` used; ``flags``: WIN_* bits. Returns the total, or ERR_* (< 0).
+    """
+    fan_counts[:] = 0
+    if n_melds < 0 or n_melds > 4 or win_tile < 0 or win_tile >= 34 or flags < 0 or flags > ALL_FLAGS:
+        return ERR_BAD_ARGUMENT
+    if seat_wind < 0 or seat_wind > 3 or prevalent_wind < 0 or prevalent_wind > 3 or flower_count < 0:
+        return ERR_BAD_ARGUMENT
+    n = 0
+    for t in range(34):
+        if concealed[t] < 0:
+            return ERR_BAD_ARGUMENT
+        n += concealed[t]
+    if n != 13 - 3 * n_melds:
+        return ERR_WRONG_TILES_COUNT
+    sk = np.zeros(4, dtype=np.int64)
+    st = np.zeros(4, dtype=np.int64)
+    sc = np.zeros(4, dtype=np.int64)
+    tc = np.zeros(34, dtype=np.int64)
+    if not _unpack_melds(melds, n_melds, sk, st, sc, tc):
+        return ERR_BAD_MELD
+    h = np.empty(34, dtype=np.int8)
+    for t in range(34):
+        h[t] = concealed[t]
+        tc[t] += concealed[t]
+    h[win_tile] += 1
+    tc[win_tile] += 1
+    for t in range(34):
+        if tc[t] > 4:
+            return ERR_TILE_COUNT_GREATER_THAN_4
+    base = np.zeros(NUM_FANS, dtype=np.int16)
+    fc = np.zeros(NUM_FANS, dtype=np.int16)
+    best_fc = np.zeros(NUM_FANS, dtype=np.int16)
+    _context_fans(tc, sk, st, sc, n_melds, concealed, win_tile, flags, base)
+    waits1 = _single_wait(concealed, n_melds, win_tile)
+    sd = (flags & WIN_SELF_DRAWN) != 0
+    best = _regular_best(h, sk, st, sc, n_melds, 4 - n_melds, win_tile, sd, seat_wind, prevalent_wind, 0,
+                         waits1, base, fc, best_fc, -1)
+    best = _special_best(h, n_melds, base, fc, best_fc, best)
+    if n_melds <= 1:
+        k = _knitted_perm(h)
+        if k >= 0:
+            for s in range(3):
+                b = 9 * _KNITTED[k, s] + s
+                h[b] -= 1
+                h[b + 3] -= 1
+                h[b + 6] -= 1
+            best = _regular_best(h, sk, st, sc, n_melds, 1 - n_melds, win_tile, sd, seat_wind, prevalent_wind,
+                                 1, waits1, base, fc, best_fc, best)
+    if best < 0:
+        return ERR_NOT_WIN
+    if best == 0:
+        best_fc[F_CHICKEN_HAND] = 1
+        best = FAN_POINTS[F_CHICKEN_HAND]
+    fan_counts[:] = best_fc
+    fan_counts[F_FLOWER_TILES] = flower_count
+    return best + flower_count
