@@ -14,6 +14,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     _register_tiles(sub)
+    _register_score(sub)
     return parser
 
 
@@ -29,6 +30,33 @@ def _cmd_tiles(args) -> int:
     tiles = parse_tiles(args.tiles)
     for style in STYLES:
         print(f"{style:8s} {format_tiles(tiles, style)}")
+    return 0
+
+
+def _register_score(sub) -> None:
+    p = sub.add_parser("score", help="score a winning hand: fan breakdown (Chinese, English, points) and total")
+    p.add_argument("hand", help='standing tiles without the win tile, e.g. "1233m123s567pEE"')
+    p.add_argument("--win", required=True, help="the winning tile, e.g. 3m")
+    p.add_argument("--melds", default="", help='fixed melds, e.g. "123m 555p EEEE [CCCC]" ([..] = concealed kong)')
+    p.add_argument("--self-drawn", action="store_true", help="自摸")
+    p.add_argument("--fourth-tile", action="store_true", help="和绝张: the last copy of the win tile")
+    p.add_argument("--about-kong", action="store_true", help="杠上开花 (self-drawn) / 抢杠和 (robbing a kong)")
+    p.add_argument("--wall-last", action="store_true", help="妙手回春 (self-drawn) / 海底捞月 (last discard)")
+    p.add_argument("--seat", default="E", help="seat wind E S W N (default E)")
+    p.add_argument("--prevalent", default="E", help="prevalent wind E S W N (default E)")
+    p.add_argument("--flowers", type=int, default=0, help="number of flowers (0..8)")
+    p.set_defaults(func=_cmd_score)
+
+
+def _cmd_score(args) -> int:
+    from mjenv.fans import score
+
+    r = score(args.hand, args.win, melds=args.melds, self_drawn=args.self_drawn, fourth_tile=args.fourth_tile,
+              about_kong=args.about_kong, wall_last=args.wall_last, seat_wind=args.seat,
+              prevalent_wind=args.prevalent, flowers=args.flowers)
+    print(r.pretty())
+    if not r.is_legal_win:
+        print(f"below the {8}-fan minimum: not a legal win")
     return 0
 
 

@@ -481,10 +481,17 @@ def _group4(chow, s, r):
     """Four-set fans: 一色四同顺 / 一色四步高 (chows), 一色四节高 (pungs); or -1."""
     if s[0] != s[1] or s[1] != s[2] or s[2] != s[3]:
         return -1
-    q = np.sort(r[:4])
-    d = q[1] - q[0]
-    if q[2] - q[1] != d or q[3] - q[2] != d:
+    lo = min(r[0], r[1], r[2], r[3])
+    hi = max(r[0], r[1], r[2], r[3])
+    d = (hi - lo) // 3
+    if (hi - lo) % 3:
         return -1
+    for k in range(4):  # four distinct ranks lo, lo+d, lo+2d, lo+3d (or all equal when d == 0)
+        for j in range(k):
+            if r[j] == r[k] and d != 0:
+                return -1
+        if (r[k] - lo) % max(d, 1):
+            return -1
     if chow:
         if d == 0:
             return F_QUADRUPLE_CHOW
@@ -511,7 +518,7 @@ def _combo_fans(chow, s, r, n, fc):
     if n >= 3:
         best = -1
         skip = -1
-        for k in range(n):
+        for k in range(4):
             i0, i1, i2 = (1, 2, 3) if k == 0 else ((0, 2, 3) if k == 1 else ((0, 1, 3) if k == 2 else (0, 1, 2)))
             if n == 3 and k != 3:
                 continue
@@ -521,15 +528,22 @@ def _combo_fans(chow, s, r, n, fc):
                 skip = k
         if best >= 0:
             fc[best] += 1
-            if n == 4:
+            if n == 4:  # 套算一次: the fourth set pairs once, best 一般高 > 喜相逢 > 连六 > 老少副 (ref)
+                pick = -1
                 for j in range(4):
                     if j != skip:
                         f = _group2(chow, s[skip], r[skip], s[j], r[j])
-                        if f >= 0:
-                            fc[f] += 1
-                            break
+                        if f >= 0 and not EXCLUDE_MATRIX[best, f] and (pick < 0 or _PAIR_KEY[f] > _PAIR_KEY[pick]):
+                            pick = f
+                if pick >= 0:
+                    fc[pick] += 1
             return
     _pair_fans(chow, s, r, n, fc)
+
+
+_PAIR_KEY = np.zeros(NUM_FANS, dtype=np.int64)
+_PAIR_KEY[[Fan.PURE_DOUBLE_CHOW, Fan.MIXED_DOUBLE_CHOW, Fan.SHORT_STRAIGHT, Fan.TWO_TERMINAL_CHOWS]] = [1000, 100, 10, 1]
+_PAIR_KEY.setflags(write=False)
 
 
 @njit
@@ -548,14 +562,16 @@ def _pair_fans(chow, s, r, n, fc):
                 ef[ne] = f
                 ne += 1
     best_mask = 0
-    best_n = 0
+    best_key = 0
     for mask in range(1, 1 << ne):
         m = 0
+        key = 0
         deg = np.zeros(4, dtype=np.int64)
         ok = True
         for e in range(ne):
             if (mask >> e) & 1:
                 m += 1
+                key += _PAIR_KEY[ef[e]]
                 deg[ea[e]] += 1
                 deg[eb[e]] += 1
                 for g in range(e):  # 不得相同: a set joins one fan once
@@ -564,10 +580,12 @@ def _pair_fans(chow, s, r, n, fc):
                         ok = False
         if not ok or m > 3:
             continue
-        if m == 3 and (deg == 2).sum() == 3:  # a triangle: 套算一次 forbids closing a cycle
+        if m == 3 and (deg[0] == 2) + (deg[1] == 2) + (deg[2] == 2) + (deg[3] == 2) == 3:  # a triangle: 套算一次 forbids closing a cycle
             continue
-        if m > best_n:
-            best_n = m
+        # most pair fans; on a tie the most 一般高, then 喜相逢, 连六, 老少副 (ref) - tests/golden/fans.jsonl
+        key += 10000 * m
+        if key > best_key:
+            best_key = key
             best_mask = mask
     for e in range(ne):
         if (best_mask >> e) & 1:
@@ -647,10 +665,11 @@ def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, wait
             outside &= t % 9 == 0 or t % 9 == 6
             five &= 2 <= t % 9 <= 4
             even = False
-            if i >= nfix and t <= win <= t + 2:
+            if sc[i] and t <= win <= t + 2:  # a standing (or offer-0) chow holds the win tile
                 inchow = True
-                mid |= win == t + 1
-                edge |= (win == t + 2 and t % 9 == 0) or (win == t and t % 9 == 6)
+                if i >= nfix:
+                    mid |= win == t + 1
+                    edge |= (win == t + 2 and t % 9 == 0) or (win == t and t % 9 == 6)
         else:
             npu += 1
             outside &= _TERM_HONOR[t]
@@ -660,7 +679,7 @@ def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, wait
                 ps[nps] = t // 9
                 pr[nps] = t % 9 + 1
                 nps += 1
-            if i >= nfix or sc[i]:
+            if sc[i]:
                 conc += 1
                 inpung |= i >= nfix and t == win
     if inpung and not sd and pair != win and not inchow:
@@ -686,6 +705,8 @@ def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, wait
         _combo_fans(True, cs, cr, nch, fc)
     _combo_fans(False, ps, pr, nps, fc)
     _pung_fans(sk, st, n, pair, seat, prev, fc)
+    if fc[F_NINE_GATES] and fc[F_PUNG_OF_TERMINALS_OR_HONORS]:  # 九莲宝灯: 不计幺九刻×1
+        fc[F_PUNG_OF_TERMINALS_OR_HONORS] -= 1
     if waits1:
         if edge:
             fc[F_EDGE_WAIT] += 1
@@ -714,7 +735,8 @@ def _terminal_chows(cs, cr, pair, fc):
     if lo[ps] == 2 and hi[ps] == 2:
         fc[F_PURE_TERMINAL_CHOWS] += 1
         return True
-    if lo[ps] == 0 and hi[ps] == 0 and lo.max() == 1 and hi.max() == 1 and lo.sum() == 2 and hi.sum() == 2:
+    if lo[ps] == 0 and hi[ps] == 0 and lo[(ps + 1) % 3] == 1 and lo[(ps + 2) % 3] == 1 \
+            and hi[(ps + 1) % 3] == 1 and hi[(ps + 2) % 3] == 1:
         fc[F_THREE_SUITED_TERMINAL_CHOWS] += 1
         return True
     return False
@@ -740,6 +762,8 @@ def _context_fans(tc, sk, st, sc, nfix, conc13, win, flags, base):
             nexp += 1
     if hog > 0:
         base[F_TILE_HOG] = hog
+    if nfix == 0 and _nine_gates(conc13, win):
+        base[F_NINE_GATES] = 1
     if nk == 4:
         base[F_FOUR_KONGS] = 1
     elif nk == 3:
@@ -765,13 +789,32 @@ def _context_fans(tc, sk, st, sc, nfix, conc13, win, flags, base):
                 base[F_OUT_WITH_REPLACEMENT_TILE] = 1
         elif tc[win] == 1:
             base[F_ROBBING_THE_KONG] = 1
-    if flags & WIN_4TH_TILE and conc13[win] == 0:
+    # 和绝张: never with a copy of the win tile among the standing tiles; always when the melds show the
+    # other three (ref)
+    if conc13[win] == 0 and (flags & WIN_4TH_TILE or tc[win] == 4):
         base[F_LAST_TILE] = 1
 
 
 @njit
+def _nine_gates(conc13, win):
+    """九莲宝灯: the 13 standing tiles are 1112345678999 of one suit and ``win`` is of that suit."""
+    if win >= 27:
+        return False
+    b = win - win % 9
+    for r in range(9):
+        if conc13[b + r] != (3 if r == 0 or r == 8 else 1):
+            return False
+    return True
+
+
+@njit
 def _regular_best(h, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, waits1, base, fc, best_fc, best):
-    """Every reading of ``h`` as pair + ``nneed`` sets after the fixed sets; keeps the best in ``best_fc``."""
+    """Every reading of ``h`` as pair + ``nneed`` sets after the fixed sets; keeps the best in ``best_fc``.
+
+    Pairs in tile order; for each, the sets depth-first over the lowest remaining tile, pung before chow. A
+    later reading replaces an equal-scoring earlier one: the reference's tie-break (2026-11-30,
+    tests/golden/fans.jsonl "tie-break" cases).
+    """
     w = np.empty(34, dtype=np.int8)
     for p in range(34):
         if h[p] < 2:
@@ -784,11 +827,8 @@ def _regular_best(h, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, wait
             for j in range(nneed):
                 while i < 34 and w[i] == 0:
                     i += 1
-                if i == 34:
-                    ok = False
-                    break
-                if (mask >> j) & 1 == 0:
-                    if w[i] < 3:
+                if (mask >> (nneed - 1 - j)) & 1 == 0:
+                    if i == 34 or w[i] < 3:
                         ok = False
                         break
                     w[i] -= 3
@@ -807,7 +847,7 @@ def _regular_best(h, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, wait
                 continue
             pts = _eval_division(sk, st, sc, nfix + nneed, nfix, p, win, sd, seat, prev, knitted, waits1,
                                  base, fc)
-            if pts > best:
+            if pts >= best:
                 best = pts
                 best_fc[:] = fc
     return best
@@ -839,7 +879,10 @@ def _honors_knitted(h):
                 ok = False
                 break
         if ok:
-            return 2 if h[27:34].sum() == 7 else 1
+            nh = 0
+            for t in range(27, 34):
+                nh += h[t]
+            return 2 if nh == 7 else 1
     return 0
 
 
@@ -914,7 +957,7 @@ def _single_wait(conc13, nfix, win):
     """True when ``win`` is the only tile that completes the 13-tile hand (独听, needed for 边/嵌/单钓)."""
     h = conc13.copy()
     for t in range(34):
-        if t == win or h[t] >= 4:
+        if t == win:
             continue
         near = h[t] > 0 or t >= 27
         if t < 27:
@@ -942,17 +985,15 @@ def _unpack_melds(melds, n_melds, sk, st, sc, tc):
         if kind == 0 or t >= 34 or m < 0:
             return False
         sk[i] = kind
-        sc[i] = kind == _KONG and offer == 0
+        sc[i] = offer == 0  # offer 0: concealed (the reference also accepts a concealed chow/pung)
         if kind == _CHOW:
-            if t >= 27 or t % 9 == 0 or t % 9 == 8 or offer == 0:
+            if t >= 27 or t % 9 == 0 or t % 9 == 8:
                 return False
             st[i] = t - 1
             tc[t - 1] += 1
             tc[t] += 1
             tc[t + 1] += 1
         else:
-            if kind == _PUNG and offer == 0:
-                return False
             st[i] = t
             tc[t] += kind + 1
     return True
@@ -999,7 +1040,7 @@ def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalen
     fan_counts[:] = 0
     if n_melds < 0 or n_melds > 4 or win_tile < 0 or win_tile >= 34 or flags < 0 or flags > ALL_FLAGS:
         return ERR_BAD_ARGUMENT
-    if seat_wind < 0 or seat_wind > 3 or prevalent_wind < 0 or prevalent_wind > 3 or flower_count < 0:
+    if seat_wind < 0 or prevalent_wind < 0 or flower_count < 0:  # a wind >= 4 matches no wind
         return ERR_BAD_ARGUMENT
     n = 0
     for t in range(34):
@@ -1050,3 +1091,187 @@ def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalen
     fan_counts[:] = best_fc
     fan_counts[F_FLOWER_TILES] = flower_count
     return best + flower_count
+
+
+@njit
+def _score_batch_kernel(concealed, melds, n_melds, win_tile, flags, seat, prevalent, flowers, totals, counts):
+    for i in range(concealed.shape[0]):
+        totals[i] = score_kernel(concealed[i], melds[i], n_melds[i], win_tile[i], flags[i], seat[i], prevalent[i],
+                                 flowers[i], counts[i])
+
+
+# --- Python API -------------------------------------------------------------------------------------------
+class ScoreResult:
+    """The score of one win: ``total`` (with flowers), ``base`` (without), ``fans`` ({Fan: count})."""
+
+    __slots__ = ("total", "base", "fans")
+
+    def __init__(self, total: int, fans: dict[Fan, int], flowers: int):
+        self.total = total
+        self.base = total - flowers
+        self.fans = fans
+
+    def __repr__(self) -> str:
+        return f"ScoreResult(total={self.total}, base={self.base}, fans={{{', '.join(f.name + ': ' + str(n) for f, n in self.fans.items())}}})"
+
+    @property
+    def is_legal_win(self) -> bool:
+        """At least ``MIN_WIN_FAN`` (8) fan without flowers."""
+        return self.base >= MIN_WIN_FAN
+
+    def pretty(self) -> str:
+        """One line per fan: points, Chinese and English names, count; then the total."""
+        lines = [f"{int(FAN_POINTS[f]) * n:3d}  {FAN_NAME_ZH[f]}  {FAN_NAME_EN[f]}" + (f" x{n}" if n > 1 else "")
+                 for f, n in self.fans.items()]
+        lines.append(f"{self.total:3d}  total" + (f" ({self.base} without flowers)" if self.base != self.total else ""))
+        return "\n".join(lines)
+
+
+_ERR_TEXT = {
+    ERR_WRONG_TILES_COUNT: "wrong number of tiles: the standing tiles must be 13 - 3 * len(melds)",
+    ERR_TILE_COUNT_GREATER_THAN_4: "more than 4 copies of a tile",
+    ERR_NOT_WIN: "not a winning hand",
+    ERR_BAD_MELD: "malformed meld",
+    ERR_BAD_ARGUMENT: "argument out of range",
+}
+
+
+def _wind(x, name: str) -> int:
+    if isinstance(x, str):
+        if x.upper() not in ("E", "S", "W", "N"):
+            raise ValueError(f"{name} must be 0..3 or one of E S W N, got {x!r}")
+        return "ESWN".index(x.upper())
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or not 0 <= int(x) <= 3:
+        raise ValueError(f"{name} must be 0..3 or one of E S W N, got {x!r}")
+    return int(x)
+
+
+def _melds_array(melds) -> np.ndarray:
+    from mjenv import melds as _m
+    from mjenv.tiles import parse_tiles
+
+    if isinstance(melds, str):
+        melds = [m for m in melds.replace(",", " ").split() if m]
+    out = np.zeros(4, dtype=np.int16)
+    if len(melds) > 4:
+        raise ValueError(f"at most 4 melds, got {len(melds)}")
+    for i, m in enumerate(melds):
+        if isinstance(m, str):  # "123m" chow, "555p" pung, "EEEE" kong, "[EEEE]" or "EEEE!" concealed kong
+            concealed = m.startswith("[") or m.endswith("!")
+            ts = sorted(parse_tiles(m.strip("[]!")))
+            if len(ts) == 3 and ts[1] == ts[0] + 1 and ts[2] == ts[1] + 1 and ts[0] < 27 and ts[0] // 9 == ts[2] // 9:
+                m = _m.pack(_m.CHOW, ts[1], 1)
+            elif len(ts) in (3, 4) and len(set(ts)) == 1:
+                kind = _m.PUNG if len(ts) == 3 else _m.KONG
+                if concealed and kind == _m.PUNG:
+                    raise ValueError(f"only a kong can be concealed: {m!r}")
+                m = _m.pack(kind, ts[0], 0 if concealed else 1)
+            else:
+                raise ValueError(f"not a chow, pung or kong: {m!r}")
+        elif isinstance(m, tuple):
+            m = _m.from_pack(m)
+        elif isinstance(m, (int, np.integer)):
+            _m.meld_tiles(int(m))
+        else:
+            raise TypeError(f"a meld must be a str, a pack tuple or a packed int, got {type(m).__name__}")
+        out[i] = int(m)
+    return out
+
+
+def score(hand, win_tile, *, melds=(), self_drawn=False, fourth_tile=False, about_kong=False, wall_last=False,
+          seat_wind=0, prevalent_wind=0, flowers=0) -> ScoreResult:
+    """Score one win.
+
+    Parameters
+    ----------
+    hand : str or sequence of tile ids
+        The standing tiles without the win tile (any notation of :func:`mjenv.tiles.parse_tiles`).
+    win_tile : str or int
+    melds : str or sequence
+        Fixed melds: strings (``"123m 555p EEEE [CCCC]"``, ``[...]`` a concealed kong), reference pack
+        tuples (``("PENG", "W5", 1)``) or packed ints (:mod:`mjenv.melds`).
+    self_drawn, fourth_tile, about_kong, wall_last : bool
+        The context flags (``WIN_*``).
+    seat_wind, prevalent_wind : int 0..3 or "E"/"S"/"W"/"N"
+    flowers : int 0..8
+
+    Returns
+    -------
+    ScoreResult
+
+    Raises
+    ------
+    ValueError
+        Malformed input, or a hand that is not a win.
+
+    Examples
+    --------
+    >>> r = score("1112345678999m", "5m")  # doctest: +SKIP
+    >>> r.total
+    91
+    """
+    from mjenv.tiles import parse_tiles, tiles_to_counts
+
+    tiles = parse_tiles(hand) if isinstance(hand, str) else [int(t) for t in hand]
+    concealed = tiles_to_counts(tiles)
+    wt = parse_tiles(win_tile) if isinstance(win_tile, str) else [win_tile]
+    if len(wt) != 1 or isinstance(wt[0], bool) or not 0 <= int(wt[0]) < 34:
+        raise ValueError(f"win_tile must be one tile (not a flower), got {win_tile!r}")
+    if isinstance(flowers, bool) or not isinstance(flowers, (int, np.integer)) or not 0 <= flowers <= 8:
+        raise ValueError(f"flowers must be 0..8, got {flowers!r}")
+    m = _melds_array(melds)
+    n_melds = int((m != 0).sum())
+    flags = (WIN_SELF_DRAWN * bool(self_drawn) | WIN_4TH_TILE * bool(fourth_tile)
+             | WIN_ABOUT_KONG * bool(about_kong) | WIN_WALL_LAST * bool(wall_last))
+    counts = np.zeros(NUM_FANS, dtype=np.int16)
+    total = int(score_kernel(concealed, m, n_melds, int(wt[0]), flags, _wind(seat_wind, "seat_wind"),
+                             _wind(prevalent_wind, "prevalent_wind"), int(flowers), counts))
+    if total < 0:
+        raise ValueError(_ERR_TEXT.get(total, f"error {total}"))
+    return ScoreResult(total, {Fan(f): int(counts[f]) for f in REFERENCE_ORDER if counts[f]}, int(flowers))
+
+
+def score_batch(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flowers):
+    """Score N wins at once.
+
+    Parameters
+    ----------
+    concealed : ndarray[int8, (N, 34)]   standing tiles without the win tile
+    melds : ndarray[int16, (N, 4)]       packed melds (:mod:`mjenv.melds`)
+    n_melds, win_tile, flags, seat_wind, prevalent_wind, flowers : ndarray[int, (N,)] or scalars
+
+    Returns
+    -------
+    totals : ndarray[int32, (N,)]          total fan with flowers, or ERR_* (< 0) per hand
+    counts : ndarray[int16, (N, NUM_FANS)] per-fan counts
+    """
+    concealed = np.ascontiguousarray(concealed, dtype=np.int8)
+    if concealed.ndim != 2 or concealed.shape[1] != 34:
+        raise ValueError(f"concealed must have shape (N, 34), got {concealed.shape}")
+    n = concealed.shape[0]
+    melds = np.ascontiguousarray(melds, dtype=np.int16)
+    if melds.shape != (n, 4):
+        raise ValueError(f"melds must have shape ({n}, 4), got {melds.shape}")
+    cols = []
+    for name, x in (("n_melds", n_melds), ("win_tile", win_tile), ("flags", flags), ("seat_wind", seat_wind),
+                    ("prevalent_wind", prevalent_wind), ("flowers", flowers)):
+        a = np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=np.int64), (n,)))
+        if a.ndim != 1:
+            raise ValueError(f"{name} must be a scalar or shape ({n},)")
+        cols.append(a)
+    totals = np.zeros(n, dtype=np.int32)
+    counts = np.zeros((n, NUM_FANS), dtype=np.int16)
+    _score_batch_kernel(concealed, melds, *cols, totals, counts)
+    return totals, counts
+
+
+def warmup() -> float:
+    """Compile (or load from the cache) the scoring kernels; returns the seconds it took."""
+    import time
+
+    t0 = time.perf_counter()
+    c = np.zeros((1, 34), dtype=np.int8)
+    c[0, [0, 1, 2, 9, 10, 11, 18, 19, 20, 27, 27, 27, 33]] = 1
+    c[0, 27] = 3
+    score_batch(c, np.zeros((1, 4), dtype=np.int16), 0, 33, 0, 0, 0, 0)
+    return time.perf_counter() - t0

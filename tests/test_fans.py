@@ -1,0 +1,160 @@
+"""Fan scoring: the table, golden cases (rule examples + one positive and one near miss per fan), the
+per-hand and batch APIs, the CLI, and the differential test against PyMahjongGB on a fixed-seed corpus."""
+
+import collections
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import MahjongGB
+from mjenv import fans
+from mjenv.compat.mahjonggb import MahjongFanCalculator
+from mjenv.fans import EXCLUDES, FAN_NAME_EN, FAN_NAME_ZH, FAN_POINTS, NUM_FANS, Fan, score, score_batch
+from mjenv.testing.fan_gen import random_case
+from mjenv.tiles import parse_tiles, tile_to_botzone
+
+GOLDEN = [json.loads(line) for line in (Path(__file__).parent / "golden" / "fans.jsonl").read_text("utf-8").splitlines()]
+
+
+def test_table():
+    assert NUM_FANS == 82 == len(FAN_NAME_ZH) == len(FAN_NAME_EN) == len(set(FAN_NAME_ZH)) == len(set(FAN_NAME_EN))
+    assert all(FAN_POINTS[i] >= FAN_POINTS[i + 1] for i in range(NUM_FANS - 1))
+    assert FAN_POINTS[Fan.BIG_FOUR_WINDS] == 88 and FAN_POINTS[Fan.CONCEALED_KONG_AND_MELDED_KONG] == 5
+    assert FAN_POINTS[Fan.ALL_PUNGS] == 6 and FAN_POINTS[Fan.HALF_FLUSH] == 6 and FAN_POINTS[Fan.FLOWER_TILES] == 1
+    assert sorted(fans.REFERENCE_ORDER) == list(Fan)
+    for a, bs in EXCLUDES.items():
+        assert a not in bs and all(isinstance(b, Fan) for b in bs)
+
+
+def _kwargs(row):
+    return dict(pack=tuple(tuple(p) for p in row["pack"]), hand=tuple(tile_to_botzone(t) for t in parse_tiles(row["hand"])),
+                winTile=tile_to_botzone(parse_tiles(row["win_tile"])[0]), flowerCount=row["flowers"],
+                seatWind=row["seat"], prevalentWind=row["prevalent"], **row["flags"])
+
+
+@pytest.mark.parametrize("row", GOLDEN, ids=[f"L{i + 1}-{r.get('note', '')[:40]}" for i, r in enumerate(GOLDEN)])
+def test_golden(row):
+    kw = _kwargs(row)
+    exp = row["expected"]
+    if "error" in exp:
+        with pytest.raises(TypeError, match=exp["error"]):
+            MahjongFanCalculator(**kw)
+        return
+    got = MahjongFanCalculator(**kw, verbose=True)
+    assert [list(x) for x in got] == exp["fans"]
+    assert sum(p * n for p, n, _, _ in got) == exp["total"]
+    if all(p[2] != 0 or p[0] == "GANG" for p in row["pack"]):  # the public API takes only legal melds
+        melds = [(k, t, o) for k, t, o in row["pack"]]
+        r = score(row["hand"], row["win_tile"], melds=melds, self_drawn=row["flags"]["isSelfDrawn"],
+                  fourth_tile=row["flags"]["is4thTile"], about_kong=row["flags"]["isAboutKong"],
+                  wall_last=row["flags"]["isWallLast"], seat_wind=row["seat"], prevalent_wind=row["prevalent"],
+                  flowers=row["flowers"])
+        assert r.total == exp["total"]
+        assert [(int(FAN_POINTS[f]), n, FAN_NAME_ZH[f]) for f, n in r.fans.items()] == [tuple(x[:3]) for x in exp["fans"]]
+
+
+def test_golden_covers_every_fan():
+    notes = {r.get("note", "") for r in GOLDEN}
+    for f in Fan:
+        assert f"positive: {f.name}" in notes and f"near miss: {f.name}" in notes, f.name
+
+
+def test_rule_examples():
+    """001_*.txt worked examples, asserted directly (besides their golden lines)."""
+    assert score("55566677s567p55p", "7s", self_drawn=True).total == 48  # 就高不就低: 48, not 47
+    r = score("123789m123789s2p", "2p")  # 套算一次: 3 pair fans, never 4
+    pair = [Fan.PURE_DOUBLE_CHOW, Fan.MIXED_DOUBLE_CHOW, Fan.SHORT_STRAIGHT, Fan.TWO_TERMINAL_CHOWS]
+    assert sum(r.fans.get(f, 0) for f in pair) == 3
+    r = score("123456m123s789p5p", "5p")  # 花龙 + 123m: only one more pair fan
+    assert r.fans[Fan.MIXED_STRAIGHT] == 1 and sum(r.fans.get(f, 0) for f in pair) == 1
+    assert Fan.PUNG_OF_TERMINALS_OR_HONORS in score("1112345678999m", "5m").fans
+    assert Fan.PUNG_OF_TERMINALS_OR_HONORS not in score("1112345678999m", "3m").fans
+
+
+def test_reference_differential_corpus():
+    """20k fixed-seed generator cases: output identical to PyMahjongGB 1.4.0; every fan occurs."""
+    rng = np.random.default_rng(12345)
+    seen = collections.Counter()
+    bad = []
+    for _ in range(20_000):
+        kw = random_case(rng)
+        try:
+            ref = MahjongGB.MahjongFanCalculator(**kw, verbose=True)
+        except TypeError as e:
+            ref = str(e)
+        try:
+            got = MahjongFanCalculator(**kw, verbose=True)
+        except TypeError as e:
+            got = str(e)
+        if ref != got:
+            bad.append((kw, ref, got))
+        if not isinstance(ref, str):
+            seen.update(x[2] for x in ref)
+            names = {x[2] for x in ref}  # 不重复: no fan is listed with a fan it excludes
+            for a, bs in EXCLUDES.items():
+                if FAN_NAME_ZH[a] in names:
+                    assert not names & {FAN_NAME_ZH[b] for b in bs}, (kw, ref)
+    assert not bad, bad[:3]
+    assert [n for n in FAN_NAME_ZH if not seen[n]] == []
+
+
+def test_non_verbose_and_errors():
+    kw = dict(pack=(), hand=("W1", "W1", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W9", "W9"),
+              winTile="W5", flowerCount=2, isSelfDrawn=False, is4thTile=False, isAboutKong=False, isWallLast=False,
+              seatWind=0, prevalentWind=0)
+    assert MahjongFanCalculator(**kw) == MahjongGB.MahjongFanCalculator(**kw)
+    for bad, msg in [(dict(hand=list(kw["hand"])), "Param `hand` must be a tuple!"), (dict(pack=[]), "Param `pack` must be a tuple!"),
+                     (dict(winTile="W0"), "ERROE_WRONG_TILE_CODE"), (dict(hand=kw["hand"][:-1]), "ERROR_WRONG_TILES_COUNT"),
+                     (dict(winTile="F1"), "ERROR_NOT_WIN"), (dict(pack=(("PENG", "W1", 4),)), "ERROE_WRONG_OFFER_CODE"),
+                     (dict(pack=(("PONG", "W1", 1),)), "ERROE_WRONG_PACK_CODE")]:
+        with pytest.raises(TypeError) as ours:
+            MahjongFanCalculator(**{**kw, **bad})
+        with pytest.raises(TypeError) as ref:
+            MahjongGB.MahjongFanCalculator(**{**kw, **bad})
+        assert str(ours.value) == str(ref.value) == msg
+
+
+def test_score_api_and_batch():
+    r = score("1233m123s567p", "3m", melds="EEE", seat_wind="E", flowers=2)
+    assert r.total == r.base + 2 and r.fans[Fan.FLOWER_TILES] == 2 and not r.is_legal_win
+    assert "total" in r.pretty() and "Prevalent Wind" in r.pretty()
+    for bad in [dict(hand="123m", win_tile="4m"), dict(hand="1233m123s567pE", win_tile="3m"),
+                dict(hand="1233m123s567p", win_tile="3m", flowers=9), dict(hand="1233m123s567p", win_tile="3m", seat_wind=5),
+                dict(hand="1233m123s567p", win_tile="1f"), dict(hand="1233m123s567p", win_tile="3m", melds="124m")]:
+        with pytest.raises(ValueError):
+            score(bad.pop("hand"), bad.pop("win_tile"), **bad)
+    rng = np.random.default_rng(7)
+    cases = []
+    from mjenv.compat.mahjonggb import _parse
+    while len(cases) < 300:
+        kw = random_case(rng)
+        try:
+            c, m, n, w = _parse(kw["pack"], kw["hand"], kw["winTile"])
+        except TypeError:
+            continue
+        cases.append((c, m, n, w, kw))
+    conc = np.stack([c[0] for c in cases])
+    melds = np.stack([c[1] for c in cases])
+    flags = np.array([kw["isSelfDrawn"] | 2 * kw["is4thTile"] | 4 * kw["isAboutKong"] | 8 * kw["isWallLast"] for *_, kw in cases])
+    totals, counts = score_batch(conc, melds, [c[2] for c in cases], [c[3] for c in cases], flags,
+                                 [c[4]["seatWind"] for c in cases], [c[4]["prevalentWind"] for c in cases],
+                                 [c[4]["flowerCount"] for c in cases])
+    for i, (c, m, n, w, kw) in enumerate(cases):
+        fc = np.full(NUM_FANS, 7, dtype=np.int16)  # the kernel zeroes it
+        t = fans.score_kernel(c, m, n, w, int(flags[i]), kw["seatWind"], kw["prevalentWind"], kw["flowerCount"], fc)
+        assert t == totals[i] and (fc == counts[i]).all()
+        if t >= 0:
+            assert t == int((counts[i].astype(np.int64) * FAN_POINTS).sum())
+    with pytest.raises(ValueError):
+        score_batch(conc[:, :30], melds, 0, 0, 0, 0, 0, 0)
+
+
+def test_cli(capsys):
+    from mjenv.cli import main
+
+    assert main(["score", "55566677s567p55p", "--win", "7s", "--self-drawn"]) == 0
+    out = capsys.readouterr().out
+    assert "一色三同顺" in out and "Pure Triple Chow" in out and " 48  total" in out
+    assert main(["score", "123m", "--win", "4m"]) == 2
