@@ -15,6 +15,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     _register_tiles(sub)
     _register_score(sub)
+    _register_play(sub)
     return parser
 
 
@@ -57,6 +58,52 @@ def _cmd_score(args) -> int:
     print(r.pretty())
     if not r.is_legal_win:
         print(f"below the {8}-fan minimum: not a legal win")
+    return 0
+
+
+def _register_play(sub) -> None:
+    p = sub.add_parser("play", help="play one hand with random bots and show the table move by move")
+    p.add_argument("--seed", type=int, default=0, help="episode seed (the wall)")
+    p.add_argument("--style", default="unicode", help="tile notation: unicode, compact, botzone, zh")
+    p.add_argument("--quiet", action="store_true", help="show only the final table and the result")
+    p.add_argument("--log", metavar="PATH", help="write the hand's JSON game record to PATH")
+    p.set_defaults(func=_cmd_play)
+
+
+def _cmd_play(args) -> int:
+    import json
+
+    import numpy as np
+
+    from mjenv import actions as A
+    from mjenv import game as G
+    from mjenv.record import make_log
+    from mjenv.render import render_table
+    from mjenv.tiles import STYLES
+
+    if args.style not in STYLES:
+        raise ValueError(f"--style must be one of {STYLES}")
+    st = G.new_state()
+    G.reset(st, args.seed)
+    rng = np.random.default_rng(args.seed)
+    mask = np.zeros(A.NUM_ACTIONS, np.bool_)
+    ops = []
+    names = [f"bot {s}" for s in range(4)]
+    while st[G.PHASE] != G.PH_OVER:
+        seat = int(st[G.CUR])
+        G.legal_mask_kernel(st, seat, mask)
+        a = A.WIN if mask[A.WIN] else int(rng.choice(np.flatnonzero(mask)))  # random bot that never declines a win
+        if not args.quiet and st[G.PHASE] == G.PH_TURN:
+            print(render_table(st, names, args.style) + "\n")
+        if not args.quiet:
+            print(f"{names[seat]}: {A.action_to_str(a)}")
+        G.step(st, a)
+        ops.append(["act", seat, a])
+    print(render_table(st, names, args.style))
+    if args.log:
+        with open(args.log, "w", encoding="utf-8") as f:
+            json.dump(make_log(args.seed, 0, 0, 8, ops), f, ensure_ascii=False, indent=1)
+        print(f"game record written to {args.log}")
     return 0
 
 

@@ -1,0 +1,932 @@
+"""The MCR table state machine: Numba kernels over one flat ``int32[STATE_SIZE]`` array per table.
+
+Rules
+-----
+MCR as decided in ``../shared/rules/RULES.md`` (primary source 000, procedure 002): a seeded 144-tile wall with a
+dice break point; the dealer gets 14 tiles, the others 13; flowers are replaced from the back of the wall (after
+the deal the dealer first, then South, West, North; during play at once). Normal draws come from the front,
+flower and kong replacements from the back. On a turn a player may win (self-drawn), declare a concealed or an
+added kong, or discard. Any other player may claim a discard for a win, a pung or an exposed kong; only the
+next player may chow. Priority: win > pung/kong > chow; of several winners the first in play order after the
+discarder wins (截和). An added kong may be robbed (抢杠和); concealed kongs and exposed kongs cannot. No kong or
+flower right after a chow or pung (the player must discard), no kong when the wall is empty, and the last
+discard may only be claimed for a win. A win needs 8 fan without flowers. Self-drawn: every other player pays
+8 + F; on a discard or a robbed kong: the discarder (kong declarer) pays 8 + F, the other two 8. An empty wall
+ends the hand in a draw with no payments.
+
+Specification in mjenv
+----------------------
+* One table is ONE flat ``int32[STATE_SIZE]`` array; a batch of tables is ``int32[N, STATE_SIZE]`` and the
+  vector env steps every row with the same per-table kernels. Offsets (module constants, frozen in kernels)::
+
+    HAND        4*34  concealed tiles of each seat, counts (flowers never stay in a hand)
+    MELDS       4*4   packed melds (mjenv.melds layout, 0 = none) in the order declared
+    N_MELDS     4     melds per seat
+    DISC        4*48  discards of each seat in order: tile id, +64 when a player claimed it (chow/pung/kong/win)
+    N_DISC      4     discards per seat
+    WALL        144   the wall read from the break point: WALL[FRONT] is the next draw, WALL[BACK-1] the next
+                      replacement; tile ids 0..41 (flowers 34..41)
+    FLOWERS     4     flowers set aside per seat
+    FLOWER_BITS 4     which flowers (bit f for flower 34+f)
+    VIS         34    copies of each tile face up on the table (discards + exposed melds; not concealed kongs)
+    CLAIM       4     claim window answers: -1 not asked, -2 still to answer, else the action chosen
+    WIN_FAN     4     total fan of the win open to each seat right now (-1: none; cached for the mask)
+    WIN_FLAGS_P 4     the win flags that go with WIN_FAN
+    NO_WIN      4     1 when the seat lost the right to win this hand (penalty mode)
+    SCORES      4     score deltas of this hand (payments and penalties)
+    FANS        NUM_FANS  fan counts of the winning hand (mjenv.fans order)
+    then scalars: SEED_LO SEED_HI (episode seed), RNG_LO RNG_HI (splitmix64 state), DICE (d1*10+d2), FRONT, BACK,
+    PHASE, CUR (seat to act, -1 when over), TURN (seat whose turn it is), OFFER_TILE OFFER_SEAT (tile on offer
+    in a claim/rob window, -1 otherwise), DRAWN (tile just drawn by TURN, -1 after a claim), DRAW_KIND
+    (0 normal, 1 kong replacement, 2 flower replacement), JUST_CLAIMED (1: must discard), DEALER, PREVALENT,
+    MIN_FAN, WINNER, LOSER, WIN_TILE, WIN_FLAGS, WIN_TOTAL, N_STEPS, N_DRAWS, LAST_ACTOR, LAST_ACTION,
+    EVENTS (EV_* bits of what happened this hand).
+
+* Kernels: ``reset_kernel(state, seed, dealer, prevalent, min_fan)``, ``legal_mask_kernel(state, seat, mask)``,
+  ``step_kernel(state, action, rewards) -> err`` (acting seat is ``state[CUR]``; rewards ``float32[4]`` are this
+  step's score deltas), ``observe_kernel(state, seat, obs)`` (mjenv.observation), ``penalize_kernel``.
+  ``next_seed_kernel(state)`` draws the seed of the next hand from the table's own RNG (auto-reset).
+* Phases: PH_TURN (TURN acts: discard, kongs, self-drawn win; after a chow/pung only discards), PH_CLAIM (after a
+  discard the seats with a legal claim are asked one at a time in play order after the discarder; answers are
+  kept hidden in CLAIM until everyone asked has answered, then priority decides), PH_ROB (the same for robbing an
+  added kong, asking only seats that can win on it), PH_OVER.
+* Win flags are derived from the table: self-drawn; 和绝张 when the other three copies are face up (VIS), never
+  when robbing; WIN_ABOUT_KONG for a win on a kong replacement (not when the replacement was a flower and the
+  win is on the flower's replacement) and for robbing; WIN_WALL_LAST when the wall is empty after the winning draw
+  or at the winning discard.
+* The dealer's first turn counts as a normal draw of the last tile dealt to the dealer (blessings are not
+  scored, as in the reference calculator).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mjenv import actions as A
+from mjenv._jit import njit
+from mjenv.fans import NUM_FANS, WIN_4TH_TILE, WIN_ABOUT_KONG, WIN_SELF_DRAWN, WIN_WALL_LAST, score_kernel
+
+MAX_DISCARDS = 48  # per seat; a seat can discard at most ~40 times in a hand
+NUM_ACTIONS = A.NUM_ACTIONS
+
+_layout: list[tuple[str, int]] = [
+    ("HAND", 4 * 34), ("MELDS", 16), ("N_MELDS", 4), ("DISC", 4 * MAX_DISCARDS), ("N_DISC", 4), ("WALL", 144),
+    ("FLOWERS", 4), ("FLOWER_BITS", 4), ("VIS", 34), ("CLAIM", 4), ("WIN_FAN", 4), ("WIN_FLAGS_P", 4),
+    ("NO_WIN", 4), ("SCORES", 4), ("FANS", NUM_FANS),
+    ("SEED_LO", 1), ("SEED_HI", 1), ("RNG_LO", 1), ("RNG_HI", 1), ("DICE", 1), ("FRONT", 1), ("BACK", 1),
+    ("PHASE", 1), ("CUR", 1), ("TURN", 1), ("OFFER_TILE", 1), ("OFFER_SEAT", 1), ("DRAWN", 1), ("DRAW_KIND", 1),
+    ("JUST_CLAIMED", 1), ("DEALER", 1), ("PREVALENT", 1), ("MIN_FAN", 1), ("WINNER", 1), ("LOSER", 1),
+    ("WIN_TILE", 1), ("WIN_FLAGS", 1), ("WIN_TOTAL", 1), ("N_STEPS", 1), ("N_DRAWS", 1), ("LAST_ACTOR", 1),
+    ("LAST_ACTION", 1), ("EVENTS", 1),
+]
+OFFSETS: dict[str, int] = {}
+_o = 0
+for _name, _size in _layout:
+    OFFSETS[_name] = _o
+    _o += _size
+STATE_SIZE = _o
+HAND, MELDS, N_MELDS, DISC, N_DISC, WALL = (OFFSETS[k] for k in ("HAND", "MELDS", "N_MELDS", "DISC", "N_DISC", "WALL"))
+FLOWERS, FLOWER_BITS, VIS, CLAIM, WIN_FAN = (OFFSETS[k] for k in ("FLOWERS", "FLOWER_BITS", "VIS", "CLAIM", "WIN_FAN"))
+WIN_FLAGS_P, NO_WIN, SCORES, FANS = (OFFSETS[k] for k in ("WIN_FLAGS_P", "NO_WIN", "SCORES", "FANS"))
+SEED_LO, SEED_HI, RNG_LO, RNG_HI, DICE = (OFFSETS[k] for k in ("SEED_LO", "SEED_HI", "RNG_LO", "RNG_HI", "DICE"))
+FRONT, BACK, PHASE, CUR, TURN = (OFFSETS[k] for k in ("FRONT", "BACK", "PHASE", "CUR", "TURN"))
+OFFER_TILE, OFFER_SEAT, DRAWN, DRAW_KIND = (OFFSETS[k] for k in ("OFFER_TILE", "OFFER_SEAT", "DRAWN", "DRAW_KIND"))
+JUST_CLAIMED, DEALER, PREVALENT, MIN_FAN = (OFFSETS[k] for k in ("JUST_CLAIMED", "DEALER", "PREVALENT", "MIN_FAN"))
+WINNER, LOSER, WIN_TILE, WIN_FLAGS, WIN_TOTAL = (OFFSETS[k] for k in ("WINNER", "LOSER", "WIN_TILE", "WIN_FLAGS", "WIN_TOTAL"))
+N_STEPS, N_DRAWS, LAST_ACTOR, LAST_ACTION, EVENTS = (OFFSETS[k] for k in ("N_STEPS", "N_DRAWS", "LAST_ACTOR", "LAST_ACTION", "EVENTS"))
+del _o, _name, _size
+
+A_CHOW, A_PUNG, A_KONG, A_CONCEALED_KONG, A_ADDED_KONG = A.CHOW, A.PUNG, A.KONG, A.CONCEALED_KONG, A.ADDED_KONG
+A_WIN, A_PASS = A.WIN, A.PASS
+
+PH_TURN, PH_CLAIM, PH_ROB, PH_OVER = 0, 1, 2, 3
+KIND_NORMAL, KIND_KONG, KIND_FLOWER = 0, 1, 2
+CLAIMED_BIT = 64
+ASKED, NOT_ASKED = -2, -1
+
+# error codes of step_kernel
+OK = 0
+ERR_ILLEGAL = -1
+ERR_OVER = -2
+ERR_SEAT = -4
+
+# EV_* bits in state[EVENTS]: which rule events happened in this hand (coverage checks of the fuzz tests)
+EV_CHOW, EV_PUNG, EV_EXPOSED_KONG, EV_CONCEALED_KONG = 1, 2, 4, 8
+EV_ADDED_KONG, EV_ROBBED, EV_FLOWER_IN_PLAY, EV_SELF_DRAWN_WIN = 16, 32, 64, 128
+EV_DISCARD_WIN, EV_HEAD_BUMP, EV_KONG_REPLACEMENT_WIN, EV_FLOWER_REPLACEMENT_WIN = 256, 512, 1024, 2048
+EV_4TH_TILE_WIN, EV_WALL_LAST_SELF, EV_WALL_LAST_DISCARD, EV_EXHAUSTIVE = 4096, 8192, 16384, 32768
+EV_SEVERAL_ASKED, EV_LAST_DISCARD_WINDOW, EV_PUNG_OVER_CHOW, EV_INITIAL_FLOWER = 65536, 131072, 262144, 524288
+EV_NAMES = {
+    EV_CHOW: "chow", EV_PUNG: "pung", EV_EXPOSED_KONG: "exposed_kong", EV_CONCEALED_KONG: "concealed_kong",
+    EV_ADDED_KONG: "added_kong", EV_ROBBED: "robbed_kong", EV_FLOWER_IN_PLAY: "flower_in_play",
+    EV_SELF_DRAWN_WIN: "self_drawn_win", EV_DISCARD_WIN: "discard_win", EV_HEAD_BUMP: "head_bump",
+    EV_KONG_REPLACEMENT_WIN: "kong_replacement_win", EV_FLOWER_REPLACEMENT_WIN: "flower_replacement_win",
+    EV_4TH_TILE_WIN: "fourth_tile_win", EV_WALL_LAST_SELF: "wall_last_self_drawn",
+    EV_WALL_LAST_DISCARD: "wall_last_discard", EV_EXHAUSTIVE: "exhaustive_draw",
+    EV_SEVERAL_ASKED: "several_seats_asked", EV_LAST_DISCARD_WINDOW: "last_discard_window",
+    EV_PUNG_OVER_CHOW: "pung_over_chow", EV_INITIAL_FLOWER: "initial_flower",
+}
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_MASK32 = np.uint64(0xFFFFFFFF)
+
+
+# ----------------------------------------------------------------------------------------------- RNG
+@njit
+def _rng_next(state):
+    """splitmix64 step on the table's RNG state (two int32 words); returns a uint64."""
+    x = (np.uint64(np.uint32(state[RNG_HI])) << np.uint64(32)) | np.uint64(np.uint32(state[RNG_LO]))
+    x = x + _GOLDEN
+    state[RNG_HI] = np.int32(np.uint32(x >> np.uint64(32)))
+    state[RNG_LO] = np.int32(np.uint32(x & _MASK32))
+    z = (x ^ (x >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit
+def _rng_int(state, n):
+    """Uniform int in [0, n) (n small; the modulo bias is below 2**-50)."""
+    return np.int64((_rng_next(state) >> np.uint64(11)) % np.uint64(n))
+
+
+@njit
+def next_seed_kernel(state):
+    """A fresh 62-bit episode seed from the table's RNG (used for auto-reset and the hands of a match)."""
+    return np.int64(_rng_next(state) >> np.uint64(2))
+
+
+# ----------------------------------------------------------------------------------------------- scoring
+@njit
+def _suit_sets(w, n, honor):
+    """Can the ``n`` counts in ``w`` (one suit, or the honours) be split into pungs and chows? (w is clobbered)
+
+    The lowest tile with count c starts exactly c % 3 chows (three chows 123 equal three pungs 111222333).
+    """
+    for i in range(n):
+        k = w[i] % 3
+        if k == 0:
+            continue
+        if honor or i > n - 3 or w[i + 1] < k or w[i + 2] < k:
+            return False
+        w[i + 1] -= k
+        w[i + 2] -= k
+    return True
+
+
+@njit
+def _regular_complete(h):
+    """Do the counts ``h`` (int64[34], 14 - 3 * melds tiles) make a pair and sets?"""
+    pair_suit = -1
+    for s in range(4):
+        tot = 0
+        for i in range(9 * s, min(9 * s + 9, 34)):
+            tot += h[i]
+        if tot % 3 == 1 or (tot % 3 == 2 and pair_suit >= 0):
+            return False
+        if tot % 3 == 2:
+            pair_suit = s
+    if pair_suit < 0:
+        return False
+    w = np.empty(9, np.int64)
+    for s in range(4):
+        n = 9 if s < 3 else 7
+        if s == pair_suit:
+            continue
+        w[:n] = h[9 * s:9 * s + n]
+        if not _suit_sets(w, n, s == 3):
+            return False
+    n = 9 if pair_suit < 3 else 7
+    for p in range(n):
+        if h[9 * pair_suit + p] >= 2:
+            w[:n] = h[9 * pair_suit:9 * pair_suit + n]
+            w[p] -= 2
+            if _suit_sets(w, n, pair_suit == 3):
+                return True
+    return False
+
+
+@njit
+def _may_win(state, seat, tile, in_hand):
+    """Fast necessary condition for a win (the scorer decides): a regular shape, seven pairs, all terminals and
+    honours (thirteen orphans), or at least 7 tiles of one knitted pattern (honours-and-knitted, knitted straight).
+    """
+    h = np.empty(34, np.int64)
+    odd = 0
+    term_honor = True
+    for t in range(34):
+        h[t] = state[HAND + 34 * seat + t]
+    if not in_hand:
+        h[tile] += 1
+    for t in range(34):
+        odd += h[t] & 1
+        if h[t] > 0 and t < 27 and t % 9 != 0 and t % 9 != 8:
+            term_honor = False
+    if _regular_complete(h):
+        return True
+    n_melds = state[N_MELDS + seat]
+    if n_melds == 0 and (odd == 0 or term_honor):
+        return True
+    if n_melds > 1:
+        return False
+    for k in range(6):  # knitted patterns: suits (a, b, c) hold ranks 147, 258, 369
+        a = k // 2
+        b = (a + 1 + k % 2) % 3
+        c = 3 - a - b
+        n = 0
+        for r in range(3):
+            n += (h[9 * a + r * 3] > 0) + (h[9 * b + 1 + r * 3] > 0) + (h[9 * c + 2 + r * 3] > 0)
+        if n >= 7:
+            return True
+    return False
+
+
+@njit
+def _score(state, seat, tile, flags, in_hand, fan_counts):
+    """Total fan of ``seat`` winning on ``tile`` (-1 when not a win or below the minimum)."""
+    conc = np.empty(34, np.int8)
+    for t in range(34):
+        conc[t] = state[HAND + 34 * seat + t]
+    if in_hand:
+        conc[tile] -= 1
+    melds = np.zeros(4, np.int16)
+    n = state[N_MELDS + seat]
+    for i in range(n):
+        melds[i] = state[MELDS + 4 * seat + i]
+    dealer = state[DEALER]
+    flowers = state[FLOWERS + seat]
+    total = score_kernel(conc, melds, n, tile, flags, (seat - dealer) % 4, state[PREVALENT], flowers, fan_counts)
+    if total < 0 or total - flowers < state[MIN_FAN]:
+        return -1
+    return total
+
+
+@njit
+def _set_win_option(state, seat, tile, flags, in_hand, fan_counts):
+    if state[NO_WIN + seat] != 0 or not _may_win(state, seat, tile, in_hand):
+        state[WIN_FAN + seat] = -1
+    else:
+        state[WIN_FAN + seat] = _score(state, seat, tile, flags, in_hand, fan_counts)
+    state[WIN_FLAGS_P + seat] = flags
+
+
+# ----------------------------------------------------------------------------------------------- reset
+@njit
+def _seed_rng(state, seed):
+    s = np.uint64(seed)
+    state[SEED_LO] = np.int32(np.uint32(s & _MASK32))
+    state[SEED_HI] = np.int32(np.uint32(s >> np.uint64(32)))
+    state[RNG_LO] = state[SEED_LO]
+    state[RNG_HI] = state[SEED_HI]
+    _rng_next(state)
+
+
+@njit
+def reset_kernel(state, seed, dealer, prevalent, min_fan):
+    """Start a hand: shuffle the wall from ``seed``, roll the dice, deal, replace initial flowers.
+
+    The dealer (``dealer`` chair) then has 14 tiles and the turn. ``state`` is ``int32[STATE_SIZE]``.
+    """
+    state[:] = 0
+    _seed_rng(state, seed)
+    for i in range(144):
+        state[WALL + i] = i // 4 if i < 136 else 34 + (i - 136)
+    for i in range(143, 0, -1):
+        j = _rng_int(state, i + 1)
+        tmp = state[WALL + i]
+        state[WALL + i] = state[WALL + j]
+        state[WALL + j] = tmp
+    state[DICE] = 10 * (_rng_int(state, 6) + 1) + _rng_int(state, 6) + 1
+    state[DEALER] = dealer
+    state[PREVALENT] = prevalent
+    state[MIN_FAN] = min_fan
+    state[FRONT] = 0
+    state[BACK] = 144
+    for k in range(4):
+        state[CLAIM + k] = NOT_ASKED
+        state[WIN_FAN + k] = -1
+    state[WINNER] = -1
+    state[LOSER] = -1
+    state[WIN_TILE] = -1
+    state[OFFER_TILE] = -1
+    state[OFFER_SEAT] = -1
+    state[LAST_ACTOR] = -1
+    state[LAST_ACTION] = -1
+    need = np.zeros(4, np.int64)
+    last = -1
+    for rnd in range(4):  # 3 rounds of 4 tiles, then 1 tile each, then the dealer's 14th
+        for k in range(4):
+            s = (dealer + k) % 4
+            n = 4 if rnd < 3 else 1
+            for _ in range(n):
+                last = _deal_one(state, s, need, last, dealer)
+    last = _deal_one(state, dealer, need, last, dealer)
+    for k in range(4):  # flower replacement, dealer first
+        s = (dealer + k) % 4
+        while need[s] > 0:
+            need[s] -= 1
+            state[BACK] -= 1
+            last = _give(state, s, state[WALL + state[BACK]], need, last, dealer)
+    _start_turn(state, dealer, last, KIND_NORMAL)
+
+
+@njit
+def _deal_one(state, s, need, last, dealer):
+    t = state[WALL + state[FRONT]]
+    state[FRONT] += 1
+    return _give(state, s, t, need, last, dealer)
+
+
+@njit
+def _give(state, s, t, need, last, dealer):
+    if t >= 34:
+        state[FLOWERS + s] += 1
+        state[FLOWER_BITS + s] |= 1 << (t - 34)
+        state[EVENTS] |= EV_INITIAL_FLOWER
+        need[s] += 1
+        return last
+    state[HAND + 34 * s + t] += 1
+    return t if s == dealer else last
+
+
+# ----------------------------------------------------------------------------------------------- turn flow
+@njit
+def _start_turn(state, s, tile, kind):
+    """``s`` has just drawn ``tile``: it is s's turn, with a self-drawn win cached if there is one."""
+    state[PHASE] = PH_TURN
+    state[TURN] = s
+    state[CUR] = s
+    state[DRAWN] = tile
+    state[DRAW_KIND] = kind
+    state[JUST_CLAIMED] = 0
+    state[OFFER_TILE] = -1
+    state[OFFER_SEAT] = -1
+    for k in range(4):
+        state[WIN_FAN + k] = -1
+        state[CLAIM + k] = NOT_ASKED
+    flags = WIN_SELF_DRAWN
+    if kind == KIND_KONG:
+        flags |= WIN_ABOUT_KONG
+    if state[FRONT] >= state[BACK]:
+        flags |= WIN_WALL_LAST
+    if state[VIS + tile] == 3:
+        flags |= WIN_4TH_TILE
+    _set_win_option(state, s, tile, flags, True, np.zeros(NUM_FANS, np.int16))
+
+
+@njit
+def _draw(state, s, from_back, kind):
+    """``s`` draws (from the front, or the back for replacements); flowers are set aside and replaced."""
+    while True:
+        if state[FRONT] >= state[BACK]:
+            state[PHASE] = PH_OVER
+            state[CUR] = -1
+            state[EVENTS] |= EV_EXHAUSTIVE
+            return
+        if from_back:
+            state[BACK] -= 1
+            t = state[WALL + state[BACK]]
+        else:
+            t = state[WALL + state[FRONT]]
+            state[FRONT] += 1
+        if t >= 34:
+            state[FLOWERS + s] += 1
+            state[FLOWER_BITS + s] |= 1 << (t - 34)
+            state[EVENTS] |= EV_FLOWER_IN_PLAY
+            from_back = True
+            kind = KIND_FLOWER
+            continue
+        state[HAND + 34 * s + t] += 1
+        state[N_DRAWS] += 1
+        _start_turn(state, s, t, kind)
+        return
+
+
+@njit
+def _add_meld(state, s, meld):
+    n = state[N_MELDS + s]
+    state[MELDS + 4 * s + n] = meld
+    state[N_MELDS + s] = n + 1
+
+
+@njit
+def _pung_index(state, s, t):
+    """Index of s's exposed pung of ``t`` (-1 if none)."""
+    for i in range(state[N_MELDS + s]):
+        m = state[MELDS + 4 * s + i]
+        if (m >> 8) & 3 == 2 and m & 63 == t:
+            return i
+    return -1
+
+
+@njit
+def _chow_ok(state, s, t, p):
+    """Can ``s`` chow ``t`` as tile ``p`` (0 lowest .. 2 highest) of the run?"""
+    if t >= 27:
+        return False
+    r = t % 9
+    if r - p < 0 or r - p + 2 > 8:
+        return False
+    lo = t - p
+    for i in range(3):
+        if i != p and state[HAND + 34 * s + lo + i] == 0:
+            return False
+    return True
+
+
+@njit
+def _discard(state, s, t):
+    """``s`` discards ``t``; open the claim window for seats with a legal claim, else the next player draws."""
+    state[HAND + 34 * s + t] -= 1
+    n = state[N_DISC + s]
+    if n < MAX_DISCARDS:
+        state[DISC + MAX_DISCARDS * s + n] = t
+    state[N_DISC + s] = n + 1
+    state[VIS + t] += 1
+    state[OFFER_TILE] = t
+    state[OFFER_SEAT] = s
+    state[JUST_CLAIMED] = 0
+    last = state[FRONT] >= state[BACK]
+    if last:
+        state[EVENTS] |= EV_LAST_DISCARD_WINDOW
+    flags = WIN_WALL_LAST if last else 0
+    if state[VIS + t] == 4:
+        flags |= WIN_4TH_TILE
+    fans = np.zeros(NUM_FANS, np.int16)
+    first = -1
+    n_asked = 0
+    for k in range(1, 4):
+        o = (s + k) % 4
+        state[CLAIM + o] = NOT_ASKED
+        _set_win_option(state, o, t, flags, False, fans)
+        ok = state[WIN_FAN + o] >= 0
+        if not last:
+            if state[HAND + 34 * o + t] >= 2:
+                ok = True
+            if k == 1 and (_chow_ok(state, o, t, 0) or _chow_ok(state, o, t, 1) or _chow_ok(state, o, t, 2)):
+                ok = True
+        if ok:
+            state[CLAIM + o] = ASKED
+            n_asked += 1
+            if first < 0:
+                first = o
+    state[WIN_FAN + s] = -1
+    if first < 0:
+        _draw(state, (s + 1) % 4, False, KIND_NORMAL)
+        return
+    if n_asked > 1:
+        state[EVENTS] |= EV_SEVERAL_ASKED
+    state[PHASE] = PH_CLAIM
+    state[CUR] = first
+
+
+@njit
+def _claimed_turn(state, s):
+    """``s`` took a discard for a chow or pung and must discard now."""
+    state[PHASE] = PH_TURN
+    state[TURN] = s
+    state[CUR] = s
+    state[DRAWN] = -1
+    state[JUST_CLAIMED] = 1
+    state[OFFER_TILE] = -1
+    state[OFFER_SEAT] = -1
+    for k in range(4):
+        state[WIN_FAN + k] = -1
+
+
+@njit
+def _finish_win(state, w, loser, tile, in_hand, rewards):
+    """Score the win of ``w`` on ``tile`` (``loser`` -1 when self-drawn), pay, end the hand."""
+    flags = state[WIN_FLAGS_P + w]
+    fans = np.zeros(NUM_FANS, np.int16)
+    total = _score(state, w, tile, flags, in_hand, fans)
+    if not in_hand:
+        state[HAND + 34 * w + tile] += 1
+    for i in range(NUM_FANS):
+        state[FANS + i] = fans[i]
+    state[WINNER] = w
+    state[LOSER] = loser
+    state[WIN_TILE] = tile
+    state[WIN_FLAGS] = flags
+    state[WIN_TOTAL] = total
+    for p in range(4):
+        if p != w:
+            pay = 8 + total if (loser < 0 or loser == p) else 8
+            state[SCORES + p] -= pay
+            state[SCORES + w] += pay
+            rewards[p] -= pay
+            rewards[w] += pay
+    ev = EV_SELF_DRAWN_WIN if loser < 0 else EV_DISCARD_WIN
+    if flags & WIN_4TH_TILE:
+        ev |= EV_4TH_TILE_WIN
+    if flags & WIN_WALL_LAST:
+        ev |= EV_WALL_LAST_SELF if loser < 0 else EV_WALL_LAST_DISCARD
+    if loser < 0 and state[DRAW_KIND] == KIND_KONG:
+        ev |= EV_KONG_REPLACEMENT_WIN
+    if loser < 0 and state[DRAW_KIND] == KIND_FLOWER:
+        ev |= EV_FLOWER_REPLACEMENT_WIN
+    state[EVENTS] |= ev
+    state[PHASE] = PH_OVER
+    state[CUR] = -1
+
+
+@njit
+def _resolve_claims(state, rewards):
+    """Everyone asked has answered: win > pung/kong > chow, ties to the first in play order after the discarder."""
+    d = state[OFFER_SEAT]
+    t = state[OFFER_TILE]
+    best = -1
+    best_prio = 0
+    best_action = A_PASS
+    n_win = 0
+    has_chow = False
+    for k in range(1, 4):
+        o = (d + k) % 4
+        a = state[CLAIM + o]
+        state[CLAIM + o] = NOT_ASKED
+        if a < 0:
+            continue
+        prio = 0
+        if a == A_WIN:
+            prio = 3
+            n_win += 1
+        elif a == A_PUNG or a == A_KONG:
+            prio = 2
+        elif A_CHOW <= a < A_PUNG:
+            prio = 1
+            has_chow = True
+        if prio > best_prio:
+            best, best_prio, best_action = o, prio, a
+    if n_win > 1:
+        state[EVENTS] |= EV_HEAD_BUMP
+    if best_prio == 2 and has_chow:
+        state[EVENTS] |= EV_PUNG_OVER_CHOW
+    if best < 0:
+        _draw(state, (d + 1) % 4, False, KIND_NORMAL)
+        return
+    n = state[N_DISC + d] - 1
+    if n < MAX_DISCARDS:
+        state[DISC + MAX_DISCARDS * d + n] |= CLAIMED_BIT
+    if best_action == A_WIN:
+        _finish_win(state, best, d, t, False, rewards)
+    elif best_action == A_PUNG:
+        state[HAND + 34 * best + t] -= 2
+        state[VIS + t] += 2
+        _add_meld(state, best, (2 << 8) | (((best - d) % 4) << 6) | t)
+        state[EVENTS] |= EV_PUNG
+        _claimed_turn(state, best)
+    elif best_action == A_KONG:
+        state[HAND + 34 * best + t] -= 3
+        state[VIS + t] += 3
+        _add_meld(state, best, (3 << 8) | (((best - d) % 4) << 6) | t)
+        state[EVENTS] |= EV_EXPOSED_KONG
+        _draw(state, best, True, KIND_KONG)
+    else:
+        p = best_action - A_CHOW
+        lo = t - p
+        for i in range(3):
+            if i != p:
+                state[HAND + 34 * best + lo + i] -= 1
+                state[VIS + lo + i] += 1
+        _add_meld(state, best, (1 << 8) | ((p + 1) << 6) | (lo + 1))
+        state[EVENTS] |= EV_CHOW
+        _claimed_turn(state, best)
+
+
+@njit
+def _open_rob(state, s, t):
+    """``s`` declares an added kong of ``t``: ask the seats that can win on it, else complete the kong."""
+    state[HAND + 34 * s + t] -= 1
+    state[OFFER_TILE] = t
+    state[OFFER_SEAT] = s
+    state[WIN_FAN + s] = -1
+    fans = np.zeros(NUM_FANS, np.int16)
+    first = -1
+    for k in range(1, 4):
+        o = (s + k) % 4
+        state[CLAIM + o] = NOT_ASKED
+        _set_win_option(state, o, t, WIN_ABOUT_KONG, False, fans)
+        if state[WIN_FAN + o] >= 0:
+            state[CLAIM + o] = ASKED
+            if first < 0:
+                first = o
+    if first < 0:
+        _complete_added_kong(state, s, t)
+    else:
+        state[PHASE] = PH_ROB
+        state[CUR] = first
+
+
+@njit
+def _complete_added_kong(state, s, t):
+    i = _pung_index(state, s, t)
+    m = state[MELDS + 4 * s + i]
+    state[MELDS + 4 * s + i] = (1 << 10) | (3 << 8) | (m & (3 << 6)) | t
+    state[VIS + t] += 1
+    state[EVENTS] |= EV_ADDED_KONG
+    _draw(state, s, True, KIND_KONG)
+
+
+@njit
+def _resolve_rob(state, rewards):
+    s = state[OFFER_SEAT]
+    t = state[OFFER_TILE]
+    winner = -1
+    for k in range(1, 4):
+        o = (s + k) % 4
+        if state[CLAIM + o] == A_WIN and winner < 0:
+            winner = o
+        state[CLAIM + o] = NOT_ASKED
+    if winner < 0:
+        _complete_added_kong(state, s, t)
+    else:
+        state[EVENTS] |= EV_ROBBED
+        _finish_win(state, winner, s, t, False, rewards)
+
+
+# ----------------------------------------------------------------------------------------------- legality
+@njit
+def _legal(state, s, a):
+    """Is action ``a`` legal for seat ``s`` now? (s must be the seat to act)"""
+    ph = state[PHASE]
+    if ph == PH_OVER or s != state[CUR] or a < 0 or a >= NUM_ACTIONS:
+        return False
+    if ph == PH_TURN:
+        if a < A_CHOW:
+            return state[HAND + 34 * s + a] > 0
+        if a == A_WIN:
+            return state[JUST_CLAIMED] == 0 and state[WIN_FAN + s] >= 0
+        if state[JUST_CLAIMED] != 0 or state[FRONT] >= state[BACK]:
+            return False
+        if A_CONCEALED_KONG <= a < A_ADDED_KONG:
+            return state[HAND + 34 * s + a - A_CONCEALED_KONG] == 4
+        if A_ADDED_KONG <= a < A_WIN:
+            t = a - A_ADDED_KONG
+            return state[HAND + 34 * s + t] > 0 and _pung_index(state, s, t) >= 0
+        return False
+    if a == A_PASS:
+        return True
+    if a == A_WIN:
+        return state[WIN_FAN + s] >= 0
+    if ph == PH_ROB or state[FRONT] >= state[BACK]:
+        return False
+    t = state[OFFER_TILE]
+    c = state[HAND + 34 * s + t]
+    if a == A_PUNG:
+        return c >= 2
+    if a == A_KONG:
+        return c == 3
+    if A_CHOW <= a < A_PUNG:
+        return s == (state[OFFER_SEAT] + 1) % 4 and _chow_ok(state, s, t, a - A_CHOW)
+    return False
+
+
+@njit
+def legal_mask_kernel(state, seat, mask):
+    """Fill ``mask`` (``bool[NUM_ACTIONS]``) with the legal actions of ``seat`` (all False when it is not to act).
+
+    Returns the number of legal actions.
+    """
+    n = 0
+    for a in range(NUM_ACTIONS):
+        ok = _legal(state, seat, a)
+        mask[a] = ok
+        n += ok
+    return n
+
+
+@njit
+def step_kernel(state, action, rewards):
+    """Apply ``action`` of the seat to act (``state[CUR]``); ``rewards`` (float32[4]) get this step's deltas.
+
+    Returns 0, or ERR_ILLEGAL (-1, state unchanged) / ERR_OVER (-2, the hand is over).
+    """
+    for i in range(4):
+        rewards[i] = 0
+    ph = state[PHASE]
+    if ph == PH_OVER:
+        return ERR_OVER
+    s = state[CUR]
+    if not _legal(state, s, action):
+        return ERR_ILLEGAL
+    state[N_STEPS] += 1
+    state[LAST_ACTOR] = s
+    state[LAST_ACTION] = action
+    if ph == PH_TURN:
+        if action < A_CHOW:
+            _discard(state, s, action)
+        elif action < A_ADDED_KONG:
+            t = action - A_CONCEALED_KONG
+            state[HAND + 34 * s + t] -= 4
+            _add_meld(state, s, (3 << 8) | t)
+            state[EVENTS] |= EV_CONCEALED_KONG
+            _draw(state, s, True, KIND_KONG)
+        elif action < A_WIN:
+            _open_rob(state, s, action - A_ADDED_KONG)
+        else:
+            _finish_win(state, s, -1, state[DRAWN], True, rewards)
+        return OK
+    state[CLAIM + s] = action
+    d = state[OFFER_SEAT]
+    k = (s - d) % 4 + 1
+    while k < 4 and state[CLAIM + (d + k) % 4] != ASKED:
+        k += 1
+    if k < 4:
+        state[CUR] = (d + k) % 4
+    elif ph == PH_CLAIM:
+        _resolve_claims(state, rewards)
+    else:
+        _resolve_rob(state, rewards)
+    return OK
+
+
+@njit
+def penalize_kernel(state, seat, mode, rewards):
+    """Illegal-action handling shared by the fronts.
+
+    mode 0 (terminate): ``seat`` pays 30 (10 to each other seat) and the hand ends with no winner.
+    mode 1 (false win): ``seat`` pays 10 to each other seat and may no longer win this hand.
+    mode 2 (other wrong claim): ``seat`` may no longer win this hand.
+    """
+    for i in range(4):
+        rewards[i] = 0
+    if mode <= 1:
+        for p in range(4):
+            if p != seat:
+                state[SCORES + p] += 10
+                state[SCORES + seat] -= 10
+                rewards[p] += 10
+                rewards[seat] -= 10
+    if mode == 0:
+        state[PHASE] = PH_OVER
+        state[CUR] = -1
+        return
+    state[NO_WIN + seat] = 1
+    state[WIN_FAN + seat] = -1
+
+
+# ----------------------------------------------------------------------------------------------- Python API
+def new_state(n: int | None = None) -> np.ndarray:
+    """A zeroed state: ``int32[STATE_SIZE]``, or ``int32[n, STATE_SIZE]`` for a batch of tables."""
+    if n is None:
+        return np.zeros(STATE_SIZE, np.int32)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive int, got {n!r}")
+    return np.zeros((int(n), STATE_SIZE), np.int32)
+
+
+def check_state(state: object) -> np.ndarray:
+    """Validate that ``state`` is a C-contiguous ``int32[STATE_SIZE]`` array and return it."""
+    if not isinstance(state, np.ndarray):
+        raise TypeError(f"state must be a numpy array, got {type(state).__name__}")
+    if state.dtype != np.int32 or state.shape != (STATE_SIZE,) or not state.flags.c_contiguous:
+        raise ValueError(f"state must be a C-contiguous int32[{STATE_SIZE}] array, got {state.dtype}{state.shape}")
+    return state
+
+
+def check_seed(seed: object) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**63:
+        raise ValueError(f"seed must be an int in [0, 2**63), got {seed!r}")
+    return int(seed)
+
+
+def reset(state: np.ndarray, seed: int, dealer: int = 0, prevalent: int = 0, min_fan: int = 8) -> None:
+    """Validated :func:`reset_kernel`."""
+    check_state(state)
+    for name, v in (("dealer", dealer), ("prevalent", prevalent)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= int(v) <= 3:
+            raise ValueError(f"{name} must be 0..3, got {v!r}")
+    if isinstance(min_fan, bool) or not isinstance(min_fan, (int, np.integer)) or min_fan < 0:
+        raise ValueError(f"min_fan must be a non-negative int, got {min_fan!r}")
+    reset_kernel(state, check_seed(seed), int(dealer), int(prevalent), int(min_fan))
+
+
+def legal_mask(state: np.ndarray, seat: int) -> np.ndarray:
+    """``bool[NUM_ACTIONS]`` legal actions of ``seat`` (all False unless it is the seat to act)."""
+    check_state(state)
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat <= 3:
+        raise ValueError(f"seat must be 0..3, got {seat!r}")
+    mask = np.zeros(NUM_ACTIONS, np.bool_)
+    legal_mask_kernel(state, int(seat), mask)
+    return mask
+
+
+def step(state: np.ndarray, action: int) -> np.ndarray:
+    """Apply ``action`` of the seat to act; returns the ``float32[4]`` score deltas of this step.
+
+    Raises ValueError (state unchanged) for an illegal action or when the hand is over.
+    """
+    check_state(state)
+    if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+        raise TypeError(f"action must be an int, got {type(action).__name__}")
+    rewards = np.zeros(4, np.float32)
+    err = step_kernel(state, int(action), rewards)
+    if err == ERR_OVER:
+        raise ValueError("the hand is over; reset the state")
+    if err != OK:
+        what = A.action_to_str(int(action)) if 0 <= int(action) < NUM_ACTIONS else str(action)
+        raise ValueError(f"illegal action {int(action)} ({what}) for seat {int(state[CUR])} "
+                         f"in phase {int(state[PHASE])}")
+    return rewards
+
+
+def seat_hand(state: np.ndarray, seat: int) -> np.ndarray:
+    """``int8[34]`` concealed tiles of ``seat`` (a copy)."""
+    return state[HAND + 34 * seat:HAND + 34 * seat + 34].astype(np.int8)
+
+
+def seat_melds(state: np.ndarray, seat: int) -> list[int]:
+    """Packed melds of ``seat`` in declaration order."""
+    n = int(state[N_MELDS + seat])
+    return [int(m) for m in state[MELDS + 4 * seat:MELDS + 4 * seat + n]]
+
+
+def seat_discards(state: np.ndarray, seat: int) -> list[tuple[int, bool]]:
+    """``(tile, claimed)`` of every discard of ``seat`` in order."""
+    n = min(int(state[N_DISC + seat]), MAX_DISCARDS)
+    return [(int(v) & 63, bool(v & CLAIMED_BIT)) for v in state[DISC + MAX_DISCARDS * seat:DISC + MAX_DISCARDS * seat + n]]
+
+
+def wall_tiles(state: np.ndarray) -> list[int]:
+    """The tiles still in the wall, front (next draw) to back (next replacement)."""
+    return [int(t) for t in state[WALL + state[FRONT]:WALL + state[BACK]]]
+
+
+def events(state: np.ndarray) -> list[str]:
+    """Names of the rule events (EV_*) that happened in this hand."""
+    ev = int(state[EVENTS])
+    return [name for bit, name in EV_NAMES.items() if ev & bit]
+
+
+@njit
+def begin_turn_kernel(state, seat, tile, kind):
+    """Make it ``seat``'s turn having just drawn ``tile`` (already in the hand) by a draw of ``kind``.
+
+    Used to build states directly (scenario tests, replays of positions); normal play never needs it.
+    """
+    _start_turn(state, seat, tile, kind)
+
+
+def win_record(state: np.ndarray) -> dict | None:
+    """The winner's final hand in Botzone codes, ready for the reference calculator (None without a winner).
+
+    Keys follow ``MahjongGB.MahjongFanCalculator``: ``pack`` (meld tuples), ``hand`` (standing tiles without the
+    win tile), ``winTile``, ``flowerCount``, ``isSelfDrawn``, ``is4thTile``, ``isAboutKong``, ``isWallLast``,
+    ``seatWind``, ``prevalentWind``.
+    """
+    from mjenv.melds import to_pack
+    from mjenv.tiles import counts_to_tiles, tile_to_botzone
+
+    check_state(state)
+    w = int(state[WINNER])
+    if w < 0:
+        return None
+    tile = int(state[WIN_TILE])
+    conc = seat_hand(state, w)
+    conc[tile] -= 1
+    flags = int(state[WIN_FLAGS])
+    return {
+        "pack": tuple(to_pack(m) for m in seat_melds(state, w)),
+        "hand": tuple(tile_to_botzone(t) for t in counts_to_tiles(conc)),
+        "winTile": tile_to_botzone(tile),
+        "flowerCount": int(state[FLOWERS + w]),
+        "isSelfDrawn": bool(flags & WIN_SELF_DRAWN),
+        "is4thTile": bool(flags & WIN_4TH_TILE),
+        "isAboutKong": bool(flags & WIN_ABOUT_KONG),
+        "isWallLast": bool(flags & WIN_WALL_LAST),
+        "seatWind": (w - int(state[DEALER])) % 4,
+        "prevalentWind": int(state[PREVALENT]),
+    }
+
+
+def fan_breakdown(state: np.ndarray) -> dict[str, int]:
+    """``{English fan name: count}`` of the winning hand (empty without a winner)."""
+    from mjenv.fans import FAN_NAME_EN
+
+    return {FAN_NAME_EN[i]: int(c) for i, c in enumerate(state[FANS:FANS + NUM_FANS]) if c}
+
+
+def result(state: np.ndarray) -> dict:
+    """Outcome of a finished hand: winner seat, loser, win type, total fan, fans, payments, winner's hand."""
+    check_state(state)
+    if state[PHASE] != PH_OVER:
+        raise ValueError("the hand is not over")
+    w, loser = int(state[WINNER]), int(state[LOSER])
+    if w < 0:
+        kind = "draw" if state[EVENTS] & EV_EXHAUSTIVE else "aborted"
+    elif loser < 0:
+        kind = "self_drawn"
+    else:
+        kind = "robbed_kong" if state[EVENTS] & EV_ROBBED else "discard"
+    return {
+        "winner": w if w >= 0 else None,
+        "loser": loser if loser >= 0 else None,
+        "win_type": kind,
+        "fan_total": int(state[WIN_TOTAL]) if w >= 0 else 0,
+        "fans": fan_breakdown(state) if w >= 0 else {},
+        "payments": [int(x) for x in state[SCORES:SCORES + 4]],
+        "hand": win_record(state),
+        "events": events(state),
+    }

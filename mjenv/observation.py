@@ -1,0 +1,150 @@
+"""What one player legally knows, as one flat ``float32[OBS_SIZE]`` tensor with named views.
+
+Rules
+-----
+MCR (``../shared/rules/000_*``, 行牌): a player sees their own concealed tiles and flowers, every player's exposed
+melds, discards (in order) and flowers, how many tiles each player holds, the winds, how many tiles the wall
+has left, the tile on offer and who offered it, and whose turn it is. Other players' concealed tiles, the
+order of the wall, the face of a concealed kong (杠 face down) and claims not yet revealed are hidden.
+
+Specification in mjenv
+----------------------
+``FEATURES_VERSION = "v0"``. Players are relative to the observer: index 0 = self, 1 = next player (下家),
+2 = across, 3 = previous player (上家). Pieces in order (``OBS_PIECES``; ``views(obs)`` gives named reshaped
+views of one flat vector, the OpenSpiel Observer idea)::
+
+    name            shape        meaning
+    hand            (4, 34)      own concealed tiles: [k, t] = 1 if at least k+1 copies of t
+    drawn           (34,)        one-hot of the tile just drawn on the observer's own turn
+    melds           (4, 4, 34)   [p, k, t] = 1 if p's melds hold at least k+1 copies of t (a concealed kong
+                                 only for the observer's own; others' concealed kongs are counted in meld_seq)
+    discards        (4, 4, 34)   [p, k, t] = 1 if p has discarded at least k+1 copies of t (claimed ones too)
+    discard_seq     (4, 48)      p's i-th discard: tile id + 1, negative when a player claimed it, 0 = none
+    meld_seq        (4, 4, 3)    p's i-th meld: kind (1 chow, 2 pung, 3 exposed kong, 4 added kong,
+                                 5 concealed kong), tile id + 1 (chow: middle tile; 0 for another
+                                 player's concealed kong), offer (mjenv.melds)
+    flowers         (4,)         flowers set aside
+    concealed       (4,)         number of concealed tiles held
+    seat_wind       (4,)         one-hot of the observer's seat wind (E S W N)
+    prevalent_wind  (4,)         one-hot of the prevailing wind
+    wall            (1,)         tiles left in the wall
+    offer_tile      (34,)        one-hot of the tile on offer (a discard, or the tile of an added kong)
+    offer_from      (4,)         one-hot of who offered it
+    phase           (4,)         one-hot: turn after a draw, turn after a chow/pung (discard only),
+                                 claim window on a discard, robbing window on an added kong
+    turn            (4,)         one-hot of the player whose turn it is (the discarder in a window)
+    no_win          (1,)         1 when the observer lost the right to win this hand (penalty mode)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mjenv import game as G
+from mjenv._jit import njit
+
+FEATURES_VERSION = "v0"
+
+OBS_PIECES: tuple[tuple[str, tuple[int, ...]], ...] = (
+    ("hand", (4, 34)), ("drawn", (34,)), ("melds", (4, 4, 34)), ("discards", (4, 4, 34)),
+    ("discard_seq", (4, G.MAX_DISCARDS)), ("meld_seq", (4, 4, 3)), ("flowers", (4,)), ("concealed", (4,)),
+    ("seat_wind", (4,)), ("prevalent_wind", (4,)), ("wall", (1,)), ("offer_tile", (34,)), ("offer_from", (4,)),
+    ("phase", (4,)), ("turn", (4,)), ("no_win", (1,)),
+)
+OBS_OFFSETS: dict[str, int] = {}
+_o = 0
+for _name, _shape in OBS_PIECES:
+    OBS_OFFSETS[_name] = _o
+    _o += int(np.prod(_shape))
+OBS_SIZE = _o
+del _o, _name, _shape
+O_HAND, O_DRAWN, O_MELDS, O_DISCARDS = (OBS_OFFSETS[k] for k in ("hand", "drawn", "melds", "discards"))
+O_DSEQ, O_MSEQ, O_FLOWERS, O_CONCEALED = (OBS_OFFSETS[k] for k in ("discard_seq", "meld_seq", "flowers", "concealed"))
+O_SEAT, O_PREV, O_WALL, O_OFFER = (OBS_OFFSETS[k] for k in ("seat_wind", "prevalent_wind", "wall", "offer_tile"))
+O_FROM, O_PHASE, O_TURN, O_NOWIN = (OBS_OFFSETS[k] for k in ("offer_from", "phase", "turn", "no_win"))
+_MD = G.MAX_DISCARDS
+
+
+@njit
+def _observe_player(state, seat, r, p, obs):
+    """Public facts of player ``p`` (relative index ``r``) and, for r == 0, the concealed-kong faces."""
+    n_conc = 0
+    for t in range(34):
+        n_conc += state[G.HAND + 34 * p + t]
+    for i in range(state[G.N_MELDS + p]):
+        m = state[G.MELDS + 4 * p + i]
+        kind = (m >> 8) & 3
+        t = m & 63
+        offer = (m >> 6) & 3
+        code = kind
+        if kind == 3:
+            code = 5 if offer == 0 else (4 if (m >> 10) & 1 else 3)
+        base = O_MSEQ + 12 * r + 3 * i
+        obs[base] = code
+        obs[base + 2] = offer
+        if code == 5 and r != 0:
+            continue
+        obs[base + 1] = t + 1
+        if kind == 1:
+            for d in range(-1, 2):
+                obs[O_MELDS + 136 * r + 34 * _first_free(obs, O_MELDS + 136 * r, t + d) + t + d] = 1
+        else:
+            for _ in range(4 if kind == 3 else 3):
+                obs[O_MELDS + 136 * r + 34 * _first_free(obs, O_MELDS + 136 * r, t) + t] = 1
+    nd = min(state[G.N_DISC + p], _MD)
+    for i in range(nd):
+        v = state[G.DISC + _MD * p + i]
+        t = v & 63
+        obs[O_DSEQ + _MD * r + i] = -(t + 1) if v & G.CLAIMED_BIT else t + 1
+        obs[O_DISCARDS + 136 * r + 34 * _first_free(obs, O_DISCARDS + 136 * r, t) + t] = 1
+    obs[O_FLOWERS + r] = state[G.FLOWERS + p]
+    obs[O_CONCEALED + r] = n_conc
+
+
+@njit
+def _first_free(obs, base, t):
+    k = 0
+    while k < 3 and obs[base + 34 * k + t] != 0:
+        k += 1
+    return k
+
+
+@njit
+def observe_kernel(state, seat, obs):
+    """Fill ``obs`` (``float32[OBS_SIZE]``) with what ``seat`` knows (see the module docstring)."""
+    obs[:] = 0
+    for t in range(34):
+        c = state[G.HAND + 34 * seat + t]
+        for k in range(c):
+            obs[O_HAND + 34 * k + t] = 1
+    for r in range(4):
+        _observe_player(state, seat, r, (seat + r) % 4, obs)
+    ph = state[G.PHASE]
+    turn = state[G.TURN]
+    if ph == G.PH_TURN and turn == seat and state[G.DRAWN] >= 0:
+        obs[O_DRAWN + state[G.DRAWN]] = 1
+    obs[O_SEAT + (seat - state[G.DEALER]) % 4] = 1
+    obs[O_PREV + state[G.PREVALENT]] = 1
+    obs[O_WALL] = state[G.BACK] - state[G.FRONT]
+    if state[G.OFFER_TILE] >= 0:
+        obs[O_OFFER + state[G.OFFER_TILE]] = 1
+        obs[O_FROM + (state[G.OFFER_SEAT] - seat) % 4] = 1
+    if ph == G.PH_TURN:
+        obs[O_PHASE + state[G.JUST_CLAIMED]] = 1
+    elif ph == G.PH_CLAIM:
+        obs[O_PHASE + 2] = 1
+    elif ph == G.PH_ROB:
+        obs[O_PHASE + 3] = 1
+    if ph != G.PH_OVER:
+        obs[O_TURN + (turn - seat) % 4] = 1
+    obs[O_NOWIN] = state[G.NO_WIN + seat]
+
+
+def views(obs: np.ndarray) -> dict[str, np.ndarray]:
+    """Named reshaped views (no copies) of a flat observation (or a batch ``[..., OBS_SIZE]``)."""
+    obs = np.asarray(obs)
+    if obs.shape[-1] != OBS_SIZE:
+        raise ValueError(f"observation must end in dimension {OBS_SIZE}, got shape {obs.shape}")
+    lead = obs.shape[:-1]
+    return {name: obs[..., OBS_OFFSETS[name]:OBS_OFFSETS[name] + int(np.prod(shape))].reshape(*lead, *shape)
+            for name, shape in OBS_PIECES}

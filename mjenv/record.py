@@ -1,0 +1,114 @@
+"""Game records: a JSON log of one hand (seed, wall, every event) and a replay that reproduces the states.
+
+Rules
+-----
+MCR (``../shared/rules/RULES.md``): a hand is fully determined by the shuffled wall (from the seed), the dice,
+the dealer and prevailing wind, and the players' decisions; draws, flower and kong replacements follow from them.
+
+Specification in mjenv
+----------------------
+A log is a plain dict (``json.dumps``-able)::
+
+    {"format": "mjenv-hand-v1", "seed": int, "dealer": chair, "prevalent_wind": 0..3, "min_fan": 8,
+     "dice": [d1, d2], "wall": ["W1", ...144 Botzone codes, front first],
+     "deal": {"hands": [[codes] x4], "flowers": [[codes] x4]},
+     "ops": [["act", seat, action] | ["penalty", seat, mode], ...],      # what replay() re-applies
+     "events": [{"seat": s, "action": "discard W5"} | {"draw": s, "tile": "B3", "from": "front|back"}
+                | {"flower": s, "tile": "H2"} | {"claim": s, "action": "pung"} | {"end": ...}, ...],
+     "result": mjenv.game.result(...) (or None if the hand is not over)}
+
+``ops`` is the input of :func:`replay`; ``events`` are derived from the states for readers.
+:func:`replay` rebuilds the state after every op and checks the wall against the log.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mjenv import actions as A
+from mjenv import game as G
+from mjenv.tiles import BOTZONE_CODES, counts_to_tiles, tile_from_botzone
+
+LOG_FORMAT = "mjenv-hand-v1"
+
+
+def _apply(state: np.ndarray, op: list, rewards: np.ndarray) -> int:
+    kind, seat, value = op
+    if kind == "act":
+        if int(state[G.CUR]) != seat:
+            raise ValueError(f"log op {op}: seat {seat} is not the seat to act ({int(state[G.CUR])})")
+        return int(G.step_kernel(state, int(value), rewards))
+    if kind == "penalty":
+        G.penalize_kernel(state, int(seat), int(value), rewards)
+        return 0
+    raise ValueError(f"unknown log op {op!r}")
+
+
+def _diff_events(before: np.ndarray, after: np.ndarray, op: list) -> list[dict]:
+    ev: list[dict] = []
+    kind, seat, value = op
+    if kind == "act":
+        name = A.action_to_str(int(value))
+        if before[G.PHASE] == G.PH_TURN:
+            ev.append({"seat": seat, "action": name})
+        elif name != "pass":
+            ev.append({"claim": seat, "action": name})
+    else:
+        ev.append({"penalty": seat, "mode": ["terminate", "false_win", "wrong_claim"][int(value)]})
+    for s in range(4):
+        new_bits = int(after[G.FLOWER_BITS + s]) & ~int(before[G.FLOWER_BITS + s])
+        for f in range(8):
+            if new_bits >> f & 1:
+                ev.append({"flower": s, "tile": BOTZONE_CODES[34 + f]})
+    if after[G.N_DRAWS] > before[G.N_DRAWS]:
+        s = int(after[G.TURN])
+        src = "front" if after[G.DRAW_KIND] == G.KIND_NORMAL else "back"
+        ev.append({"draw": s, "tile": BOTZONE_CODES[int(after[G.DRAWN])], "from": src})
+    if after[G.PHASE] == G.PH_OVER and before[G.PHASE] != G.PH_OVER:
+        ev.append({"end": G.result(after)["win_type"], "winner": int(after[G.WINNER]),
+                   "payments": [int(x) for x in after[G.SCORES:G.SCORES + 4]]})
+    return ev
+
+
+def make_log(seed: int, dealer: int, prevalent: int, min_fan: int, ops: list) -> dict:
+    """Build the full JSON log of a hand from its setup and the ops applied (replaying them)."""
+    st = G.new_state()
+    G.reset(st, seed, dealer, prevalent, min_fan)
+    wall = [BOTZONE_CODES[int(t)] for t in st[G.WALL:G.WALL + 144]]
+    deal = {"hands": [[BOTZONE_CODES[t] for t in counts_to_tiles(G.seat_hand(st, s))] for s in range(4)],
+            "flowers": [[BOTZONE_CODES[34 + f] for f in range(8) if int(st[G.FLOWER_BITS + s]) >> f & 1]
+                        for s in range(4)]}
+    events: list[dict] = []
+    rewards = np.zeros(4, np.float32)
+    for op in ops:
+        before = st.copy()
+        if _apply(st, op, rewards) != 0:
+            raise ValueError(f"log op {op} was rejected by the engine")
+        events.extend(_diff_events(before, st, op))
+    return {
+        "format": LOG_FORMAT, "seed": int(seed), "dealer": int(dealer), "prevalent_wind": int(prevalent),
+        "min_fan": int(min_fan), "dice": [int(st[G.DICE]) // 10, int(st[G.DICE]) % 10], "wall": wall,
+        "deal": deal, "ops": [list(op) for op in ops], "events": events,
+        "result": G.result(st) if st[G.PHASE] == G.PH_OVER else None,
+    }
+
+
+def replay(log: dict) -> list[np.ndarray]:
+    """The states of a logged hand: after the deal, then after every op (copies, ``int32[STATE_SIZE]``).
+
+    Raises ValueError if the log is malformed, its wall does not match its seed, or an op is rejected.
+    """
+    if not isinstance(log, dict) or log.get("format") != LOG_FORMAT:
+        raise ValueError(f"not a {LOG_FORMAT} log")
+    st = G.new_state()
+    G.reset(st, int(log["seed"]), int(log["dealer"]), int(log["prevalent_wind"]), int(log["min_fan"]))
+    wall = [tile_from_botzone(c) for c in log["wall"]]
+    if wall != [int(t) for t in st[G.WALL:G.WALL + 144]]:
+        raise ValueError("the logged wall does not match the wall of the logged seed")
+    states = [st.copy()]
+    rewards = np.zeros(4, np.float32)
+    for op in log["ops"]:
+        if _apply(st, list(op), rewards) != 0:
+            raise ValueError(f"log op {op} was rejected by the engine")
+        states.append(st.copy())
+    return states

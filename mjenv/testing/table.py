@@ -1,0 +1,168 @@
+"""Reusable checks for tests and fuzzing: state invariants, scenario builders, random playouts.
+
+Rules
+-----
+Tile conservation (144 tiles: 136 suited/honour tiles, 4 of each kind, and 8 flowers) and hand sizes
+(13 tiles per hand, counting a meld as 3, plus one for the player to move) follow from the MCR rules of
+``../shared/rules/RULES.md``.
+
+Specification in mjenv
+----------------------
+``validate_state(state)`` recomputes every derived quantity of a :mod:`mjenv.game` state from scratch and raises
+``AssertionError`` naming the first broken invariant (the Mortal ``validate()`` habit). ``build_state`` makes a
+position directly from tile strings for scenario tests. ``random_playout`` plays one hand with a random legal
+policy (preferring wins) on a state.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mjenv import actions as A
+from mjenv import game as G
+from mjenv.tiles import parse_tiles
+
+
+def _meld_tiles(m: int) -> list[int]:
+    kind, t = (m >> 8) & 3, m & 63
+    if kind == 1:
+        return [t - 1, t, t + 1]
+    return [t] * (4 if kind == 3 else 3)
+
+
+def validate_state(state: np.ndarray) -> None:
+    """Check the invariants of a table state; raises AssertionError naming the first broken one."""
+    G.check_state(state)
+    front, back = int(state[G.FRONT]), int(state[G.BACK])
+    assert 0 <= front <= back <= 144, f"wall pointers {front}..{back}"
+    counts = np.zeros(42, np.int64)
+    for t in state[G.WALL + front:G.WALL + back]:
+        counts[t] += 1
+    vis = np.zeros(34, np.int64)
+    for s in range(4):
+        hand = state[G.HAND + 34 * s:G.HAND + 34 * s + 34]
+        assert (hand >= 0).all() and (hand <= 4).all(), f"seat {s} hand counts {hand}"
+        counts[:34] += hand
+        n_melds = int(state[G.N_MELDS + s])
+        assert 0 <= n_melds <= 4
+        for m in state[G.MELDS + 4 * s:G.MELDS + 4 * s + n_melds]:
+            m = int(m)
+            for t in _meld_tiles(m):
+                counts[t] += 1
+            concealed = (m >> 8) & 3 == 3 and (m >> 6) & 3 == 0
+            if not concealed:
+                for t in _meld_tiles(m):
+                    vis[t] += 1
+                vis[m & 63 if (m >> 8) & 3 != 1 else (m & 63) - 2 + ((m >> 6) & 3)] -= 1  # the claimed tile
+        n_disc = int(state[G.N_DISC + s])
+        assert n_disc <= G.MAX_DISCARDS, f"seat {s} has {n_disc} discards > {G.MAX_DISCARDS}"
+        for v in state[G.DISC + G.MAX_DISCARDS * s:G.DISC + G.MAX_DISCARDS * s + n_disc]:
+            vis[v & 63] += 1
+            if not v & G.CLAIMED_BIT:
+                counts[v & 63] += 1
+        counts[34:] += [(int(state[G.FLOWER_BITS + s]) >> f) & 1 for f in range(8)]
+        assert bin(int(state[G.FLOWER_BITS + s])).count("1") == state[G.FLOWERS + s], "flower count vs bits"
+        size = int(hand.sum()) + 3 * n_melds
+        ph = int(state[G.PHASE])
+        mover = ph == G.PH_TURN and s == state[G.TURN]
+        mover |= ph == G.PH_OVER and (s == state[G.WINNER] or (state[G.WINNER] < 0 and s == state[G.TURN]))
+        assert size == (14 if mover else 13) or (ph == G.PH_OVER and state[G.WINNER] < 0 and size in (13, 14)), (
+            f"seat {s} holds {size} tiles (phase {ph})")
+    missing = [t for t in range(42) if counts[t] != (4 if t < 34 else 1)]
+    assert not missing, f"tiles not conserved: {[(t, int(counts[t])) for t in missing]}"
+    if state[G.PHASE] != G.PH_ROB:
+        assert (vis == state[G.VIS:G.VIS + 34]).all(), "face-up tile counts (VIS) differ from a recompute"
+    assert state[G.SCORES:G.SCORES + 4].sum() == 0, "scores do not sum to zero"
+
+
+def build_state(hands: dict[int, str], *, melds: dict[int, list[int]] | None = None, turn: int = 0,
+                drawn: str | None = None, wall: str = "", wall_back: str = "", wall_left: int | None = None,
+                discards: dict[int, str] | None = None, flowers: dict[int, int] | None = None,
+                dealer: int = 0, prevalent: int = 0, min_fan: int = 8, draw_kind: int = G.KIND_NORMAL) -> np.ndarray:
+    """A state built from tile strings, with ``turn`` to move having just drawn ``drawn``.
+
+    Parameters
+    ----------
+    hands : dict seat -> str
+        Concealed tiles (any notation of :func:`mjenv.tiles.parse_tiles`); the turn seat holds 14 - 3*melds.
+    melds : dict seat -> list of packed melds (:mod:`mjenv.melds`)
+    drawn : str
+        The tile ``turn`` just drew (default: the last tile of its hand string).
+    wall, wall_back : str
+        The next front draws in order, and the next replacement draws (back) in order. The tiles not used
+        anywhere else fill the middle of the wall (sorted, flowers in the middle).
+    wall_left : int
+        If given, the wall is cut to this many tiles (taken from the back end of the filled wall).
+    discards : dict seat -> str  (face-up discards, unclaimed)
+    flowers : dict seat -> number of flowers set aside (flowers 34.. are taken in order)
+    """
+    st = G.new_state()
+    st[G.DEALER], st[G.PREVALENT], st[G.MIN_FAN] = dealer, prevalent, min_fan
+    for k in ("WINNER", "LOSER", "WIN_TILE", "OFFER_TILE", "OFFER_SEAT", "LAST_ACTOR", "LAST_ACTION"):
+        st[G.OFFSETS[k]] = -1
+    st[G.CLAIM:G.CLAIM + 4] = G.NOT_ASKED
+    used = np.zeros(42, np.int64)
+    for s, text in hands.items():
+        for t in parse_tiles(text):
+            st[G.HAND + 34 * s + t] += 1
+            used[t] += 1
+    for s, ms in (melds or {}).items():
+        for m in ms:
+            G._add_meld(st, s, m)
+            for t in _meld_tiles(m):
+                used[t] += 1
+                if not ((m >> 8) & 3 == 3 and (m >> 6) & 3 == 0):
+                    st[G.VIS + t] += 1
+    for s, text in (discards or {}).items():
+        for t in parse_tiles(text):
+            st[G.DISC + G.MAX_DISCARDS * s + st[G.N_DISC + s]] = t
+            st[G.N_DISC + s] += 1
+            st[G.VIS + t] += 1
+            used[t] += 1
+    f = 34
+    for s, n in (flowers or {}).items():
+        for _ in range(n):
+            st[G.FLOWERS + s] += 1
+            st[G.FLOWER_BITS + s] |= 1 << (f - 34)
+            used[f] += 1
+            f += 1
+    front, back = parse_tiles(wall), parse_tiles(wall_back)
+    for t in front + back:
+        used[t] += 1
+    if (used[:34] > 4).any() or (used[34:] > 1).any():
+        raise ValueError(f"more copies than exist: {np.flatnonzero(used[:34] > 4)}")
+    rest = [t for t in range(42) for _ in range((4 if t < 34 else 1) - used[t])]
+    n_plain = sum(1 for t in rest if t < 34)
+    rest = rest[:n_plain // 2] + rest[n_plain:] + rest[n_plain // 2:n_plain]  # flowers mid-wall
+    full = front + rest + back[::-1]
+    st[G.WALL:G.WALL + len(full)] = full
+    st[G.BACK] = len(full)
+    st[G.FRONT] = 0 if wall_left is None else len(full) - wall_left
+    tile = parse_tiles(drawn)[0] if drawn else parse_tiles(hands[turn])[-1]
+    G.begin_turn_kernel(st, turn, tile, draw_kind)
+    return st
+
+
+def random_playout(state: np.ndarray, rng: np.random.Generator, *, win_always: bool = True,
+                   check: bool = False, max_steps: int = 2000) -> int:
+    """Play the hand in ``state`` to its end with random legal actions; returns the number of steps.
+
+    ``win_always`` takes every legal win. ``check`` runs :func:`validate_state` after every step and checks that
+    the acting seat always has a legal action and every step's rewards sum to zero.
+    """
+    mask = np.zeros(G.NUM_ACTIONS, np.bool_)
+    rewards = np.zeros(4, np.float32)
+    n = 0
+    while state[G.PHASE] != G.PH_OVER:
+        seat = int(state[G.CUR])
+        k = G.legal_mask_kernel(state, seat, mask)
+        assert k > 0, "no legal action for the seat to act"
+        a = A.WIN if (win_always and mask[A.WIN]) else int(rng.choice(np.flatnonzero(mask)))
+        err = G.step_kernel(state, a, rewards)
+        assert err == 0, f"legal action {a} rejected with {err}"
+        assert rewards.sum() == 0
+        if check:
+            validate_state(state)
+        n += 1
+        assert n <= max_steps, "hand did not end"
+    return n
