@@ -323,3 +323,24 @@ def test_selfplay_cli_smoke(capsys):
         main(["selfplay", "--tables", "4", "--hands", "1", "--policy", "nosuchmodule:f", "--no-progress"])
         == 2
     )
+
+
+def test_benchmark_entries_smoke():
+    """Our suite entries run with a tiny budget and report consistent units (decisions = steps = tables x steps)."""
+    from benchmarks import ours, suite
+
+    assert [n for n, _ in suite.REGISTRY[: len(ours.ALL)]] == [n for n, _ in ours.ALL]
+    for observations in (False, True):
+        rows = ours.measure_vector(0.05, 1, observations=observations, batches=(1, 8), threads=(1,))
+        assert [r["batch_size"] for r in rows] == [1, 8]
+        for r in rows:
+            assert r["decisions_per_s"] > 0 and r["n"]["decisions"] == r["n"]["steps"]
+            assert r["n"]["decisions"] % r["batch_size"] == 0 and r["bytes_per_table"] > 0
+    aec = ours.measure_aec(0.05, 1)
+    assert aec["decisions_per_s"] > 0 and aec["hands_per_s"] > 0
+
+
+def test_package_exports():
+    import mjenv
+
+    assert mjenv.VectorEnv is VectorEnv and mjenv.RandomPolicy is RandomPolicy
