@@ -135,6 +135,8 @@ def run_selfplay(
         raise TypeError(f"policy must be callable, got {type(pol).__name__}")
     if observations is None:
         observations = bool(getattr(pol, "needs_observations", not isinstance(pol, RandomPolicy)))
+    if progress:
+        print("loading the kernels (compiled on the first run, minutes; cached on disk after)", file=sys.stderr)
     compile_s = warmup(observations)
     env = VectorEnv(tables, seed=seed, observations=observations, threads=threads)
     stats = _Stats()

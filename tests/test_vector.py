@@ -231,8 +231,15 @@ def test_random_legal_actions_is_legal_and_uniform():
     assert masks[np.arange(len(a)), a].all()
     odd = np.bincount(a[1::2], minlength=NUM_ACTIONS)[[3, 40, 108]] / 10000
     assert np.allclose(odd, 1 / 3, atol=0.02)
+    np.testing.assert_array_equal(
+        random_legal_actions(masks, np.random.default_rng(5)),
+        random_legal_actions(masks, np.random.default_rng(5), masks.sum(axis=1)),
+    )
     with pytest.raises(ValueError):
         random_legal_actions(masks.astype(np.int8), rng)
+    masks[7] = False
+    with pytest.raises(ValueError, match="row 7"):
+        random_legal_actions(masks, rng)
 
 
 def test_bad_inputs():
