@@ -351,3 +351,24 @@ def test_package_exports():
     import mjenv
 
     assert mjenv.VectorEnv is VectorEnv and mjenv.RandomPolicy is RandomPolicy
+
+
+def test_selfplay_policy_hook_gets_observations():
+    """A policy object without ``needs_observations = False`` is given observations; its actions are applied."""
+    from mjenv.selfplay import run_selfplay
+
+    class FirstLegal:
+        calls = 0
+
+        def __call__(self, obs, masks, seats):
+            assert obs is not None and obs.shape == (masks.shape[0], OBS_SIZE)
+            type(self).calls += 1
+            return np.argmax(masks, axis=1)
+
+    rec = run_selfplay(tables=4, hands=4, seconds=None, seed=1, policy=FirstLegal(), progress=False)
+    assert (
+        FirstLegal.calls > 0 and rec["settings"]["observations"] and rec["settings"]["policy"] == "FirstLegal"
+    )
+    assert rec["throughput"]["hands"] >= 4
+    with pytest.raises(ValueError):
+        run_selfplay(tables=4, hands=None, seconds=None)
