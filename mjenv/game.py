@@ -40,7 +40,8 @@ Specification in mjenv
     in a claim/rob window, -1 otherwise), DRAWN (tile just drawn by TURN, -1 after a claim), DRAW_KIND
     (0 normal, 1 kong replacement, 2 flower replacement), JUST_CLAIMED (1: must discard), DEALER, PREVALENT,
     MIN_FAN, WINNER, LOSER, WIN_TILE, WIN_FLAGS, WIN_TOTAL, N_STEPS, N_DRAWS, LAST_ACTOR, LAST_ACTION,
-    EVENTS (EV_* bits of what happened this hand).
+    EVENTS (EV_* bits of what happened this hand), SCRATCH (48 words of kernel scratch space, meaningless
+    between calls; lets the kernels run without allocating).
 
 * Kernels: ``reset_kernel(state, seed, dealer, prevalent, min_fan)``, ``legal_mask_kernel(state, seat, mask)``,
   ``step_kernel(state, action, rewards) -> err`` (acting seat is ``state[CUR]``; rewards ``float32[4]`` are this
@@ -77,7 +78,7 @@ _layout: list[tuple[str, int]] = [
     ("PHASE", 1), ("CUR", 1), ("TURN", 1), ("OFFER_TILE", 1), ("OFFER_SEAT", 1), ("DRAWN", 1), ("DRAW_KIND", 1),
     ("JUST_CLAIMED", 1), ("DEALER", 1), ("PREVALENT", 1), ("MIN_FAN", 1), ("WINNER", 1), ("LOSER", 1),
     ("WIN_TILE", 1), ("WIN_FLAGS", 1), ("WIN_TOTAL", 1), ("N_STEPS", 1), ("N_DRAWS", 1), ("LAST_ACTOR", 1),
-    ("LAST_ACTION", 1), ("EVENTS", 1),
+    ("LAST_ACTION", 1), ("EVENTS", 1), ("SCRATCH", 48),
 ]
 OFFSETS: dict[str, int] = {}
 _o = 0
@@ -94,10 +95,11 @@ OFFER_TILE, OFFER_SEAT, DRAWN, DRAW_KIND = (OFFSETS[k] for k in ("OFFER_TILE", "
 JUST_CLAIMED, DEALER, PREVALENT, MIN_FAN = (OFFSETS[k] for k in ("JUST_CLAIMED", "DEALER", "PREVALENT", "MIN_FAN"))
 WINNER, LOSER, WIN_TILE, WIN_FLAGS, WIN_TOTAL = (OFFSETS[k] for k in ("WINNER", "LOSER", "WIN_TILE", "WIN_FLAGS", "WIN_TOTAL"))
 N_STEPS, N_DRAWS, LAST_ACTOR, LAST_ACTION, EVENTS = (OFFSETS[k] for k in ("N_STEPS", "N_DRAWS", "LAST_ACTOR", "LAST_ACTION", "EVENTS"))
+SCRATCH = OFFSETS["SCRATCH"]
 del _o, _name, _size
 
 A_CHOW, A_PUNG, A_KONG, A_CONCEALED_KONG, A_ADDED_KONG = A.CHOW, A.PUNG, A.KONG, A.CONCEALED_KONG, A.ADDED_KONG
-A_WIN, A_PASS = A.WIN, A.PASS
+A_WIN, A_PASS, A_DISCARD = A.WIN, A.PASS, A.DISCARD
 
 PH_TURN, PH_CLAIM, PH_ROB, PH_OVER = 0, 1, 2, 3
 KIND_NORMAL, KIND_KONG, KIND_FLOWER = 0, 1, 2
@@ -148,8 +150,8 @@ def _rng_next(state):
 
 @njit
 def _rng_int(state, n):
-    """Uniform int in [0, n) (n small; the modulo bias is below 2**-50)."""
-    return np.int64((_rng_next(state) >> np.uint64(11)) % np.uint64(n))
+    """Int in [0, n) by multiply-shift of the high 32 bits (n <= 144: bias below n / 2**32)."""
+    return np.int64(((_rng_next(state) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
 @njit
@@ -160,50 +162,42 @@ def next_seed_kernel(state):
 
 # ----------------------------------------------------------------------------------------------- scoring
 @njit
-def _suit_sets(w, n, honor):
-    """Can the ``n`` counts in ``w`` (one suit, or the honours) be split into pungs and chows? (w is clobbered)
+def _suit_sets(state, base, n, honor):
+    """Can the ``n`` counts at ``state[base:]`` (one suit, or the honours) be split into pungs and chows?
 
     The lowest tile with count c starts exactly c % 3 chows (three chows 123 equal three pungs 111222333).
+    The counts are clobbered.
     """
     for i in range(n):
-        k = w[i] % 3
+        k = state[base + i] % 3
         if k == 0:
             continue
-        if honor or i > n - 3 or w[i + 1] < k or w[i + 2] < k:
+        if honor or i > n - 3 or state[base + i + 1] < k or state[base + i + 2] < k:
             return False
-        w[i + 1] -= k
-        w[i + 2] -= k
+        state[base + i + 1] -= k
+        state[base + i + 2] -= k
     return True
 
 
 @njit
-def _regular_complete(h):
-    """Do the counts ``h`` (int64[34], 14 - 3 * melds tiles) make a pair and sets?"""
-    pair_suit = -1
-    for s in range(4):
-        tot = 0
-        for i in range(9 * s, min(9 * s + 9, 34)):
-            tot += h[i]
-        if tot % 3 == 1 or (tot % 3 == 2 and pair_suit >= 0):
-            return False
-        if tot % 3 == 2:
-            pair_suit = s
-    if pair_suit < 0:
-        return False
-    w = np.empty(9, np.int64)
+def _regular_complete(state, h, pair_suit):
+    """Do the counts at ``state[h:h+34]`` make a pair (in ``pair_suit``) and sets? Uses SCRATCH[34:43]."""
+    w = SCRATCH + 34
     for s in range(4):
         n = 9 if s < 3 else 7
         if s == pair_suit:
             continue
-        w[:n] = h[9 * s:9 * s + n]
-        if not _suit_sets(w, n, s == 3):
+        for i in range(n):
+            state[w + i] = state[h + 9 * s + i]
+        if not _suit_sets(state, w, n, s == 3):
             return False
     n = 9 if pair_suit < 3 else 7
     for p in range(n):
-        if h[9 * pair_suit + p] >= 2:
-            w[:n] = h[9 * pair_suit:9 * pair_suit + n]
-            w[p] -= 2
-            if _suit_sets(w, n, pair_suit == 3):
+        if state[h + 9 * pair_suit + p] >= 2:
+            for i in range(n):
+                state[w + i] = state[h + 9 * pair_suit + i]
+            state[w + p] -= 2
+            if _suit_sets(state, w, n, pair_suit == 3):
                 return True
     return False
 
@@ -213,20 +207,35 @@ def _may_win(state, seat, tile, in_hand):
     """Fast necessary condition for a win (the scorer decides): a regular shape, seven pairs, all terminals and
     honours (thirteen orphans), or at least 7 tiles of one knitted pattern (honours-and-knitted, knitted straight).
     """
-    h = np.empty(34, np.int64)
+    n_melds = state[N_MELDS + seat]
+    src = HAND + 34 * seat
+    extra = 0 if in_hand else 1
+    pair_suit = -1
+    mod_ok = True
+    for s in range(4):  # regular shape: one suit holds 2 mod 3 tiles, the others 0 mod 3
+        tot = 0
+        for i in range(9 * s, min(9 * s + 9, 34)):
+            tot += state[src + i]
+        if tile // 9 == s or (s == 3 and tile >= 27):
+            tot += extra
+        m = tot % 3
+        if m == 1 or (m == 2 and pair_suit >= 0):
+            mod_ok = False
+        elif m == 2:
+            pair_suit = s
+    if n_melds > 1 and (not mod_ok or pair_suit < 0):
+        return False
+    h = SCRATCH
     odd = 0
     term_honor = True
     for t in range(34):
-        h[t] = state[HAND + 34 * seat + t]
-    if not in_hand:
-        h[tile] += 1
-    for t in range(34):
-        odd += h[t] & 1
-        if h[t] > 0 and t < 27 and t % 9 != 0 and t % 9 != 8:
+        c = state[src + t] + (extra if t == tile else 0)
+        state[h + t] = c
+        odd += c & 1
+        if c > 0 and t < 27 and t % 9 != 0 and t % 9 != 8:
             term_honor = False
-    if _regular_complete(h):
+    if mod_ok and pair_suit >= 0 and _regular_complete(state, h, pair_suit):
         return True
-    n_melds = state[N_MELDS + seat]
     if n_melds == 0 and (odd == 0 or term_honor):
         return True
     if n_melds > 1:
@@ -237,7 +246,7 @@ def _may_win(state, seat, tile, in_hand):
         c = 3 - a - b
         n = 0
         for r in range(3):
-            n += (h[9 * a + r * 3] > 0) + (h[9 * b + 1 + r * 3] > 0) + (h[9 * c + 2 + r * 3] > 0)
+            n += (state[h + 9 * a + r * 3] > 0) + (state[h + 9 * b + 1 + r * 3] > 0) + (state[h + 9 * c + 2 + r * 3] > 0)
         if n >= 7:
             return True
     return False
@@ -257,18 +266,20 @@ def _score(state, seat, tile, flags, in_hand, fan_counts):
         melds[i] = state[MELDS + 4 * seat + i]
     dealer = state[DEALER]
     flowers = state[FLOWERS + seat]
-    total = score_kernel(conc, melds, n, tile, flags, (seat - dealer) % 4, state[PREVALENT], flowers, fan_counts)
+    # every scalar as int64 so that the (large) scorer compiles once, with the signature Python callers use
+    total = score_kernel(conc, melds, np.int64(n), np.int64(tile), np.int64(flags), np.int64((seat - dealer) % 4),
+                         np.int64(state[PREVALENT]), np.int64(flowers), fan_counts)
     if total < 0 or total - flowers < state[MIN_FAN]:
         return -1
     return total
 
 
 @njit
-def _set_win_option(state, seat, tile, flags, in_hand, fan_counts):
+def _set_win_option(state, seat, tile, flags, in_hand):
     if state[NO_WIN + seat] != 0 or not _may_win(state, seat, tile, in_hand):
         state[WIN_FAN + seat] = -1
     else:
-        state[WIN_FAN + seat] = _score(state, seat, tile, flags, in_hand, fan_counts)
+        state[WIN_FAN + seat] = _score(state, seat, tile, flags, in_hand, np.zeros(NUM_FANS, np.int16))
     state[WIN_FLAGS_P + seat] = flags
 
 
@@ -373,7 +384,7 @@ def _start_turn(state, s, tile, kind):
         flags |= WIN_WALL_LAST
     if state[VIS + tile] == 3:
         flags |= WIN_4TH_TILE
-    _set_win_option(state, s, tile, flags, True, np.zeros(NUM_FANS, np.int16))
+    _set_win_option(state, s, tile, flags, True)
 
 
 @njit
@@ -454,13 +465,12 @@ def _discard(state, s, t):
     flags = WIN_WALL_LAST if last else 0
     if state[VIS + t] == 4:
         flags |= WIN_4TH_TILE
-    fans = np.zeros(NUM_FANS, np.int16)
     first = -1
     n_asked = 0
     for k in range(1, 4):
         o = (s + k) % 4
         state[CLAIM + o] = NOT_ASKED
-        _set_win_option(state, o, t, flags, False, fans)
+        _set_win_option(state, o, t, flags, False)
         ok = state[WIN_FAN + o] >= 0
         if not last:
             if state[HAND + 34 * o + t] >= 2:
@@ -602,12 +612,11 @@ def _open_rob(state, s, t):
     state[OFFER_TILE] = t
     state[OFFER_SEAT] = s
     state[WIN_FAN + s] = -1
-    fans = np.zeros(NUM_FANS, np.int16)
     first = -1
     for k in range(1, 4):
         o = (s + k) % 4
         state[CLAIM + o] = NOT_ASKED
-        _set_win_option(state, o, t, WIN_ABOUT_KONG, False, fans)
+        _set_win_option(state, o, t, WIN_ABOUT_KONG, False)
         if state[WIN_FAN + o] >= 0:
             state[CLAIM + o] = ASKED
             if first < 0:
@@ -687,13 +696,56 @@ def _legal(state, s, a):
 def legal_mask_kernel(state, seat, mask):
     """Fill ``mask`` (``bool[NUM_ACTIONS]``) with the legal actions of ``seat`` (all False when it is not to act).
 
-    Returns the number of legal actions.
+    Returns the number of legal actions. Agrees with ``_legal`` action by action (tested).
     """
+    mask[:] = False
+    ph = state[PHASE]
+    if ph == PH_OVER or seat != state[CUR]:
+        return 0
+    h = HAND + 34 * seat
     n = 0
-    for a in range(NUM_ACTIONS):
-        ok = _legal(state, seat, a)
-        mask[a] = ok
-        n += ok
+    if ph == PH_TURN:
+        for t in range(34):
+            if state[h + t] > 0:
+                mask[A_DISCARD + t] = True
+                n += 1
+        if state[JUST_CLAIMED] != 0:
+            return n
+        if state[WIN_FAN + seat] >= 0:
+            mask[A_WIN] = True
+            n += 1
+        if state[FRONT] >= state[BACK]:
+            return n
+        for t in range(34):
+            if state[h + t] == 4:
+                mask[A_CONCEALED_KONG + t] = True
+                n += 1
+        for i in range(state[N_MELDS + seat]):
+            m = state[MELDS + 4 * seat + i]
+            t = m & 63
+            if (m >> 8) & 3 == 2 and state[h + t] > 0:
+                mask[A_ADDED_KONG + t] = True
+                n += 1
+        return n
+    mask[A_PASS] = True
+    n = 1
+    if state[WIN_FAN + seat] >= 0:
+        mask[A_WIN] = True
+        n += 1
+    if ph == PH_ROB or state[FRONT] >= state[BACK]:
+        return n
+    t = state[OFFER_TILE]
+    if state[h + t] >= 2:
+        mask[A_PUNG] = True
+        n += 1
+    if state[h + t] == 3:
+        mask[A_KONG] = True
+        n += 1
+    if seat == (state[OFFER_SEAT] + 1) % 4:
+        for p in range(3):
+            if _chow_ok(state, seat, t, p):
+                mask[A_CHOW + p] = True
+                n += 1
     return n
 
 
@@ -930,3 +982,26 @@ def result(state: np.ndarray) -> dict:
         "hand": win_record(state),
         "events": events(state),
     }
+
+
+def warmup() -> float:
+    """Compile (or load from the on-disk cache) every engine kernel by playing one hand; returns seconds taken."""
+    import time
+
+    from mjenv.observation import OBS_SIZE, observe_kernel
+
+    t0 = time.perf_counter()
+    st = new_state()
+    reset_kernel(st, 0, 0, 0, 8)
+    mask = np.zeros(NUM_ACTIONS, np.bool_)
+    obs = np.zeros(OBS_SIZE, np.float32)
+    rewards = np.zeros(4, np.float32)
+    while st[PHASE] != PH_OVER:  # the argument types the fronts use: Python ints (int64)
+        seat = int(st[CUR])
+        legal_mask_kernel(st, seat, mask)
+        observe_kernel(st, seat, obs)
+        step_kernel(st, int(np.flatnonzero(mask)[-1]), rewards)
+    legal_mask_kernel(st, 0, np.zeros(NUM_ACTIONS, np.int8))  # the int8 masks of the PettingZoo front
+    penalize_kernel(st, 0, 2, rewards)
+    next_seed_kernel(st)
+    return time.perf_counter() - t0

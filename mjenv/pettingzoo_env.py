@@ -10,7 +10,7 @@
 | Agents             | 4                                                                                        |
 | Action Shape       | (1,)                                                                                     |
 | Action Values      | Discrete(109)                                                                            |
-| Observation Shape  | (1563,) plus a (109,) action mask                                                        |
+| Observation Shape  | (1562,) plus a (109,) action mask                                                        |
 | Observation Values | [-42, 144]                                                                               |
 
 Four players play one hand (or a 16-hand match) of Chinese Official Mahjong with every table rule of
@@ -142,6 +142,7 @@ class raw_env(AECEnv):
         self.render_mode = render_mode
         self.global_state = bool(global_state)
         self.possible_agents = [f"player_{i}" for i in range(4)]
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
         self.agents = self.possible_agents[:]
         obs_space = {
             "observation": spaces.Box(-42.0, 144.0, (O.OBS_SIZE,), np.float32),
@@ -207,14 +208,12 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------------------------------ observe
     def observe(self, agent: str) -> dict:
-        p = self.possible_agents.index(agent)
-        seat = self._chair[p]
+        seat = self._chair[self._index[agent]]
         obs = np.empty(O.OBS_SIZE, np.float32)
         O.observe_kernel(self.state_array, seat, obs)
         mask = np.zeros(A.NUM_ACTIONS, np.int8)
         if not self._over and agent == self.agent_selection:
-            G.legal_mask_kernel(self.state_array, seat, self._mask)
-            mask[:] = self._mask
+            G.legal_mask_kernel(self.state_array, seat, mask)
         out = {"observation": obs, "action_mask": mask}
         if self.global_state:
             out["global_state"] = self._global(seat)
@@ -239,21 +238,24 @@ class raw_env(AECEnv):
         if self._fresh_infos:
             self.infos = {a: {} for a in self.agents}
             self._fresh_infos = False
-        seat = self._chair[self.possible_agents.index(agent)]
+        seat = self._chair[self._index[agent]]
         st = self.state_array
         ok = isinstance(action, (int, np.integer)) and not isinstance(action, bool)
         err = G.step_kernel(st, int(action), self._rew) if ok else G.ERR_ILLEGAL
         if err == G.OK:
-            self._ops.append(["act", seat, int(action)])
+            self._ops.append(("act", seat, int(action)))
         elif self.rules.illegal == "raise":
             what = A.action_to_str(int(action)) if ok and 0 <= int(action) < A.NUM_ACTIONS else repr(action)
             raise ValueError(f"illegal action {what} for {agent}")
         else:
             mode = 0 if self.rules.illegal == "terminate" else (1 if ok and int(action) == A.WIN else 2)
             G.penalize_kernel(st, seat, mode, self._rew)
-            self._ops.append(["penalty", seat, mode])
+            self._ops.append(("penalty", seat, mode))
         rew = self._rew
-        self.rewards = {a: float(rew[self._chair[i]]) for i, a in enumerate(self.possible_agents)}
+        if rew.any():
+            self.rewards = {a: float(rew[self._chair[i]]) for i, a in enumerate(self.possible_agents)}
+        else:
+            self.rewards = dict.fromkeys(self.possible_agents, 0.0)
         if st[G.PHASE] == G.PH_OVER:
             self._end_hand(illegal=err != G.OK)
         else:

@@ -314,7 +314,7 @@ def test_random_play_invariants_and_oracle():
     rng = np.random.default_rng(2024)
     st = G.new_state()
     wins = 0
-    for h in range(300):
+    for h in range(100):
         G.reset(st, 10_000 + h, h % 4, (h // 4) % 4)
         validate_state(st)
         random_playout(st, rng, check=True)

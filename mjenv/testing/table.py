@@ -68,6 +68,8 @@ def validate_state(state: np.ndarray) -> None:
         mover |= ph == G.PH_OVER and (s == state[G.WINNER] or (state[G.WINNER] < 0 and s == state[G.TURN]))
         assert size == (14 if mover else 13) or (ph == G.PH_OVER and state[G.WINNER] < 0 and size in (13, 14)), (
             f"seat {s} holds {size} tiles (phase {ph})")
+    if state[G.PHASE] == G.PH_ROB:  # the added-kong tile is on offer, in nobody's hand or meld
+        counts[int(state[G.OFFER_TILE])] += 1
     missing = [t for t in range(42) if counts[t] != (4 if t < 34 else 1)]
     assert not missing, f"tiles not conserved: {[(t, int(counts[t])) for t in missing]}"
     if state[G.PHASE] != G.PH_ROB:
@@ -165,4 +167,139 @@ def random_playout(state: np.ndarray, rng: np.random.Generator, *, win_always: b
             validate_state(state)
         n += 1
         assert n <= max_steps, "hand did not end"
+    return n
+
+
+# ----------------------------------------------------------------------------------------------- compiled fuzzing
+from mjenv._jit import njit  # noqa: E402
+
+ERR_TILES, ERR_SIZES, ERR_MASK, ERR_REWARDS, ERR_STEP, ERR_LENGTH = -11, -12, -13, -14, -15, -16
+CHECK_ERRORS = {ERR_TILES: "tiles not conserved", ERR_SIZES: "hand sizes inconsistent",
+                ERR_MASK: "empty mask for the seat to act", ERR_REWARDS: "rewards do not sum to zero",
+                ERR_STEP: "a legal action was rejected", ERR_LENGTH: "hand longer than MAX_STEPS"}
+MAX_STEPS = 2000
+
+
+@njit
+def check_kernel(state):
+    """Compiled subset of :func:`validate_state`: 144 tiles conserved and hand sizes; 0 or ERR_TILES/ERR_SIZES."""
+    counts = np.zeros(42, np.int64)
+    for i in range(state[G.FRONT], state[G.BACK]):
+        counts[state[G.WALL + i]] += 1
+    for s in range(4):
+        n = 0
+        for t in range(34):
+            c = state[G.HAND + 34 * s + t]
+            if c < 0 or c > 4:
+                return ERR_TILES
+            counts[t] += c
+            n += c
+        for i in range(state[G.N_MELDS + s]):
+            m = state[G.MELDS + 4 * s + i]
+            kind, t = (m >> 8) & 3, m & 63
+            if kind == 1:
+                counts[t - 1] += 1
+                counts[t] += 1
+                counts[t + 1] += 1
+            else:
+                counts[t] += 4 if kind == 3 else 3
+            n += 3
+        for i in range(min(state[G.N_DISC + s], G.MAX_DISCARDS)):
+            v = state[G.DISC + G.MAX_DISCARDS * s + i]
+            if v & G.CLAIMED_BIT == 0:
+                counts[v & 63] += 1
+        for f in range(8):
+            counts[34 + f] += (state[G.FLOWER_BITS + s] >> f) & 1
+        mover = state[G.PHASE] == G.PH_TURN and s == state[G.TURN]
+        mover = mover or (state[G.PHASE] == G.PH_OVER and s == state[G.WINNER])
+        if state[G.PHASE] == G.PH_OVER and state[G.WINNER] < 0 and s == state[G.TURN]:
+            mover = n == 14
+        if n != (14 if mover else 13) or state[G.N_DISC + s] > G.MAX_DISCARDS:
+            return ERR_SIZES
+    if state[G.PHASE] == G.PH_ROB:  # the added-kong tile is on offer, in nobody's hand or meld
+        counts[state[G.OFFER_TILE]] += 1
+    for t in range(42):
+        if counts[t] != (4 if t < 34 else 1):
+            return ERR_TILES
+    return 0
+
+
+@njit
+def _prng(rs):
+    rs[0] ^= rs[0] << np.uint64(13)
+    rs[0] ^= rs[0] >> np.uint64(7)
+    rs[0] ^= rs[0] << np.uint64(17)
+    return rs[0]
+
+
+@njit
+def _biased_action(state, seat, mask, rs):
+    """Fuzzing policy: always win; claim and kong often; discard the tile with the fewest neighbours."""
+    if mask[A.WIN]:
+        return A.WIN
+    n_claims = 0
+    for a in range(A.CHOW, A.WIN):
+        n_claims += mask[a]
+    if n_claims > 0 and _prng(rs) % np.uint64(100) < np.uint64(70):  # kongs and claims with probability 0.7
+        j = np.int64(_prng(rs) % np.uint64(n_claims))
+        for a in range(A.CHOW, A.WIN):
+            if mask[a]:
+                if j == 0:
+                    return a
+                j -= 1
+    if mask[A.PASS]:
+        return A.PASS
+    best, best_score = -1, 1 << 30
+    for t in range(34):
+        if not mask[A.DISCARD + t]:
+            continue
+        sc = 4 * state[G.HAND + 34 * seat + t]
+        if t < 27:
+            for d in (-2, -1, 1, 2):
+                u = t + d
+                if 0 <= u and u < 27 and u // 9 == t // 9:
+                    sc += (3 - abs(d)) * state[G.HAND + 34 * seat + u]
+        sc = sc * 8 + np.int64(_prng(rs) % np.uint64(8))
+        if sc < best_score:
+            best, best_score = t, sc
+    return A.DISCARD + best
+
+
+@njit
+def playout_kernel(state, policy, rs, checks):
+    """Play the hand in ``state`` to its end; policy 0 uniform random legal, 1 the biased fuzzing policy.
+
+    ``rs`` is the policy RNG (``uint64[1]``, non-zero). With ``checks`` every step is validated by
+    :func:`check_kernel`, mask non-emptiness and zero-sum rewards. Returns the number of steps or an ERR_* code.
+    """
+    mask = np.zeros(A.NUM_ACTIONS, np.bool_)
+    rewards = np.zeros(4, np.float32)
+    n = 0
+    while state[G.PHASE] != G.PH_OVER:
+        seat = state[G.CUR]
+        k = G.legal_mask_kernel(state, seat, mask)
+        if k == 0:
+            return ERR_MASK
+        if policy == 1:
+            a = _biased_action(state, seat, mask, rs)
+        else:
+            j = np.int64(_prng(rs) % np.uint64(k))
+            a = 0
+            while True:
+                if mask[a]:
+                    if j == 0:
+                        break
+                    j -= 1
+                a += 1
+        if G.step_kernel(state, a, rewards) != 0:
+            return ERR_STEP
+        n += 1
+        if checks:
+            if rewards[0] + rewards[1] + rewards[2] + rewards[3] != 0:
+                return ERR_REWARDS
+            e = check_kernel(state)
+            if e != 0:
+                return e
+        if n > MAX_STEPS:
+            return ERR_LENGTH
     return n

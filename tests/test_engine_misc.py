@@ -1,0 +1,58 @@
+"""RuleConfig, payments, the action layout, `mjenv play` and the benchmark smoke run."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from mjenv import actions as A
+from mjenv.cli import main
+from mjenv.rules import SEATING, RuleConfig, chair_of_player, payments
+
+
+def test_action_layout_round_trips():
+    names = [A.action_to_str(a) for a in range(A.NUM_ACTIONS)]
+    assert len(set(names)) == A.NUM_ACTIONS == 109
+    assert all(A.str_to_action(n) == a for a, n in enumerate(names))
+    assert (A.CHOW, A.PUNG, A.KONG, A.CONCEALED_KONG, A.ADDED_KONG, A.WIN, A.PASS) == (34, 37, 38, 39, 73, 107, 108)
+    with pytest.raises(ValueError):
+        A.action_to_str(109)
+    with pytest.raises(TypeError):
+        A.action_to_str("1")
+
+
+def test_rule_config_validation_and_schedule():
+    assert RuleConfig().hand_setup(0) == (0, 0)
+    assert RuleConfig(prevalent_wind=2, dealer=3).hand_setup(0) == (2, 3)
+    m = RuleConfig(match=True)
+    assert m.num_hands == 16 and m.hand_setup(5) == (1, 1) and m.hand_setup(15) == (3, 3)
+    for bad in ({"dealer": 4}, {"prevalent_wind": -1}, {"illegal": "x"}, {"min_fan": -1}, {"match": 1}):
+        with pytest.raises((ValueError, TypeError)):
+            RuleConfig(**bad)
+    for p in range(4):  # every player sits once at every chair over the four rounds
+        assert sorted(chair_of_player(r, p) for r in range(4)) == [0, 1, 2, 3]
+    assert all(sorted(row) == [0, 1, 2, 3] for row in SEATING.tolist())
+
+
+def test_payments():
+    assert payments(0, -1, 10).tolist() == [54, -18, -18, -18]
+    assert payments(2, 3, 8).tolist() == [-8, -8, 32, -16]
+    assert payments(-1, -1, 0).tolist() == [0, 0, 0, 0]
+    assert all(payments(w, l, f).sum() == 0 for w in range(4) for l in range(-1, 4) if l != w for f in (8, 88))
+
+
+def test_cli_play(capsys, tmp_path):
+    log = tmp_path / "hand.json"
+    assert main(["play", "--seed", "4", "--quiet", "--style", "compact", "--log", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "hand over" in out and "payments" in out and log.exists()
+    assert main(["play", "--seed", "4", "--style", "nope"]) == 2
+
+
+def test_benchmark_quick_runs():
+    r = subprocess.run([sys.executable, "benchmarks/bench_env.py", "--quick"], capture_output=True, text=True,
+                       timeout=300, env=dict(os.environ, PYTHONPATH="."))
+    assert r.returncode == 0, r.stderr
+    assert "mjenv raw_env" in r.stdout and "agent steps/s" in r.stdout
