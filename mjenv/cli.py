@@ -36,13 +36,19 @@ def _cmd_tiles(args) -> int:
 
 
 def _register_score(sub) -> None:
-    p = sub.add_parser("score", help="score a winning hand: fan breakdown (Chinese, English, points) and total")
+    p = sub.add_parser(
+        "score", help="score a winning hand: fan breakdown (Chinese, English, points) and total"
+    )
     p.add_argument("hand", help='standing tiles without the win tile, e.g. "1233m123s567pEE"')
     p.add_argument("--win", required=True, help="the winning tile, e.g. 3m")
-    p.add_argument("--melds", default="", help='fixed melds, e.g. "123m 555p EEEE [CCCC]" ([..] = concealed kong)')
+    p.add_argument(
+        "--melds", default="", help='fixed melds, e.g. "123m 555p EEEE [CCCC]" ([..] = concealed kong)'
+    )
     p.add_argument("--self-drawn", action="store_true", help="自摸")
     p.add_argument("--fourth-tile", action="store_true", help="和绝张: the last copy of the win tile")
-    p.add_argument("--about-kong", action="store_true", help="杠上开花 (self-drawn) / 抢杠和 (robbing a kong)")
+    p.add_argument(
+        "--about-kong", action="store_true", help="杠上开花 (self-drawn) / 抢杠和 (robbing a kong)"
+    )
     p.add_argument("--wall-last", action="store_true", help="妙手回春 (self-drawn) / 海底捞月 (last discard)")
     p.add_argument("--seat", default="E", help="seat wind E S W N (default E)")
     p.add_argument("--prevalent", default="E", help="prevalent wind E S W N (default E)")

@@ -12,7 +12,7 @@ Flowers add 1 fan each and never count toward the 8-fan minimum.
 Specification in mjenv
 ----------------------
 The rule interpretation, fan set and tie-breaks are those of the reference calculator PyMahjongGB 1.4.0
-(checked by ``scripts/diff_fans.py`` and ``tests/test_fans_reference.py``): its 明暗杠 fan (5: one concealed
+(checked by ``scripts/diff_fans.py`` and ``tests/test_fans.py``): its 明暗杠 fan (5: one concealed
 and one exposed kong), no blessings (天和 etc.), and the way it validates context flags (a robbed-kong or
 last-tile flag that the tiles make impossible is ignored; 杠上开花 needs a kong). ``Fan`` values follow the
 point order 88 down to 1 (明暗杠 between the 6- and 4-fan groups, flowers last); ``REFERENCE_ORDER`` is the
@@ -138,14 +138,106 @@ class Fan(IntEnum):
 
 F = Fan
 NUM_FANS = len(Fan)
-# plain-int aliases (F_BIG_FOUR_WINDS, ...) for the kernels: numba freezes ints, not enum members
-for _f in Fan:
-    globals()[f"F_{_f.name}"] = int(_f)
-del _f
+# plain-int aliases of ``Fan`` for the kernels (numba freezes ints, not enum members); checked below
+F_BIG_FOUR_WINDS = 0
+F_BIG_THREE_DRAGONS = 1
+F_ALL_GREEN = 2
+F_NINE_GATES = 3
+F_FOUR_KONGS = 4
+F_SEVEN_SHIFTED_PAIRS = 5
+F_THIRTEEN_ORPHANS = 6
+F_ALL_TERMINALS = 7
+F_LITTLE_FOUR_WINDS = 8
+F_LITTLE_THREE_DRAGONS = 9
+F_ALL_HONORS = 10
+F_FOUR_CONCEALED_PUNGS = 11
+F_PURE_TERMINAL_CHOWS = 12
+F_QUADRUPLE_CHOW = 13
+F_FOUR_PURE_SHIFTED_PUNGS = 14
+F_FOUR_PURE_SHIFTED_CHOWS = 15
+F_THREE_KONGS = 16
+F_ALL_TERMINALS_AND_HONORS = 17
+F_SEVEN_PAIRS = 18
+F_GREATER_HONORS_AND_KNITTED_TILES = 19
+F_ALL_EVEN_PUNGS = 20
+F_FULL_FLUSH = 21
+F_PURE_TRIPLE_CHOW = 22
+F_PURE_SHIFTED_PUNGS = 23
+F_UPPER_TILES = 24
+F_MIDDLE_TILES = 25
+F_LOWER_TILES = 26
+F_PURE_STRAIGHT = 27
+F_THREE_SUITED_TERMINAL_CHOWS = 28
+F_PURE_SHIFTED_CHOWS = 29
+F_ALL_FIVE = 30
+F_TRIPLE_PUNG = 31
+F_THREE_CONCEALED_PUNGS = 32
+F_LESSER_HONORS_AND_KNITTED_TILES = 33
+F_KNITTED_STRAIGHT = 34
+F_UPPER_FOUR = 35
+F_LOWER_FOUR = 36
+F_BIG_THREE_WINDS = 37
+F_MIXED_STRAIGHT = 38
+F_REVERSIBLE_TILES = 39
+F_MIXED_TRIPLE_CHOW = 40
+F_MIXED_SHIFTED_PUNGS = 41
+F_CHICKEN_HAND = 42
+F_LAST_TILE_DRAW = 43
+F_LAST_TILE_CLAIM = 44
+F_OUT_WITH_REPLACEMENT_TILE = 45
+F_ROBBING_THE_KONG = 46
+F_ALL_PUNGS = 47
+F_HALF_FLUSH = 48
+F_MIXED_SHIFTED_CHOWS = 49
+F_ALL_TYPES = 50
+F_MELDED_HAND = 51
+F_TWO_CONCEALED_KONGS = 52
+F_TWO_DRAGONS_PUNGS = 53
+F_CONCEALED_KONG_AND_MELDED_KONG = 54
+F_OUTSIDE_HAND = 55
+F_FULLY_CONCEALED_HAND = 56
+F_TWO_MELDED_KONGS = 57
+F_LAST_TILE = 58
+F_DRAGON_PUNG = 59
+F_PREVALENT_WIND = 60
+F_SEAT_WIND = 61
+F_CONCEALED_HAND = 62
+F_ALL_CHOWS = 63
+F_TILE_HOG = 64
+F_DOUBLE_PUNG = 65
+F_TWO_CONCEALED_PUNGS = 66
+F_CONCEALED_KONG = 67
+F_ALL_SIMPLES = 68
+F_PURE_DOUBLE_CHOW = 69
+F_MIXED_DOUBLE_CHOW = 70
+F_SHORT_STRAIGHT = 71
+F_TWO_TERMINAL_CHOWS = 72
+F_PUNG_OF_TERMINALS_OR_HONORS = 73
+F_MELDED_KONG = 74
+F_ONE_VOIDED_SUIT = 75
+F_NO_HONORS = 76
+F_EDGE_WAIT = 77
+F_CLOSED_WAIT = 78
+F_SINGLE_WAIT = 79
+F_SELF_DRAWN = 80
+F_FLOWER_TILES = 81
+assert all(globals()[f"F_{f.name}"] == f for f in Fan)
 
-_POINTS = {88: range(0, 7), 64: range(7, 13), 48: range(13, 15), 32: range(15, 18), 24: range(18, 27),
-           16: range(27, 33), 12: range(33, 38), 8: range(38, 47), 6: range(47, 54), 5: range(54, 55),
-           4: range(55, 59), 2: range(59, 69), 1: range(69, 82)}
+_POINTS = {
+    88: range(0, 7),
+    64: range(7, 13),
+    48: range(13, 15),
+    32: range(15, 18),
+    24: range(18, 27),
+    16: range(27, 33),
+    12: range(33, 38),
+    8: range(38, 47),
+    6: range(47, 54),
+    5: range(54, 55),
+    4: range(55, 59),
+    2: range(59, 69),
+    1: range(69, 82),
+}
 #: points of one occurrence of each fan, ``int16[NUM_FANS]``
 FAN_POINTS = np.zeros(NUM_FANS, dtype=np.int16)
 for _p, _r in _POINTS.items():
@@ -154,45 +246,173 @@ FAN_POINTS.setflags(write=False)
 
 #: Chinese names, spelt as the reference calculator prints them
 FAN_NAME_ZH: tuple[str, ...] = (
-    "大四喜", "大三元", "绿一色", "九莲宝灯", "四杠", "连七对", "十三幺",
-    "清幺九", "小四喜", "小三元", "字一色", "四暗刻", "一色双龙会",
-    "一色四同顺", "一色四节高",
-    "一色四步高", "三杠", "混幺九",
-    "七对", "七星不靠", "全双刻", "清一色", "一色三同顺", "一色三节高", "全大", "全中", "全小",
-    "清龙", "三色双龙会", "一色三步高", "全带五", "三同刻", "三暗刻",
-    "全不靠", "组合龙", "大于五", "小于五", "三风刻",
-    "花龙", "推不倒", "三色三同顺", "三色三节高", "无番和", "妙手回春", "海底捞月", "杠上开花", "抢杠和",
-    "碰碰和", "混一色", "三色三步高", "五门齐", "全求人", "双暗杠", "双箭刻",
+    "大四喜",
+    "大三元",
+    "绿一色",
+    "九莲宝灯",
+    "四杠",
+    "连七对",
+    "十三幺",
+    "清幺九",
+    "小四喜",
+    "小三元",
+    "字一色",
+    "四暗刻",
+    "一色双龙会",
+    "一色四同顺",
+    "一色四节高",
+    "一色四步高",
+    "三杠",
+    "混幺九",
+    "七对",
+    "七星不靠",
+    "全双刻",
+    "清一色",
+    "一色三同顺",
+    "一色三节高",
+    "全大",
+    "全中",
+    "全小",
+    "清龙",
+    "三色双龙会",
+    "一色三步高",
+    "全带五",
+    "三同刻",
+    "三暗刻",
+    "全不靠",
+    "组合龙",
+    "大于五",
+    "小于五",
+    "三风刻",
+    "花龙",
+    "推不倒",
+    "三色三同顺",
+    "三色三节高",
+    "无番和",
+    "妙手回春",
+    "海底捞月",
+    "杠上开花",
+    "抢杠和",
+    "碰碰和",
+    "混一色",
+    "三色三步高",
+    "五门齐",
+    "全求人",
+    "双暗杠",
+    "双箭刻",
     "明暗杠",
-    "全带幺", "不求人", "双明杠", "和绝张",
-    "箭刻", "圈风刻", "门风刻", "门前清", "平和", "四归一", "双同刻", "双暗刻", "暗杠", "断幺",
-    "一般高", "喜相逢", "连六", "老少副", "幺九刻", "明杠", "缺一门", "无字", "独听・边张", "独听・嵌张",
-    "独听・单钓", "自摸", "花牌",
+    "全带幺",
+    "不求人",
+    "双明杠",
+    "和绝张",
+    "箭刻",
+    "圈风刻",
+    "门风刻",
+    "门前清",
+    "平和",
+    "四归一",
+    "双同刻",
+    "双暗刻",
+    "暗杠",
+    "断幺",
+    "一般高",
+    "喜相逢",
+    "连六",
+    "老少副",
+    "幺九刻",
+    "明杠",
+    "缺一门",
+    "无字",
+    "独听・边张",
+    "独听・嵌张",
+    "独听・单钓",
+    "自摸",
+    "花牌",
 )
 #: English names, spelt as the reference calculator's verbose output prints them
 FAN_NAME_EN: tuple[str, ...] = (
-    "Big Four Winds", "Big Three Dragons", "All Green", "Nine Gates", "Four Kongs", "Seven Shifted Pairs",
+    "Big Four Winds",
+    "Big Three Dragons",
+    "All Green",
+    "Nine Gates",
+    "Four Kongs",
+    "Seven Shifted Pairs",
     "Thirteen Orphans",
-    "All Terminals", "Little Four Winds", "Little Three Dragons", "All Honors", "Four Concealed Pungs",
+    "All Terminals",
+    "Little Four Winds",
+    "Little Three Dragons",
+    "All Honors",
+    "Four Concealed Pungs",
     "Pure Terminal Chows",
-    "Quadruple Chow", "Four Pure Shifted Pungs",
-    "Four Pure Shifted Chows", "Three Kongs", "All Terminals and Honors",
-    "Seven Pairs", "Greater Honors and Knitted Tiles", "All Even Pungs", "Full Flush", "Pure Triple Chow",
-    "Pure Shifted Pungs", "Upper Tiles", "Middle Tiles", "Lower Tiles",
-    "Pure Straight", "Three-Suited Terminal Chows", "Pure Shifted Chows", "All Five", "Triple Pung",
+    "Quadruple Chow",
+    "Four Pure Shifted Pungs",
+    "Four Pure Shifted Chows",
+    "Three Kongs",
+    "All Terminals and Honors",
+    "Seven Pairs",
+    "Greater Honors and Knitted Tiles",
+    "All Even Pungs",
+    "Full Flush",
+    "Pure Triple Chow",
+    "Pure Shifted Pungs",
+    "Upper Tiles",
+    "Middle Tiles",
+    "Lower Tiles",
+    "Pure Straight",
+    "Three-Suited Terminal Chows",
+    "Pure Shifted Chows",
+    "All Five",
+    "Triple Pung",
     "Three Concealed Pungs",
-    "Lesser Honors and Knitted Tiles", "Knitted Straight", "Upper Four", "Lower Four", "Big Three Winds",
-    "Mixed Straight", "Reversible Tiles", "Mixed Triple Chow", "Mixed Shifted Pungs", "Chicken Hand",
-    "Last Tile Draw", "Last Tile Claim", "Out with Replacement Tile", "Robbing The Kong",
-    "All Pungs", "Half Flush", "Mixed Shifted Chows", "All Types", "Melded Hand", "Two Concealed Kongs",
+    "Lesser Honors and Knitted Tiles",
+    "Knitted Straight",
+    "Upper Four",
+    "Lower Four",
+    "Big Three Winds",
+    "Mixed Straight",
+    "Reversible Tiles",
+    "Mixed Triple Chow",
+    "Mixed Shifted Pungs",
+    "Chicken Hand",
+    "Last Tile Draw",
+    "Last Tile Claim",
+    "Out with Replacement Tile",
+    "Robbing The Kong",
+    "All Pungs",
+    "Half Flush",
+    "Mixed Shifted Chows",
+    "All Types",
+    "Melded Hand",
+    "Two Concealed Kongs",
     "Two Dragons Pungs",
     "Concealed Kong and Melded Kong",
-    "Outside Hand", "Fully Concealed Hand", "Two Melded Kongs", "Last Tile",
-    "Dragon Pung", "Prevalent Wind", "Seat Wind", "Concealed Hand", "All Chows", "Tile Hog", "Double Pung",
-    "Two Concealed Pungs", "Concealed Kong", "All Simples",
-    "Pure Double Chow", "Mixed Double Chow", "Short Straight", "Two Terminal Chows",
-    "Pung of Terminals or Honors", "Melded Kong", "One Voided Suit", "No Honors", "Edge Wait", "Closed Wait",
-    "Single Wait", "Self-Drawn", "Flower Tiles",
+    "Outside Hand",
+    "Fully Concealed Hand",
+    "Two Melded Kongs",
+    "Last Tile",
+    "Dragon Pung",
+    "Prevalent Wind",
+    "Seat Wind",
+    "Concealed Hand",
+    "All Chows",
+    "Tile Hog",
+    "Double Pung",
+    "Two Concealed Pungs",
+    "Concealed Kong",
+    "All Simples",
+    "Pure Double Chow",
+    "Mixed Double Chow",
+    "Short Straight",
+    "Two Terminal Chows",
+    "Pung of Terminals or Honors",
+    "Melded Kong",
+    "One Voided Suit",
+    "No Honors",
+    "Edge Wait",
+    "Closed Wait",
+    "Single Wait",
+    "Self-Drawn",
+    "Flower Tiles",
 )
 assert len(FAN_NAME_ZH) == NUM_FANS and len(FAN_NAME_EN) == NUM_FANS
 
@@ -213,16 +433,27 @@ EXCLUDES: dict[Fan, tuple[Fan, ...]] = {
     F.BIG_THREE_DRAGONS: (F.TWO_DRAGONS_PUNGS, F.DRAGON_PUNG),
     # 绿一色: 不计混一色
     F.ALL_GREEN: (F.HALF_FLUSH,),
-    # 九莲宝灯: 不计清一色、不求人、门前清、无字、幺九刻×1 (×1 in _pung_fans)
+    # 九莲宝灯: 不计清一色、不求人、门前清、无字、幺九刻×1 (the ×1 in _eval_division)
     F.NINE_GATES: (F.FULL_FLUSH, F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND, F.NO_HONORS),
     # 四杠: 不计碰碰和、单钓将
     F.FOUR_KONGS: (F.ALL_PUNGS, F.SINGLE_WAIT),
     # 连七对: 不计清一色、七对、不求人、门前清、无字、单钓将
-    F.SEVEN_SHIFTED_PAIRS: (F.FULL_FLUSH, F.SEVEN_PAIRS, F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND,
-                            F.NO_HONORS, F.SINGLE_WAIT),
+    F.SEVEN_SHIFTED_PAIRS: (
+        F.FULL_FLUSH,
+        F.SEVEN_PAIRS,
+        F.FULLY_CONCEALED_HAND,
+        F.CONCEALED_HAND,
+        F.NO_HONORS,
+        F.SINGLE_WAIT,
+    ),
     # 十三幺: 不计混幺九、五门齐、不求人、门前清、单钓将
-    F.THIRTEEN_ORPHANS: (F.ALL_TERMINALS_AND_HONORS, F.ALL_TYPES, F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND,
-                         F.SINGLE_WAIT),
+    F.THIRTEEN_ORPHANS: (
+        F.ALL_TERMINALS_AND_HONORS,
+        F.ALL_TYPES,
+        F.FULLY_CONCEALED_HAND,
+        F.CONCEALED_HAND,
+        F.SINGLE_WAIT,
+    ),
     # 清幺九: 不计碰碰和、全带幺、双同刻、幺九刻、无字
     F.ALL_TERMINALS: (F.ALL_PUNGS, F.OUTSIDE_HAND, F.DOUBLE_PUNG, F.PUNG_OF_TERMINALS_OR_HONORS, F.NO_HONORS),
     # 小四喜: 不计三风刻 (its three wind pungs' 幺九刻 in _pung_fans)
@@ -234,8 +465,14 @@ EXCLUDES: dict[Fan, tuple[Fan, ...]] = {
     # 四暗刻: 不计碰碰和、不求人、门前清
     F.FOUR_CONCEALED_PUNGS: (F.ALL_PUNGS, F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND),
     # 一色双龙会: 不计七对、清一色、平和、一般高、老少副、无字
-    F.PURE_TERMINAL_CHOWS: (F.SEVEN_PAIRS, F.FULL_FLUSH, F.ALL_CHOWS, F.PURE_DOUBLE_CHOW,
-                            F.TWO_TERMINAL_CHOWS, F.NO_HONORS),
+    F.PURE_TERMINAL_CHOWS: (
+        F.SEVEN_PAIRS,
+        F.FULL_FLUSH,
+        F.ALL_CHOWS,
+        F.PURE_DOUBLE_CHOW,
+        F.TWO_TERMINAL_CHOWS,
+        F.NO_HONORS,
+    ),
     # 一色四同顺: 不计一色三同顺、一色三节高、四归一、一般高
     F.QUADRUPLE_CHOW: (F.PURE_TRIPLE_CHOW, F.PURE_SHIFTED_PUNGS, F.TILE_HOG, F.PURE_DOUBLE_CHOW),
     # 一色四节高: 不计一色三同顺、一色三节高、碰碰和
@@ -249,8 +486,13 @@ EXCLUDES: dict[Fan, tuple[Fan, ...]] = {
     # 七对: 不计不求人、门前清、单钓将
     F.SEVEN_PAIRS: (F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND, F.SINGLE_WAIT),
     # 七星不靠: 不计全不靠、五门齐、不求人、门前清 (番种表: 单钓)
-    F.GREATER_HONORS_AND_KNITTED_TILES: (F.LESSER_HONORS_AND_KNITTED_TILES, F.ALL_TYPES,
-                                         F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND, F.SINGLE_WAIT),
+    F.GREATER_HONORS_AND_KNITTED_TILES: (
+        F.LESSER_HONORS_AND_KNITTED_TILES,
+        F.ALL_TYPES,
+        F.FULLY_CONCEALED_HAND,
+        F.CONCEALED_HAND,
+        F.SINGLE_WAIT,
+    ),
     # 全双刻: 不计碰碰和、断幺、无字
     F.ALL_EVEN_PUNGS: (F.ALL_PUNGS, F.ALL_SIMPLES, F.NO_HONORS),
     # 清一色: 不计无字
@@ -301,12 +543,22 @@ EXCLUDES: dict[Fan, tuple[Fan, ...]] = {
     F.ALL_SIMPLES: (F.NO_HONORS,),
 }
 
-#: ``EXCLUDES`` as a boolean matrix for the kernels: ``EXCLUDE_MATRIX[a, b]`` means a counted ``a`` removes ``b``
+#: ``EXCLUDES`` as a boolean matrix: ``EXCLUDE_MATRIX[a, b]`` means a counted ``a`` removes ``b``
 EXCLUDE_MATRIX = np.zeros((NUM_FANS, NUM_FANS), dtype=np.bool_)
 for _a, _bs in EXCLUDES.items():
     for _b in _bs:
         EXCLUDE_MATRIX[_a, _b] = True
 EXCLUDE_MATRIX.setflags(write=False)
+#: ``EXCLUDES`` as padded lists for the kernels: ``EXCLUDE_LIST[a, :EXCLUDE_LEN[a]]`` are removed by ``a``
+EXCLUDE_LIST = np.zeros((NUM_FANS, 8), dtype=np.int8)
+EXCLUDE_LEN = np.zeros(NUM_FANS, dtype=np.int8)
+for _a, _bs in EXCLUDES.items():
+    EXCLUDE_LIST[_a, : len(_bs)] = _bs
+    EXCLUDE_LEN[_a] = len(_bs)
+EXCLUDE_LIST.setflags(write=False)
+_EXCLUDERS = np.array(sorted(EXCLUDES), dtype=np.int8)  # the fans that exclude something, in fan order
+_EXCLUDERS.setflags(write=False)
+EXCLUDE_LEN.setflags(write=False)
 del _a, _bs, _b, _p, _r
 
 # --- kernels ----------------------------------------------------------------------------------------------
@@ -325,14 +577,21 @@ for _x in (_TERM_HONOR, _GREEN, _REVERSIBLE, _KNITTED):
 
 
 @njit
+def _copy(dst, src):
+    """``dst[:] = src`` as a plain loop (numba's slice assignment is slower on these short arrays)."""
+    for k in range(src.shape[0]):
+        dst[k] = src[k]
+
+
+@njit
 def _apply_excludes(fc):
     """Apply ``EXCLUDES`` (in fan order) to a count vector; return the total points."""
     total = 0
-    for a in range(NUM_FANS):
+    for j in range(_EXCLUDERS.shape[0]):
+        a = _EXCLUDERS[j]
         if fc[a] > 0:
-            for b in range(NUM_FANS):
-                if EXCLUDE_MATRIX[a, b]:
-                    fc[b] = 0
+            for k in range(EXCLUDE_LEN[a]):
+                fc[EXCLUDE_LIST[a, k]] = 0
     for a in range(NUM_FANS):
         total += fc[a] * FAN_POINTS[a]
     return total
@@ -341,7 +600,7 @@ def _apply_excludes(fc):
 @njit
 def _tile_fans(tc, fc):
     """Fans decided by the set of tiles alone (suits, honours, ranks, colours). ``tc``: all 14+ tiles."""
-    suits = np.zeros(3, dtype=np.int8)
+    suits = 0  # bit per suit
     winds = 0
     dragons = 0
     green = True
@@ -365,12 +624,12 @@ def _tile_fans(tc, fc):
             winds += 1
             term = False
         else:
-            suits[t // 9] = 1
+            suits |= 1 << (t // 9)
             r = t % 9 + 1
             term &= r == 1 or r == 9
             lo = min(lo, r)
             hi = max(hi, r)
-    nsuits = suits[0] + suits[1] + suits[2]
+    nsuits = (suits & 1) + ((suits >> 1) & 1) + (suits >> 2)
     honors = winds + dragons > 0
     if green:
         fc[F_ALL_GREEN] = 1
@@ -519,7 +778,9 @@ def _combo_fans(chow, s, r, n, fc):
         best = -1
         skip = -1
         for k in range(4):
-            i0, i1, i2 = (1, 2, 3) if k == 0 else ((0, 2, 3) if k == 1 else ((0, 1, 3) if k == 2 else (0, 1, 2)))
+            i0, i1, i2 = (
+                (1, 2, 3) if k == 0 else ((0, 2, 3) if k == 1 else ((0, 1, 3) if k == 2 else (0, 1, 2)))
+            )
             if n == 3 and k != 3:
                 continue
             f = _group3(chow, s[i0], r[i0], s[i1], r[i1], s[i2], r[i2])
@@ -533,7 +794,11 @@ def _combo_fans(chow, s, r, n, fc):
                 for j in range(4):
                     if j != skip:
                         f = _group2(chow, s[skip], r[skip], s[j], r[j])
-                        if f >= 0 and not EXCLUDE_MATRIX[best, f] and (pick < 0 or _PAIR_KEY[f] > _PAIR_KEY[pick]):
+                        if (
+                            f >= 0
+                            and not EXCLUDE_MATRIX[best, f]
+                            and (pick < 0 or _PAIR_KEY[f] > _PAIR_KEY[pick])
+                        ):
                             pick = f
                 if pick >= 0:
                     fc[pick] += 1
@@ -542,45 +807,55 @@ def _combo_fans(chow, s, r, n, fc):
 
 
 _PAIR_KEY = np.zeros(NUM_FANS, dtype=np.int64)
-_PAIR_KEY[[Fan.PURE_DOUBLE_CHOW, Fan.MIXED_DOUBLE_CHOW, Fan.SHORT_STRAIGHT, Fan.TWO_TERMINAL_CHOWS]] = [1000, 100, 10, 1]
+_PAIR_KEY[[Fan.PURE_DOUBLE_CHOW, Fan.MIXED_DOUBLE_CHOW, Fan.SHORT_STRAIGHT, Fan.TWO_TERMINAL_CHOWS]] = [
+    1000,
+    100,
+    10,
+    1,
+]
 _PAIR_KEY.setflags(write=False)
 
 
 @njit
 def _pair_fans(chow, s, r, n, fc):
-    """Pair fans among n <= 4 sets with no three-set fan: the largest valid edge set (see _combo_fans)."""
-    ea = np.empty(6, dtype=np.int64)
-    eb = np.empty(6, dtype=np.int64)
-    ef = np.empty(6, dtype=np.int64)
+    """Pair fans among n <= 4 sets with no three-set fan: the largest valid set of pairs (see _combo_fans)."""
+    edges = 0  # up to 6 edges, 8 bits each: a | b << 2 | (fan - 64) << 4 (pair fans are 65..72)
     ne = 0
     for i in range(n):
         for j in range(i + 1, n):
             f = _group2(chow, s[i], r[i], s[j], r[j])
             if f >= 0:
-                ea[ne] = i
-                eb[ne] = j
-                ef[ne] = f
+                edges |= (i | (j << 2) | ((f - 64) << 4)) << (8 * ne)
                 ne += 1
     best_mask = 0
     best_key = 0
     for mask in range(1, 1 << ne):
         m = 0
         key = 0
-        deg = np.zeros(4, dtype=np.int64)
+        deg = 0  # 4-bit degree per set
         ok = True
         for e in range(ne):
             if (mask >> e) & 1:
+                x = (edges >> (8 * e)) & 0xFF
+                a = x & 3
+                b = (x >> 2) & 3
                 m += 1
-                key += _PAIR_KEY[ef[e]]
-                deg[ea[e]] += 1
-                deg[eb[e]] += 1
+                key += _PAIR_KEY[64 + (x >> 4)]
+                deg += (1 << (4 * a)) + (1 << (4 * b))
                 for g in range(e):  # 不得相同: a set joins one fan once
-                    if (mask >> g) & 1 and ef[g] == ef[e] and (ea[g] == ea[e] or ea[g] == eb[e]
-                                                              or eb[g] == ea[e] or eb[g] == eb[e]):
+                    y = (edges >> (8 * g)) & 0xFF
+                    if (
+                        (mask >> g) & 1
+                        and (y >> 4) == (x >> 4)
+                        and ((y & 3) == a or (y & 3) == b or ((y >> 2) & 3) == a or ((y >> 2) & 3) == b)
+                    ):
                         ok = False
         if not ok or m > 3:
             continue
-        if m == 3 and (deg[0] == 2) + (deg[1] == 2) + (deg[2] == 2) + (deg[3] == 2) == 3:  # a triangle: 套算一次 forbids closing a cycle
+        twos = 0
+        for k in range(4):
+            twos += ((deg >> (4 * k)) & 15) == 2
+        if m == 3 and twos == 3:  # a triangle: 套算一次 forbids closing a cycle
             continue
         # most pair fans; on a tie the most 一般高, then 喜相逢, 连六, 老少副 (ref) - tests/golden/fans.jsonl
         key += 10000 * m
@@ -589,7 +864,7 @@ def _pair_fans(chow, s, r, n, fc):
             best_mask = mask
     for e in range(ne):
         if (best_mask >> e) & 1:
-            fc[ef[e]] += 1
+            fc[64 + (((edges >> (8 * e)) & 0xFF) >> 4)] += 1
 
 
 @njit
@@ -638,13 +913,16 @@ def _pung_fans(sk, st, n, pair, seat, prev, fc):
 
 
 @njit
-def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, waits1, base, fc):
-    """Fans of one reading of the hand (sets ``sk/st/sc[:n]``, fixed melds first, then pair); returns points."""
-    fc[:] = base
-    cs = np.empty(4, dtype=np.int64)
-    cr = np.empty(4, dtype=np.int64)
-    ps = np.empty(4, dtype=np.int64)
-    pr = np.empty(4, dtype=np.int64)
+def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, conc13, base, fc, scr):
+    """Fans of one reading of the hand (sets ``sk/st/sc[:n]``, fixed melds first, then pair); returns points.
+
+    ``scr``: int64 scratch; ``scr[16]`` caches whether ``win`` is the only wait (-1 = not computed yet).
+    """
+    _copy(fc, base)
+    cs = scr[0:4]
+    cr = scr[4:8]
+    ps = scr[8:12]
+    pr = scr[12:16]
     nch = 0
     npu = 0
     nps = 0
@@ -699,15 +977,20 @@ def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, wait
     if five:
         fc[F_ALL_FIVE] += 1
     if conc >= 2:
-        fc[F_TWO_CONCEALED_PUNGS + (conc == 3) * (F_THREE_CONCEALED_PUNGS - F_TWO_CONCEALED_PUNGS)
-           + (conc == 4) * (F_FOUR_CONCEALED_PUNGS - F_TWO_CONCEALED_PUNGS)] += 1
+        fc[
+            F_TWO_CONCEALED_PUNGS
+            + (conc == 3) * (F_THREE_CONCEALED_PUNGS - F_TWO_CONCEALED_PUNGS)
+            + (conc == 4) * (F_FOUR_CONCEALED_PUNGS - F_TWO_CONCEALED_PUNGS)
+        ] += 1
     if not (nch == 4 and _terminal_chows(cs, cr, pair, fc)):
         _combo_fans(True, cs, cr, nch, fc)
     _combo_fans(False, ps, pr, nps, fc)
     _pung_fans(sk, st, n, pair, seat, prev, fc)
     if fc[F_NINE_GATES] and fc[F_PUNG_OF_TERMINALS_OR_HONORS]:  # 九莲宝灯: 不计幺九刻×1
         fc[F_PUNG_OF_TERMINALS_OR_HONORS] -= 1
-    if waits1:
+    if (edge or mid or pair == win) and scr[16] < 0:
+        scr[16] = _single_wait(conc13, nfix, win)
+    if scr[16] == 1:
         if edge:
             fc[F_EDGE_WAIT] += 1
         elif mid:
@@ -722,21 +1005,20 @@ def _terminal_chows(cs, cr, pair, fc):
     """一色双龙会 / 三色双龙会 on four chows and the pair; True when one was counted."""
     if pair >= 27 or pair % 9 != 4:
         return False
-    lo = np.zeros(3, dtype=np.int64)
-    hi = np.zeros(3, dtype=np.int64)
+    lo = 0  # 4-bit count per suit of 123 chows
+    hi = 0  # and of 789 chows
     for i in range(4):
         if cr[i] == 1:
-            lo[cs[i]] += 1
+            lo += 1 << (4 * cs[i])
         elif cr[i] == 7:
-            hi[cs[i]] += 1
+            hi += 1 << (4 * cs[i])
         else:
             return False
     ps = pair // 9
-    if lo[ps] == 2 and hi[ps] == 2:
+    if lo == hi == 2 << (4 * ps):
         fc[F_PURE_TERMINAL_CHOWS] += 1
         return True
-    if lo[ps] == 0 and hi[ps] == 0 and lo[(ps + 1) % 3] == 1 and lo[(ps + 2) % 3] == 1 \
-            and hi[(ps + 1) % 3] == 1 and hi[(ps + 2) % 3] == 1:
+    if lo == hi and lo == 0x111 - (1 << (4 * ps)):
         fc[F_THREE_SUITED_TERMINAL_CHOWS] += 1
         return True
     return False
@@ -769,8 +1051,11 @@ def _context_fans(tc, sk, st, sc, nfix, conc13, win, flags, base):
     elif nk == 3:
         base[F_THREE_KONGS] = 1
     elif nk == 2:
-        base[F_TWO_CONCEALED_KONGS if nck == 2 else (F_CONCEALED_KONG_AND_MELDED_KONG if nck == 1
-                                                      else F_TWO_MELDED_KONGS)] = 1
+        base[
+            F_TWO_CONCEALED_KONGS
+            if nck == 2
+            else (F_CONCEALED_KONG_AND_MELDED_KONG if nck == 1 else F_TWO_MELDED_KONGS)
+        ] = 1
     elif nk == 1:
         base[F_CONCEALED_KONG if nck == 1 else F_MELDED_KONG] = 1
     sd = flags & WIN_SELF_DRAWN
@@ -808,48 +1093,79 @@ def _nine_gates(conc13, win):
 
 
 @njit
-def _regular_best(h, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, waits1, base, fc, best_fc, best):
+def _regular_best(
+    h, w, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, conc13, base, fc, best_fc, best, scr
+):
     """Every reading of ``h`` as pair + ``nneed`` sets after the fixed sets; keeps the best in ``best_fc``.
 
     Pairs in tile order; for each, the sets depth-first over the lowest remaining tile, pung before chow. A
     later reading replaces an equal-scoring earlier one: the reference's tie-break (2026-11-30,
     tests/golden/fans.jsonl "tie-break" cases).
     """
-    w = np.empty(34, dtype=np.int8)
+    _copy(w, h)
+    ch = scr[20:24]  # choice per depth: -1 none yet, 0 pung, 1 chow
+    app = scr[24:28]  # 1 when the choice at this depth is applied to w
+    pos = scr[28:32]  # lowest tile at this depth
     for p in range(34):
         if h[p] < 2:
             continue
-        for mask in range(1 << nneed):
-            w[:] = h
-            w[p] -= 2
-            i = 0
-            ok = True
-            for j in range(nneed):
-                while i < 34 and w[i] == 0:
-                    i += 1
-                if (mask >> (nneed - 1 - j)) & 1 == 0:
-                    if i == 34 or w[i] < 3:
-                        ok = False
-                        break
-                    w[i] -= 3
-                    sk[nfix + j] = _PUNG
-                else:
-                    if i >= 27 or i % 9 > 6 or w[i + 1] == 0 or w[i + 2] == 0:
-                        ok = False
-                        break
-                    w[i] -= 1
-                    w[i + 1] -= 1
-                    w[i + 2] -= 1
-                    sk[nfix + j] = _CHOW
-                st[nfix + j] = i
-                sc[nfix + j] = 1
-            if not ok:
-                continue
-            pts = _eval_division(sk, st, sc, nfix + nneed, nfix, p, win, sd, seat, prev, knitted, waits1,
-                                 base, fc)
+        w[p] -= 2
+        if nneed == 0:
+            pts = _eval_division(
+                sk, st, sc, nfix, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, scr
+            )
             if pts >= best:
                 best = pts
-                best_fc[:] = fc
+                _copy(best_fc, fc)
+        j = 0
+        ch[0] = -1
+        app[0] = 0
+        while j >= 0 and nneed > 0:
+            i = pos[j]
+            if app[j]:
+                if ch[j] == 0:
+                    w[i] += 3
+                else:
+                    w[i] += 1
+                    w[i + 1] += 1
+                    w[i + 2] += 1
+                app[j] = 0
+            ch[j] += 1
+            if ch[j] > 1:
+                j -= 1
+                continue
+            if ch[j] == 0:
+                i = 0
+                while w[i] == 0:
+                    i += 1
+                pos[j] = i
+            if ch[j] == 0:
+                if w[i] < 3:
+                    continue
+                w[i] -= 3
+                sk[nfix + j] = _PUNG
+            else:
+                if i >= 27 or i % 9 > 6 or w[i + 1] == 0 or w[i + 2] == 0:
+                    continue
+                w[i] -= 1
+                w[i + 1] -= 1
+                w[i + 2] -= 1
+                sk[nfix + j] = _CHOW
+            st[nfix + j] = i
+            sc[nfix + j] = 1
+            app[j] = 1
+            if j == nneed - 1:
+                pts = _eval_division(
+                    sk, st, sc, nfix + nneed, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, scr
+                )
+                if pts >= best:
+                    best = pts
+                    _copy(best_fc, fc)
+            else:
+                j += 1
+                ch[j] = -1
+                app[j] = 0
+        w[p] += 2
     return best
 
 
@@ -901,43 +1217,64 @@ def _special_shape(h, kind):
 
 
 @njit
+def _suit_sets(h, b, pair):
+    """Do the 9 counts ``h[b:b+9]`` (minus a pair at tile ``pair``) split into sets? Greedy from the lowest
+    rank: three chows equal three pungs, so ``count % 3`` chows must start at each rank."""
+    s1 = 0  # chows started one rank below
+    s2 = 0  # chows started two ranks below
+    for i in range(9):
+        c = h[b + i] - s1 - s2 - (2 if b + i == pair else 0)
+        if c < 0:
+            return False
+        c %= 3
+        if c > 0 and i > 6:
+            return False
+        s2 = s1
+        s1 = c
+    return True
+
+
+@njit
 def _regular_ok(h, nneed):
-    """Can ``h`` be read as a pair and ``nneed`` sets?"""
-    w = np.empty(34, dtype=np.int8)
-    for p in range(34):
-        if h[p] < 2:
-            continue
-        for mask in range(1 << nneed):
-            w[:] = h
-            w[p] -= 2
-            i = 0
-            ok = True
-            for j in range(nneed):
-                while i < 34 and w[i] == 0:
-                    i += 1
-                if (mask >> j) & 1 == 0:
-                    if i == 34 or w[i] < 3:
-                        ok = False
-                        break
-                    w[i] -= 3
-                else:
-                    if i >= 27 or i % 9 > 6 or w[i + 1] == 0 or w[i + 2] == 0:
-                        ok = False
-                        break
-                    w[i] -= 1
-                    w[i + 1] -= 1
-                    w[i + 2] -= 1
-            if ok:
-                return True
+    """Can ``h`` (3 * nneed + 2 tiles) be read as a pair and ``nneed`` sets?"""
+    ps = -1
+    for s in range(3):
+        n = 0
+        for t in range(9 * s, 9 * s + 9):
+            n += h[t]
+        if n % 3 == 1 or (n % 3 == 2 and ps >= 0):
+            return False
+        if n % 3 == 2:
+            ps = s
+    for t in range(27, 34):  # honours: pungs and at most one pair
+        if h[t] % 3 == 1 or (h[t] % 3 == 2 and ps >= 0):
+            return False
+        if h[t] % 3 == 2:
+            ps = 3
+    if ps < 0:
+        return False
+    for s in range(3):
+        if s != ps and not _suit_sets(h, 9 * s, -1):
+            return False
+    if ps == 3:
+        return True
+    for p in range(9 * ps, 9 * ps + 9):
+        if h[p] >= 2 and _suit_sets(h, 9 * ps, p):
+            return True
     return False
 
 
 @njit
-def _is_win(h, nfix):
-    """Is ``h`` (concealed tiles incl. the last one) a winning hand with ``nfix`` fixed melds, any shape?"""
+def _is_win(h, nfix, special):
+    """Is ``h`` (concealed tiles incl. the last one) a winning hand with ``nfix`` fixed melds, any shape?
+    ``special``: also try 十三幺, 全不靠 and 组合龙 (callers rule them out when too few tiles differ)."""
     if _regular_ok(h, 4 - nfix):
         return True
-    if nfix == 0 and (_special_shape(h, 0) or _special_shape(h, 1) or _honors_knitted(h) > 0):
+    if nfix == 0 and _special_shape(h, 0):
+        return True
+    if not special:
+        return False
+    if nfix == 0 and (_special_shape(h, 1) or _honors_knitted(h) > 0):
         return True
     if nfix <= 1:
         k = _knitted_perm(h)
@@ -956,18 +1293,22 @@ def _is_win(h, nfix):
 def _single_wait(conc13, nfix, win):
     """True when ``win`` is the only tile that completes the 13-tile hand (独听, needed for 边/嵌/单钓)."""
     h = conc13.copy()
+    distinct = 0
+    for t in range(34):
+        distinct += h[t] > 0
+    special = nfix <= 1 and distinct >= 8  # 十三幺 / 全不靠 / 组合龙 need >= 8 distinct standing tiles
     for t in range(34):
         if t == win:
             continue
-        near = h[t] > 0 or t >= 27
+        near = h[t] > 0
         if t < 27:
             r = t % 9
             near |= (r > 0 and h[t - 1] > 0) or (r > 1 and h[t - 2] > 0)
             near |= (r < 8 and h[t + 1] > 0) or (r < 7 and h[t + 2] > 0)
-        if not near and nfix > 1:
+        if not near and not special:
             continue
         h[t] += 1
-        won = _is_win(h, nfix)
+        won = _is_win(h, nfix, special)
         h[t] -= 1
         if won:
             return False
@@ -976,7 +1317,7 @@ def _single_wait(conc13, nfix, win):
 
 @njit
 def _unpack_melds(melds, n_melds, sk, st, sc, tc):
-    """Fixed melds -> kernel sets (chow by lowest tile) and their tiles added to ``tc``; False if malformed."""
+    """Fixed melds -> kernel sets (chow by lowest tile), their tiles added to ``tc``; False if malformed."""
     for i in range(n_melds):
         m = melds[i]
         kind = (m >> 8) & 3
@@ -1005,17 +1346,27 @@ def _special_best(h, nfix, base, fc, best_fc, best):
     if nfix != 0:
         return best
     for shape in range(3):
-        fc[:] = base
         if shape == 0 and _special_shape(h, 0):
+            _copy(fc, base)
             f = F_SEVEN_PAIRS
             for b in range(27):
-                if b % 9 <= 2 and h[b] == 2 and h[b + 1] == 2 and h[b + 2] == 2 and h[b + 3] == 2 \
-                        and h[b + 4] == 2 and h[b + 5] == 2 and h[b + 6] == 2:
+                if (
+                    b % 9 <= 2
+                    and h[b] == 2
+                    and h[b + 1] == 2
+                    and h[b + 2] == 2
+                    and h[b + 3] == 2
+                    and h[b + 4] == 2
+                    and h[b + 5] == 2
+                    and h[b + 6] == 2
+                ):
                     f = F_SEVEN_SHIFTED_PAIRS
             fc[f] += 1
         elif shape == 1 and _special_shape(h, 1):
+            _copy(fc, base)
             fc[F_THIRTEEN_ORPHANS] += 1
         elif shape == 2 and _honors_knitted(h) > 0:
+            _copy(fc, base)
             hk = _honors_knitted(h)
             fc[F_GREATER_HONORS_AND_KNITTED_TILES if hk == 2 else F_LESSER_HONORS_AND_KNITTED_TILES] += 1
             if _knitted_perm(h) >= 0:
@@ -1025,19 +1376,21 @@ def _special_best(h, nfix, base, fc, best_fc, best):
         pts = _apply_excludes(fc)
         if pts > best:
             best = pts
-            best_fc[:] = fc
+            _copy(best_fc, fc)
     return best
 
 
 @njit
-def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count,
-                 fan_counts):
+def score_kernel(
+    concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts
+):
     """Best fan total of a win (flowers included) over every reading; per-fan counts into ``fan_counts``.
 
     ``concealed`` int8[34]: standing tiles without ``win_tile``; ``melds`` int16[4] packed (mjenv.melds),
     the first ``n_melds`` used; ``flags``: WIN_* bits. Returns the total, or ERR_* (< 0).
     """
-    fan_counts[:] = 0
+    for k in range(NUM_FANS):
+        fan_counts[k] = 0
     if n_melds < 0 or n_melds > 4 or win_tile < 0 or win_tile >= 34 or flags < 0 or flags > ALL_FLAGS:
         return ERR_BAD_ARGUMENT
     if seat_wind < 0 or prevalent_wind < 0 or flower_count < 0:  # a wind >= 4 matches no wind
@@ -1049,13 +1402,17 @@ def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalen
         n += concealed[t]
     if n != 13 - 3 * n_melds:
         return ERR_WRONG_TILES_COUNT
-    sk = np.zeros(4, dtype=np.int64)
-    st = np.zeros(4, dtype=np.int64)
-    sc = np.zeros(4, dtype=np.int64)
-    tc = np.zeros(34, dtype=np.int64)
+    ws = np.zeros(80, dtype=np.int64)  # one allocation for the int64 work arrays
+    sk = ws[0:4]
+    st = ws[4:8]
+    sc = ws[8:12]
+    tc = ws[12:46]
+    scr = ws[46:80]
     if not _unpack_melds(melds, n_melds, sk, st, sc, tc):
         return ERR_BAD_MELD
-    h = np.empty(34, dtype=np.int8)
+    hw = np.empty(68, dtype=np.int8)
+    h = hw[0:34]
+    w = hw[34:68]
     for t in range(34):
         h[t] = concealed[t]
         tc[t] += concealed[t]
@@ -1064,14 +1421,33 @@ def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalen
     for t in range(34):
         if tc[t] > 4:
             return ERR_TILE_COUNT_GREATER_THAN_4
-    base = np.zeros(NUM_FANS, dtype=np.int16)
-    fc = np.zeros(NUM_FANS, dtype=np.int16)
-    best_fc = np.zeros(NUM_FANS, dtype=np.int16)
+    fw = np.empty(2 * NUM_FANS, dtype=np.int16)
+    base = fw[0:NUM_FANS]
+    fc = fw[NUM_FANS : 2 * NUM_FANS]
+    best_fc = fan_counts  # written only by a reading that wins, so it stays zero on ERR_NOT_WIN
     _context_fans(tc, sk, st, sc, n_melds, concealed, win_tile, flags, base)
-    waits1 = _single_wait(concealed, n_melds, win_tile)
+    scr[16] = -1  # single wait: not computed yet
     sd = (flags & WIN_SELF_DRAWN) != 0
-    best = _regular_best(h, sk, st, sc, n_melds, 4 - n_melds, win_tile, sd, seat_wind, prevalent_wind, 0,
-                         waits1, base, fc, best_fc, -1)
+    best = _regular_best(
+        h,
+        w,
+        sk,
+        st,
+        sc,
+        n_melds,
+        4 - n_melds,
+        win_tile,
+        sd,
+        seat_wind,
+        prevalent_wind,
+        0,
+        concealed,
+        base,
+        fc,
+        best_fc,
+        -1,
+        scr,
+    )
     best = _special_best(h, n_melds, base, fc, best_fc, best)
     if n_melds <= 1:
         k = _knitted_perm(h)
@@ -1081,14 +1457,31 @@ def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalen
                 h[b] -= 1
                 h[b + 3] -= 1
                 h[b + 6] -= 1
-            best = _regular_best(h, sk, st, sc, n_melds, 1 - n_melds, win_tile, sd, seat_wind, prevalent_wind,
-                                 1, waits1, base, fc, best_fc, best)
+            best = _regular_best(
+                h,
+                w,
+                sk,
+                st,
+                sc,
+                n_melds,
+                1 - n_melds,
+                win_tile,
+                sd,
+                seat_wind,
+                prevalent_wind,
+                1,
+                concealed,
+                base,
+                fc,
+                best_fc,
+                best,
+                scr,
+            )
     if best < 0:
         return ERR_NOT_WIN
     if best == 0:
         best_fc[F_CHICKEN_HAND] = 1
         best = FAN_POINTS[F_CHICKEN_HAND]
-    fan_counts[:] = best_fc
     fan_counts[F_FLOWER_TILES] = flower_count
     return best + flower_count
 
@@ -1096,8 +1489,17 @@ def score_kernel(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalen
 @njit
 def _score_batch_kernel(concealed, melds, n_melds, win_tile, flags, seat, prevalent, flowers, totals, counts):
     for i in range(concealed.shape[0]):
-        totals[i] = score_kernel(concealed[i], melds[i], n_melds[i], win_tile[i], flags[i], seat[i], prevalent[i],
-                                 flowers[i], counts[i])
+        totals[i] = score_kernel(
+            concealed[i],
+            melds[i],
+            n_melds[i],
+            win_tile[i],
+            flags[i],
+            seat[i],
+            prevalent[i],
+            flowers[i],
+            counts[i],
+        )
 
 
 # --- Python API -------------------------------------------------------------------------------------------
@@ -1112,7 +1514,8 @@ class ScoreResult:
         self.fans = fans
 
     def __repr__(self) -> str:
-        return f"ScoreResult(total={self.total}, base={self.base}, fans={{{', '.join(f.name + ': ' + str(n) for f, n in self.fans.items())}}})"
+        fans = ", ".join(f"{f.name}: {n}" for f, n in self.fans.items())
+        return f"ScoreResult(total={self.total}, base={self.base}, fans={{{fans}}})"
 
     @property
     def is_legal_win(self) -> bool:
@@ -1121,9 +1524,13 @@ class ScoreResult:
 
     def pretty(self) -> str:
         """One line per fan: points, Chinese and English names, count; then the total."""
-        lines = [f"{int(FAN_POINTS[f]) * n:3d}  {FAN_NAME_ZH[f]}  {FAN_NAME_EN[f]}" + (f" x{n}" if n > 1 else "")
-                 for f, n in self.fans.items()]
-        lines.append(f"{self.total:3d}  total" + (f" ({self.base} without flowers)" if self.base != self.total else ""))
+        lines = [
+            f"{int(FAN_POINTS[f]) * n:3d}  {FAN_NAME_ZH[f]}  {FAN_NAME_EN[f]}" + (f" x{n}" if n > 1 else "")
+            for f, n in self.fans.items()
+        ]
+        lines.append(
+            f"{self.total:3d}  total" + (f" ({self.base} without flowers)" if self.base != self.total else "")
+        )
         return "\n".join(lines)
 
 
@@ -1159,7 +1566,13 @@ def _melds_array(melds) -> np.ndarray:
         if isinstance(m, str):  # "123m" chow, "555p" pung, "EEEE" kong, "[EEEE]" or "EEEE!" concealed kong
             concealed = m.startswith("[") or m.endswith("!")
             ts = sorted(parse_tiles(m.strip("[]!")))
-            if len(ts) == 3 and ts[1] == ts[0] + 1 and ts[2] == ts[1] + 1 and ts[0] < 27 and ts[0] // 9 == ts[2] // 9:
+            if (
+                len(ts) == 3
+                and ts[1] == ts[0] + 1
+                and ts[2] == ts[1] + 1
+                and ts[0] < 27
+                and ts[0] // 9 == ts[2] // 9
+            ):
                 m = _m.pack(_m.CHOW, ts[1], 1)
             elif len(ts) in (3, 4) and len(set(ts)) == 1:
                 kind = _m.PUNG if len(ts) == 3 else _m.KONG
@@ -1178,8 +1591,19 @@ def _melds_array(melds) -> np.ndarray:
     return out
 
 
-def score(hand, win_tile, *, melds=(), self_drawn=False, fourth_tile=False, about_kong=False, wall_last=False,
-          seat_wind=0, prevalent_wind=0, flowers=0) -> ScoreResult:
+def score(
+    hand,
+    win_tile,
+    *,
+    melds=(),
+    self_drawn=False,
+    fourth_tile=False,
+    about_kong=False,
+    wall_last=False,
+    seat_wind=0,
+    prevalent_wind=0,
+    flowers=0,
+) -> ScoreResult:
     """Score one win.
 
     Parameters
@@ -1206,9 +1630,9 @@ def score(hand, win_tile, *, melds=(), self_drawn=False, fourth_tile=False, abou
 
     Examples
     --------
-    >>> r = score("1112345678999m", "5m")  # doctest: +SKIP
-    >>> r.total
-    91
+    >>> r = score("1112345678999m", "5m")
+    >>> r.total, [f.name for f in r.fans]
+    (91, ['NINE_GATES', 'TWO_CONCEALED_PUNGS', 'PUNG_OF_TERMINALS_OR_HONORS'])
     """
     from mjenv.tiles import parse_tiles, tiles_to_counts
 
@@ -1221,11 +1645,26 @@ def score(hand, win_tile, *, melds=(), self_drawn=False, fourth_tile=False, abou
         raise ValueError(f"flowers must be 0..8, got {flowers!r}")
     m = _melds_array(melds)
     n_melds = int((m != 0).sum())
-    flags = (WIN_SELF_DRAWN * bool(self_drawn) | WIN_4TH_TILE * bool(fourth_tile)
-             | WIN_ABOUT_KONG * bool(about_kong) | WIN_WALL_LAST * bool(wall_last))
+    flags = (
+        WIN_SELF_DRAWN * bool(self_drawn)
+        | WIN_4TH_TILE * bool(fourth_tile)
+        | WIN_ABOUT_KONG * bool(about_kong)
+        | WIN_WALL_LAST * bool(wall_last)
+    )
     counts = np.zeros(NUM_FANS, dtype=np.int16)
-    total = int(score_kernel(concealed, m, n_melds, int(wt[0]), flags, _wind(seat_wind, "seat_wind"),
-                             _wind(prevalent_wind, "prevalent_wind"), int(flowers), counts))
+    total = int(
+        score_kernel(
+            concealed,
+            m,
+            n_melds,
+            int(wt[0]),
+            flags,
+            _wind(seat_wind, "seat_wind"),
+            _wind(prevalent_wind, "prevalent_wind"),
+            int(flowers),
+            counts,
+        )
+    )
     if total < 0:
         raise ValueError(_ERR_TEXT.get(total, f"error {total}"))
     return ScoreResult(total, {Fan(f): int(counts[f]) for f in REFERENCE_ORDER if counts[f]}, int(flowers))
@@ -1253,8 +1692,14 @@ def score_batch(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent
     if melds.shape != (n, 4):
         raise ValueError(f"melds must have shape ({n}, 4), got {melds.shape}")
     cols = []
-    for name, x in (("n_melds", n_melds), ("win_tile", win_tile), ("flags", flags), ("seat_wind", seat_wind),
-                    ("prevalent_wind", prevalent_wind), ("flowers", flowers)):
+    for name, x in (
+        ("n_melds", n_melds),
+        ("win_tile", win_tile),
+        ("flags", flags),
+        ("seat_wind", seat_wind),
+        ("prevalent_wind", prevalent_wind),
+        ("flowers", flowers),
+    ):
         a = np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=np.int64), (n,)))
         if a.ndim != 1:
             raise ValueError(f"{name} must be a scalar or shape ({n},)")

@@ -204,8 +204,9 @@ def _regular_complete(state, h, pair_suit):
 
 @njit
 def _may_win(state, seat, tile, in_hand):
-    """Fast necessary condition for a win (the scorer decides): a regular shape, seven pairs, all terminals and
-    honours (thirteen orphans), or at least 7 tiles of one knitted pattern (honours-and-knitted, knitted straight).
+    """Fast necessary condition for a win (the scorer decides the fan): an exact test of the regular, seven pairs,
+    thirteen orphans and honours-and-knitted shapes, and the full knitted pattern for a knitted straight.
+    Never false for a winning hand (tests/test_fuzz.py checks it on the scorer's random winning hands).
     """
     n_melds = state[N_MELDS + seat]
     src = HAND + 34 * seat
@@ -227,19 +228,26 @@ def _may_win(state, seat, tile, in_hand):
         return False
     h = SCRATCH
     odd = 0
+    distinct = 0
+    maxc = 0
     term_honor = True
     for t in range(34):
         c = state[src + t] + (extra if t == tile else 0)
         state[h + t] = c
         odd += c & 1
+        distinct += c > 0
+        maxc = max(maxc, c)
         if c > 0 and t < 27 and t % 9 != 0 and t % 9 != 8:
             term_honor = False
     if mod_ok and pair_suit >= 0 and _regular_complete(state, h, pair_suit):
         return True
-    if n_melds == 0 and (odd == 0 or term_honor):
-        return True
     if n_melds > 1:
         return False
+    if n_melds == 0 and (odd == 0 or (term_honor and distinct == 13)):  # seven pairs, thirteen orphans
+        return True
+    n_suited = 0
+    for t in range(27):
+        n_suited += state[h + t] > 0
     for k in range(6):  # knitted patterns: suits (a, b, c) hold ranks 147, 258, 369
         a = k // 2
         b = (a + 1 + k % 2) % 3
@@ -247,7 +255,9 @@ def _may_win(state, seat, tile, in_hand):
         n = 0
         for r in range(3):
             n += (state[h + 9 * a + r * 3] > 0) + (state[h + 9 * b + 1 + r * 3] > 0) + (state[h + 9 * c + 2 + r * 3] > 0)
-        if n >= 7:
+        if n == 9:  # knitted straight (the scorer checks the rest)
+            return True
+        if n_melds == 0 and maxc == 1 and n == n_suited:  # honours and knitted tiles: 14 singles
             return True
     return False
 

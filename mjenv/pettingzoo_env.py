@@ -251,16 +251,17 @@ class raw_env(AECEnv):
             mode = 0 if self.rules.illegal == "terminate" else (1 if ok and int(action) == A.WIN else 2)
             G.penalize_kernel(st, seat, mode, self._rew)
             self._ops.append(("penalty", seat, mode))
-        rew = self._rew
-        if rew.any():
+        over = st[G.PHASE] == G.PH_OVER
+        if over or err != G.OK:  # payments and penalties are the only non-zero rewards
+            rew = self._rew
             self.rewards = {a: float(rew[self._chair[i]]) for i, a in enumerate(self.possible_agents)}
+            self._accumulate_rewards()
         else:
             self.rewards = dict.fromkeys(self.possible_agents, 0.0)
-        if st[G.PHASE] == G.PH_OVER:
+        if over:
             self._end_hand(illegal=err != G.OK)
         else:
             self.agent_selection = self.possible_agents[self._player[int(st[G.CUR])]]
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

@@ -5,36 +5,58 @@ import collections
 import json
 from pathlib import Path
 
+import MahjongGB
 import numpy as np
 import pytest
 
-import MahjongGB
 from mjenv import fans
 from mjenv.compat.mahjonggb import MahjongFanCalculator
 from mjenv.fans import EXCLUDES, FAN_NAME_EN, FAN_NAME_ZH, FAN_POINTS, NUM_FANS, Fan, score, score_batch
 from mjenv.testing.fan_gen import random_case
 from mjenv.tiles import parse_tiles, tile_to_botzone
 
-GOLDEN = [json.loads(line) for line in (Path(__file__).parent / "golden" / "fans.jsonl").read_text("utf-8").splitlines()]
+GOLDEN = [
+    json.loads(line)
+    for line in (Path(__file__).parent / "golden" / "fans.jsonl").read_text("utf-8").splitlines()
+]
 
 
 def test_table():
-    assert NUM_FANS == 82 == len(FAN_NAME_ZH) == len(FAN_NAME_EN) == len(set(FAN_NAME_ZH)) == len(set(FAN_NAME_EN))
+    assert (
+        NUM_FANS
+        == 82
+        == len(FAN_NAME_ZH)
+        == len(FAN_NAME_EN)
+        == len(set(FAN_NAME_ZH))
+        == len(set(FAN_NAME_EN))
+    )
     assert all(FAN_POINTS[i] >= FAN_POINTS[i + 1] for i in range(NUM_FANS - 1))
     assert FAN_POINTS[Fan.BIG_FOUR_WINDS] == 88 and FAN_POINTS[Fan.CONCEALED_KONG_AND_MELDED_KONG] == 5
-    assert FAN_POINTS[Fan.ALL_PUNGS] == 6 and FAN_POINTS[Fan.HALF_FLUSH] == 6 and FAN_POINTS[Fan.FLOWER_TILES] == 1
+    assert (
+        FAN_POINTS[Fan.ALL_PUNGS] == 6
+        and FAN_POINTS[Fan.HALF_FLUSH] == 6
+        and FAN_POINTS[Fan.FLOWER_TILES] == 1
+    )
     assert sorted(fans.REFERENCE_ORDER) == list(Fan)
     for a, bs in EXCLUDES.items():
         assert a not in bs and all(isinstance(b, Fan) for b in bs)
 
 
 def _kwargs(row):
-    return dict(pack=tuple(tuple(p) for p in row["pack"]), hand=tuple(tile_to_botzone(t) for t in parse_tiles(row["hand"])),
-                winTile=tile_to_botzone(parse_tiles(row["win_tile"])[0]), flowerCount=row["flowers"],
-                seatWind=row["seat"], prevalentWind=row["prevalent"], **row["flags"])
+    return dict(
+        pack=tuple(tuple(p) for p in row["pack"]),
+        hand=tuple(tile_to_botzone(t) for t in parse_tiles(row["hand"])),
+        winTile=tile_to_botzone(parse_tiles(row["win_tile"])[0]),
+        flowerCount=row["flowers"],
+        seatWind=row["seat"],
+        prevalentWind=row["prevalent"],
+        **row["flags"],
+    )
 
 
-@pytest.mark.parametrize("row", GOLDEN, ids=[f"L{i + 1}-{r.get('note', '')[:40]}" for i, r in enumerate(GOLDEN)])
+@pytest.mark.parametrize(
+    "row", GOLDEN, ids=[f"L{i + 1}-{r.get('note', '')[:40]}" for i, r in enumerate(GOLDEN)]
+)
 def test_golden(row):
     kw = _kwargs(row)
     exp = row["expected"]
@@ -47,12 +69,22 @@ def test_golden(row):
     assert sum(p * n for p, n, _, _ in got) == exp["total"]
     if all(p[2] != 0 or p[0] == "GANG" for p in row["pack"]):  # the public API takes only legal melds
         melds = [(k, t, o) for k, t, o in row["pack"]]
-        r = score(row["hand"], row["win_tile"], melds=melds, self_drawn=row["flags"]["isSelfDrawn"],
-                  fourth_tile=row["flags"]["is4thTile"], about_kong=row["flags"]["isAboutKong"],
-                  wall_last=row["flags"]["isWallLast"], seat_wind=row["seat"], prevalent_wind=row["prevalent"],
-                  flowers=row["flowers"])
+        r = score(
+            row["hand"],
+            row["win_tile"],
+            melds=melds,
+            self_drawn=row["flags"]["isSelfDrawn"],
+            fourth_tile=row["flags"]["is4thTile"],
+            about_kong=row["flags"]["isAboutKong"],
+            wall_last=row["flags"]["isWallLast"],
+            seat_wind=row["seat"],
+            prevalent_wind=row["prevalent"],
+            flowers=row["flowers"],
+        )
         assert r.total == exp["total"]
-        assert [(int(FAN_POINTS[f]), n, FAN_NAME_ZH[f]) for f, n in r.fans.items()] == [tuple(x[:3]) for x in exp["fans"]]
+        assert [(int(FAN_POINTS[f]), n, FAN_NAME_ZH[f]) for f, n in r.fans.items()] == [
+            tuple(x[:3]) for x in exp["fans"]
+        ]
 
 
 def test_golden_covers_every_fan():
@@ -101,14 +133,28 @@ def test_reference_differential_corpus():
 
 
 def test_non_verbose_and_errors():
-    kw = dict(pack=(), hand=("W1", "W1", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W9", "W9"),
-              winTile="W5", flowerCount=2, isSelfDrawn=False, is4thTile=False, isAboutKong=False, isWallLast=False,
-              seatWind=0, prevalentWind=0)
+    kw = dict(
+        pack=(),
+        hand=("W1", "W1", "W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W9", "W9"),
+        winTile="W5",
+        flowerCount=2,
+        isSelfDrawn=False,
+        is4thTile=False,
+        isAboutKong=False,
+        isWallLast=False,
+        seatWind=0,
+        prevalentWind=0,
+    )
     assert MahjongFanCalculator(**kw) == MahjongGB.MahjongFanCalculator(**kw)
-    for bad, msg in [(dict(hand=list(kw["hand"])), "Param `hand` must be a tuple!"), (dict(pack=[]), "Param `pack` must be a tuple!"),
-                     (dict(winTile="W0"), "ERROE_WRONG_TILE_CODE"), (dict(hand=kw["hand"][:-1]), "ERROR_WRONG_TILES_COUNT"),
-                     (dict(winTile="F1"), "ERROR_NOT_WIN"), (dict(pack=(("PENG", "W1", 4),)), "ERROE_WRONG_OFFER_CODE"),
-                     (dict(pack=(("PONG", "W1", 1),)), "ERROE_WRONG_PACK_CODE")]:
+    for bad, msg in [
+        (dict(hand=list(kw["hand"])), "Param `hand` must be a tuple!"),
+        (dict(pack=[]), "Param `pack` must be a tuple!"),
+        (dict(winTile="W0"), "ERROE_WRONG_TILE_CODE"),
+        (dict(hand=kw["hand"][:-1]), "ERROR_WRONG_TILES_COUNT"),
+        (dict(winTile="F1"), "ERROR_NOT_WIN"),
+        (dict(pack=(("PENG", "W1", 4),)), "ERROE_WRONG_OFFER_CODE"),
+        (dict(pack=(("PONG", "W1", 1),)), "ERROE_WRONG_PACK_CODE"),
+    ]:
         with pytest.raises(TypeError) as ours:
             MahjongFanCalculator(**{**kw, **bad})
         with pytest.raises(TypeError) as ref:
@@ -120,30 +166,50 @@ def test_score_api_and_batch():
     r = score("1233m123s567p", "3m", melds="EEE", seat_wind="E", flowers=2)
     assert r.total == r.base + 2 and r.fans[Fan.FLOWER_TILES] == 2 and not r.is_legal_win
     assert "total" in r.pretty() and "Prevalent Wind" in r.pretty()
-    for bad in [dict(hand="123m", win_tile="4m"), dict(hand="1233m123s567pE", win_tile="3m"),
-                dict(hand="1233m123s567p", win_tile="3m", flowers=9), dict(hand="1233m123s567p", win_tile="3m", seat_wind=5),
-                dict(hand="1233m123s567p", win_tile="1f"), dict(hand="1233m123s567p", win_tile="3m", melds="124m")]:
+    for bad in [
+        dict(hand="123m", win_tile="4m"),
+        dict(hand="1233m123s567pE", win_tile="3m"),
+        dict(hand="1233m123s567p", win_tile="3m", flowers=9),
+        dict(hand="1233m123s567p", win_tile="3m", seat_wind=5),
+        dict(hand="1233m123s567p", win_tile="1f"),
+        dict(hand="1233m123s567p", win_tile="3m", melds="124m"),
+    ]:
         with pytest.raises(ValueError):
             score(bad.pop("hand"), bad.pop("win_tile"), **bad)
     rng = np.random.default_rng(7)
     cases = []
-    from mjenv.compat.mahjonggb import _parse
+    from mjenv.compat.mahjonggb import _arrays
+
     while len(cases) < 300:
         kw = random_case(rng)
         try:
-            c, m, n, w = _parse(kw["pack"], kw["hand"], kw["winTile"])
+            c, m, n, w = _arrays(kw["pack"], kw["hand"], kw["winTile"])
         except TypeError:
             continue
         cases.append((c, m, n, w, kw))
     conc = np.stack([c[0] for c in cases])
     melds = np.stack([c[1] for c in cases])
-    flags = np.array([kw["isSelfDrawn"] | 2 * kw["is4thTile"] | 4 * kw["isAboutKong"] | 8 * kw["isWallLast"] for *_, kw in cases])
-    totals, counts = score_batch(conc, melds, [c[2] for c in cases], [c[3] for c in cases], flags,
-                                 [c[4]["seatWind"] for c in cases], [c[4]["prevalentWind"] for c in cases],
-                                 [c[4]["flowerCount"] for c in cases])
+    flags = np.array(
+        [
+            kw["isSelfDrawn"] | 2 * kw["is4thTile"] | 4 * kw["isAboutKong"] | 8 * kw["isWallLast"]
+            for *_, kw in cases
+        ]
+    )
+    totals, counts = score_batch(
+        conc,
+        melds,
+        [c[2] for c in cases],
+        [c[3] for c in cases],
+        flags,
+        [c[4]["seatWind"] for c in cases],
+        [c[4]["prevalentWind"] for c in cases],
+        [c[4]["flowerCount"] for c in cases],
+    )
     for i, (c, m, n, w, kw) in enumerate(cases):
         fc = np.full(NUM_FANS, 7, dtype=np.int16)  # the kernel zeroes it
-        t = fans.score_kernel(c, m, n, w, int(flags[i]), kw["seatWind"], kw["prevalentWind"], kw["flowerCount"], fc)
+        t = fans.score_kernel(
+            c, m, n, w, int(flags[i]), kw["seatWind"], kw["prevalentWind"], kw["flowerCount"], fc
+        )
         assert t == totals[i] and (fc == counts[i]).all()
         if t >= 0:
             assert t == int((counts[i].astype(np.int64) * FAN_POINTS).sum())
@@ -158,3 +224,30 @@ def test_cli(capsys):
     out = capsys.readouterr().out
     assert "一色三同顺" in out and "Pure Triple Chow" in out and " 48  total" in out
     assert main(["score", "123m", "--win", "4m"]) == 2
+
+
+def test_benchmark_quick_smoke():
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run(
+        [sys.executable, "benchmarks/bench_fans.py", "--quick"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, "PYTHONPATH": str(root)},
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "batch_hands_per_s" in r.stdout and "pymahjonggb_calls_per_s" in r.stdout
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: the reference's tie-break between equal-scoring readings where "
+                   "the discarded win tile completes a pung in one of them (about 1 case in 250k of the corpus)")
+def test_known_tie_break_gap():
+    kw = dict(pack=(), hand=("W7", "W7", "W7", "T7", "T7", "T7", "B4", "B4", "B4", "B5", "B6", "B7", "B7"),
+              winTile="B7", flowerCount=0, isSelfDrawn=False, is4thTile=False, isAboutKong=False,
+              isWallLast=False, seatWind=3, prevalentWind=0)
+    # both readings score 22; the reference shows 三同刻 + 双暗刻, we show 三暗刻 + 双同刻
+    assert MahjongFanCalculator(**kw, verbose=True) == MahjongGB.MahjongFanCalculator(**kw, verbose=True)

@@ -224,7 +224,7 @@ def test_last_tile_win_with_three_copies_visible():
 
 def test_seven_fan_hand_cannot_win_even_with_flowers():
     hand = "123m456m789s234p5s"  # waits on 5s with fewer than 8 fan
-    rec = dict(pack=(), hand=tuple("W1 W2 W3 W4 W5 W6 T7 T8 T9 B2 B3 B4 T5".split()), winTile="T5", flowerCount=3,
+    rec = dict(pack=(), hand=tuple(["W1", "W2", "W3", "W4", "W5", "W6", "T7", "T8", "T9", "B2", "B3", "B4", "T5"]), winTile="T5", flowerCount=3,
                isSelfDrawn=False, is4thTile=False, isAboutKong=False, isWallLast=False, seatWind=1, prevalentWind=0)
     total = sum(p * c for p, c, _, _ in MahjongGB.MahjongFanCalculator(**rec, verbose=True))
     assert 8 <= total < 8 + 3  # a win shape, >= 8 only with the 3 flowers

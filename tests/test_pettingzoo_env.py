@@ -13,7 +13,7 @@ from mjenv import actions as A
 from mjenv import game as G
 from mjenv import observation as O
 from mjenv.pettingzoo_env import GLOBAL_SIZE, env, raw_env
-from mjenv.record import make_log, replay
+from mjenv.record import replay
 
 MahjongGB = pytest.importorskip("MahjongGB")
 

@@ -21,6 +21,7 @@ import operator
 import numpy as np
 
 from mjenv import fans as _fans
+from mjenv._jit import njit
 from mjenv.tiles import BOTZONE_CODES
 
 _CODE = {c: i for i, c in enumerate(BOTZONE_CODES[:34])}
@@ -31,7 +32,35 @@ _ERRORS = {
     _fans.ERR_NOT_WIN: "ERROR_NOT_WIN",
     _fans.ERR_BAD_MELD: "ERROE_WRONG_TILE_CODE",
 }
-_ORDER = np.array(_fans.REFERENCE_ORDER, dtype=np.int64)
+_MINGANG = int(_fans.Fan.CONCEALED_KONG_AND_MELDED_KONG)
+
+
+@njit
+def _score_codes(codes, m0, m1, m2, m3, n_melds, win, flags, seat, prevalent, flowers, counts):
+    """``score_kernel`` on tile ids (uint8) and four packed melds: keeps the Python side of a call short."""
+    concealed = np.zeros(34, dtype=np.int8)
+    for t in codes:
+        concealed[t] += 1
+    melds = np.empty(4, dtype=np.int16)
+    melds[0] = m0
+    melds[1] = m1
+    melds[2] = m2
+    melds[3] = m3
+    return _fans.score_kernel(concealed, melds, n_melds, win, flags, seat, prevalent, flowers, counts)
+
+
+def _arrays(pack, hand, winTile):
+    """Reference-format arguments -> (concealed int8[34], melds int16[4], n_melds, win tile id)."""
+    codes, melds, n_melds, win = _parse(pack, hand, winTile)
+    return (
+        np.bincount(np.array(codes, dtype=np.int64), minlength=34).astype(np.int8),
+        np.array(melds, dtype=np.int16),
+        n_melds,
+        win,
+    )
+
+
+assert list(_fans.REFERENCE_ORDER) == sorted(set(range(_fans.NUM_FANS)) - {_MINGANG}) + [_MINGANG]
 _ZH = _fans.FAN_NAME_ZH
 _EN = _fans.FAN_NAME_EN
 _PTS = [int(p) for p in _fans.FAN_POINTS]
@@ -50,48 +79,60 @@ def _parse(pack, hand, winTile):
         raise TypeError("Param `hand` must be a tuple!")
     if not isinstance(winTile, str):
         raise TypeError(f"argument 3 must be str, not {type(winTile).__name__}")
-    melds = np.zeros(4, dtype=np.int16)
     raw = []
     for p in pack:
         if not isinstance(p, tuple):
             raise TypeError("Param `pack` must be a tuple of tuples!")
         if len(p) != 3:
             raise TypeError(f"function takes exactly 3 arguments ({len(p)} given)")
-        for k in (0, 1):
-            if not isinstance(p[k], str):
-                raise TypeError(f"argument {k + 1} must be str, not {type(p[k]).__name__}")
-        raw.append((p[0], p[1], operator.index(p[2])))
+        kind_s, tile_s, offer = p
+        if not isinstance(kind_s, str):
+            raise TypeError(f"argument 1 must be str, not {type(kind_s).__name__}")
+        if not isinstance(tile_s, str):
+            raise TypeError(f"argument 2 must be str, not {type(tile_s).__name__}")
+        raw.append((kind_s, tile_s, operator.index(offer)))
+    codes = []
     for h in hand:
         if not isinstance(h, str):
             raise TypeError("Param `hand` must be a tuple of strs!")
-    for kind_s, tile_s, offer in raw:
+        codes.append(_CODE.get(h))
+    melds = [0, 0, 0, 0]
+    for i, (kind_s, tile_s, offer) in enumerate(raw):
         kind = _KIND.get(kind_s)
         if kind is None:
             raise TypeError("ERROE_WRONG_PACK_CODE")
-        if tile_s not in _CODE:
+        t = _CODE.get(tile_s)
+        if t is None:
             raise TypeError("ERROE_WRONG_TILE_CODE")
         if not 0 <= offer <= 3:
             raise TypeError("ERROE_WRONG_OFFER_CODE")
+        if i < 4:
+            melds[i] = (kind << 8) | (offer << 6) | t
     if len(raw) > 4:
         raise TypeError("ERROR_WRONG_TILES_COUNT")
-    for i, (kind_s, tile_s, offer) in enumerate(raw):
-        melds[i] = (_KIND[kind_s] << 8) | (offer << 6) | _CODE[tile_s]
-    concealed = np.zeros(34, dtype=np.int8)
-    for h in hand:
-        t = _CODE.get(h)
-        if t is None:
-            raise TypeError("ERROE_WRONG_TILE_CODE")
-        concealed[t] += 1
+    if None in codes:
+        raise TypeError("ERROE_WRONG_TILE_CODE")
     win = _CODE.get(winTile)
     if win is None:
         raise TypeError("ERROE_WRONG_TILE_CODE")
     if len(hand) != 13 - 3 * len(raw):
         raise TypeError("ERROR_WRONG_TILES_COUNT")
-    return concealed, melds, len(raw), win
+    return codes, melds, len(raw), win
 
 
-def MahjongFanCalculator(pack, hand, winTile, flowerCount, isSelfDrawn, is4thTile, isAboutKong, isWallLast,
-                         seatWind, prevalentWind, verbose=False):
+def MahjongFanCalculator(
+    pack,
+    hand,
+    winTile,
+    flowerCount,
+    isSelfDrawn,
+    is4thTile,
+    isAboutKong,
+    isWallLast,
+    seatWind,
+    prevalentWind,
+    verbose=False,
+):
     """Calculate Mahjong Fans (same contract as ``MahjongGB.MahjongFanCalculator``).
 
     Parameters
@@ -124,15 +165,35 @@ def MahjongFanCalculator(pack, hand, winTile, flowerCount, isSelfDrawn, is4thTil
     flowers = _byte(flowerCount)
     seat = _byte(seatWind)
     prevalent = _byte(prevalentWind)
-    flags = ((_fans.WIN_SELF_DRAWN if isSelfDrawn else 0) | (_fans.WIN_4TH_TILE if is4thTile else 0)
-             | (_fans.WIN_ABOUT_KONG if isAboutKong else 0) | (_fans.WIN_WALL_LAST if isWallLast else 0))
-    concealed, melds, n_melds, win = _parse(pack, hand, winTile)
-    counts = np.zeros(_fans.NUM_FANS, dtype=np.int16)
-    total = _fans.score_kernel(concealed, melds, n_melds, win, flags, seat, prevalent, flowers, counts)
+    flags = (
+        (_fans.WIN_SELF_DRAWN if isSelfDrawn else 0)
+        | (_fans.WIN_4TH_TILE if is4thTile else 0)
+        | (_fans.WIN_ABOUT_KONG if isAboutKong else 0)
+        | (_fans.WIN_WALL_LAST if isWallLast else 0)
+    )
+    codes, melds, n_melds, win = _parse(pack, hand, winTile)
+    counts = np.empty(_fans.NUM_FANS, dtype=np.int16)
+    total = _score_codes(
+        np.frombuffer(bytes(codes), dtype=np.uint8),
+        melds[0],
+        melds[1],
+        melds[2],
+        melds[3],
+        n_melds,
+        win,
+        flags,
+        seat,
+        prevalent,
+        flowers,
+        counts,
+    )
     if total < 0:
         raise TypeError(_ERRORS.get(total, "ERROR_NOT_WIN"))
-    out = []
-    for f in _ORDER[counts[_ORDER] > 0]:
-        n = int(counts[f])
-        out.append((_PTS[f], n, _ZH[f], _EN[f]) if verbose else (_PTS[f] * n, _ZH[f]))
-    return tuple(out)
+    fans = counts.nonzero()[0].tolist()
+    if fans and fans[0] <= _MINGANG <= fans[-1] and _MINGANG in fans:  # the reference lists 明暗杠 last
+        fans.remove(_MINGANG)
+        fans.append(_MINGANG)
+    c = counts.tolist()
+    if verbose:
+        return tuple([(_PTS[f], c[f], _ZH[f], _EN[f]) for f in fans])
+    return tuple([(_PTS[f] * c[f], _ZH[f]) for f in fans])

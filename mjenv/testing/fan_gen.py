@@ -22,18 +22,29 @@ from mjenv.tiles import BOTZONE_CODES
 _SUITED = np.arange(27)
 _THEMES = (
     list(range(34)),  # anything
-    list(range(9)), list(range(9, 18)), list(range(18, 27)),  # one suit
-    list(range(9)) + list(range(27, 34)), list(range(9, 18)) + list(range(27, 34)),  # suit + honours
+    list(range(9)),
+    list(range(9, 18)),
+    list(range(18, 27)),  # one suit
+    list(range(9)) + list(range(27, 34)),
+    list(range(9, 18)) + list(range(27, 34)),  # suit + honours
     list(range(27, 34)),  # honours
-    [0, 8, 9, 17, 18, 26], [0, 8, 9, 17, 18, 26] + list(range(27, 34)),  # terminals (+ honours)
-    [10, 11, 12, 14, 16, 32], [10, 11, 12, 14, 16],  # green
+    [0, 8, 9, 17, 18, 26],
+    [0, 8, 9, 17, 18, 26] + list(range(27, 34)),  # terminals (+ honours)
+    [10, 11, 12, 14, 16, 32],
+    [10, 11, 12, 14, 16],  # green
     [18, 19, 20, 21, 22, 25, 26, 10, 12, 13, 14, 16, 17, 33],  # reversible
-    [t for t in range(27) if t % 9 >= 6], [t for t in range(27) if 3 <= t % 9 <= 5],
-    [t for t in range(27) if t % 9 <= 2], [t for t in range(27) if t % 9 >= 5],
+    [t for t in range(27) if t % 9 >= 6],
+    [t for t in range(27) if 3 <= t % 9 <= 5],
+    [t for t in range(27) if t % 9 <= 2],
+    [t for t in range(27) if t % 9 >= 5],
     [t for t in range(27) if t % 9 <= 3],  # upper / middle / lower tiles, upper / lower four
-    [t for t in range(27) if t % 9 % 2 == 1], [t for t in range(27) if 2 <= t % 9 <= 6],  # even, fives
-    list(range(18)) + list(range(27, 34)), list(range(9)) + list(range(18, 27)),  # two suits
-    list(range(27)), list(range(27, 31)) + list(range(9)), list(range(31, 34)) + list(range(27)),
+    [t for t in range(27) if t % 9 % 2 == 1],
+    [t for t in range(27) if 2 <= t % 9 <= 6],  # even, fives
+    list(range(18)) + list(range(27, 34)),
+    list(range(9)) + list(range(18, 27)),  # two suits
+    list(range(27)),
+    list(range(27, 31)) + list(range(9)),
+    list(range(31, 34)) + list(range(27)),
 )
 
 
@@ -89,9 +100,13 @@ def _template_pungs(rng):
         r = int(rng.integers(0, 7))
         return [9 * s[i] + r + i for i in range(3)]  # 三色三节高
     if kind == 3:
-        return [int(x) for x in rng.choice(np.arange(27, 31), int(rng.integers(2, 5)), replace=False)]  # winds
+        return [
+            int(x) for x in rng.choice(np.arange(27, 31), int(rng.integers(2, 5)), replace=False)
+        ]  # winds
     if kind == 4:
-        return [int(x) for x in rng.choice(np.arange(31, 34), int(rng.integers(1, 4)), replace=False)]  # dragons
+        return [
+            int(x) for x in rng.choice(np.arange(31, 34), int(rng.integers(1, 4)), replace=False)
+        ]  # dragons
     return [9 * s[0] + r, 9 * s[1] + r, 9 * s[0] + (r + 8) % 9, 9 * s[1] + (r + 8) % 9]
 
 
@@ -260,9 +275,19 @@ def _chicken(rng):
     pack = (("CHI", BOTZONE_CODES[9 * s[0] + int(ranks[0]) + 1], 1),)
     pung = 9 * s[2] + int(rng.integers(1, 8))
     pair = 27 + int(rng.integers(4))
-    hand = [9 * s[1] + int(ranks[1]), 9 * s[1] + int(ranks[1]) + 1, 9 * s[1] + int(ranks[1]) + 2,
-            9 * s[2] + int(ranks[2]), 9 * s[2] + int(ranks[2]) + 1, 9 * s[2] + int(ranks[2]) + 2,
-            pung, pung, pung, pair, pair]
+    hand = [
+        9 * s[1] + int(ranks[1]),
+        9 * s[1] + int(ranks[1]) + 1,
+        9 * s[1] + int(ranks[1]) + 2,
+        9 * s[2] + int(ranks[2]),
+        9 * s[2] + int(ranks[2]) + 1,
+        9 * s[2] + int(ranks[2]) + 2,
+        pung,
+        pung,
+        pung,
+        pair,
+        pair,
+    ]
     t = BOTZONE_CODES.index(pack[0][1])
     return (pack, hand) if _counts_ok(hand + [t - 1, t, t + 1]) else None
 
@@ -309,10 +334,16 @@ def random_case(rng: np.random.Generator) -> dict:
             return random_case(rng)
     flags = rng.random(4)
     kw = dict(
-        pack=tuple(pack), hand=_codes(tiles), winTile=BOTZONE_CODES[win],
+        pack=tuple(pack),
+        hand=_codes(tiles),
+        winTile=BOTZONE_CODES[win],
         flowerCount=int(rng.choice([0, 0, 0, 0, 1, 2, 3, 8])),
-        isSelfDrawn=bool(flags[0] < 0.5), is4thTile=bool(flags[1] < 0.15), isAboutKong=bool(flags[2] < 0.15),
-        isWallLast=bool(flags[3] < 0.1), seatWind=int(rng.integers(4)), prevalentWind=int(rng.integers(4)),
+        isSelfDrawn=bool(flags[0] < 0.5),
+        is4thTile=bool(flags[1] < 0.15),
+        isAboutKong=bool(flags[2] < 0.15),
+        isWallLast=bool(flags[3] < 0.1),
+        seatWind=int(rng.integers(4)),
+        prevalentWind=int(rng.integers(4)),
     )
     if v > 0.985:
         kw = _corrupt(rng, kw)

@@ -171,7 +171,7 @@ def random_playout(state: np.ndarray, rng: np.random.Generator, *, win_always: b
 
 
 # ----------------------------------------------------------------------------------------------- compiled fuzzing
-from mjenv._jit import njit  # noqa: E402
+from mjenv._jit import njit
 
 ERR_TILES, ERR_SIZES, ERR_MASK, ERR_REWARDS, ERR_STEP, ERR_LENGTH = -11, -12, -13, -14, -15, -16
 CHECK_ERRORS = {ERR_TILES: "tiles not conserved", ERR_SIZES: "hand sizes inconsistent",
@@ -257,7 +257,7 @@ def _biased_action(state, seat, mask, rs):
         if t < 27:
             for d in (-2, -1, 1, 2):
                 u = t + d
-                if 0 <= u and u < 27 and u // 9 == t // 9:
+                if 0 <= u < 27 and u // 9 == t // 9:
                     sc += (3 - abs(d)) * state[G.HAND + 34 * seat + u]
         sc = sc * 8 + np.int64(_prng(rs) % np.uint64(8))
         if sc < best_score:
