@@ -136,7 +136,9 @@ def run_selfplay(
     if observations is None:
         observations = bool(getattr(pol, "needs_observations", not isinstance(pol, RandomPolicy)))
     if progress:
-        print("loading the kernels (compiled on the first run, minutes; cached on disk after)", file=sys.stderr)
+        print(
+            "loading the kernels (compiled on the first run, minutes; cached on disk after)", file=sys.stderr
+        )
     compile_s = warmup(observations)
     env = VectorEnv(tables, seed=seed, observations=observations, threads=threads)
     stats = _Stats()
