@@ -68,7 +68,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the repository root importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks import others
+from benchmarks import others, ours
 from benchmarks.harness import RESULT_KEYS, skipped
 
 Measurement = Callable[..., "dict | list[dict]"]
@@ -76,6 +76,7 @@ Measurement = Callable[..., "dict | list[dict]"]
 #: every measurement the suite runs, in table order. mjenv's own entries (AEC env, vector env at several batch
 #: sizes and thread counts, our scorer) go first when they exist; the third-party ones follow.
 REGISTRY: list[tuple[str, Measurement]] = [
+    *ours.ALL,
     *others.ALL,
 ]
 

@@ -8,10 +8,11 @@ __version__ = "0.1.0"
 
 from mjenv.tiles import format_tiles, parse_tiles  # noqa: E402
 
-__all__ = ["__version__", "format_tiles", "parse_tiles", "env", "raw_env", "MahjongGymEnv", "RuleConfig"]
+__all__ = ["__version__", "format_tiles", "parse_tiles", "env", "raw_env", "MahjongGymEnv", "RuleConfig",
+           "VectorEnv", "RandomPolicy"]
 
 _LAZY = {"env": "mjenv.pettingzoo_env", "raw_env": "mjenv.pettingzoo_env", "MahjongGymEnv": "mjenv.gym_env",
-         "RuleConfig": "mjenv.rules"}
+         "RuleConfig": "mjenv.rules", "VectorEnv": "mjenv.vector", "RandomPolicy": "mjenv.vector"}
 
 
 def __getattr__(name):  # lazy fronts: importing mjenv imports neither pettingzoo nor the kernels

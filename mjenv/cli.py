@@ -14,6 +14,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     _register_tiles(sub)
+    _register_selfplay(sub)
     _register_score(sub)
     _register_play(sub)
     _register_hand(sub)
@@ -111,6 +112,43 @@ def _cmd_play(args) -> int:
         with open(args.log, "w", encoding="utf-8") as f:
             json.dump(make_log(args.seed, 0, 0, 8, ops), f, ensure_ascii=False, indent=1)
         print(f"game record written to {args.log}")
+
+def _register_selfplay(sub) -> None:
+    p = sub.add_parser(
+        "selfplay",
+        help="play many tables at once (vector env) and print throughput and what happened",
+        description="Batched self-play: N tables stepped together by one Numba kernel, a random legal policy "
+        "(or --policy module:factory), a hand and/or time budget; prints decisions/s, hands/s, win / "
+        "self-draw / draw rates, mean fan, every fan's frequency and points per chair.",
+    )
+    p.add_argument("--tables", type=int, default=1024, help="tables stepped together (default 1024)")
+    p.add_argument("--hands", type=int, default=None, help="stop after this many hands (all tables together)")
+    p.add_argument("--seconds", type=float, default=None, help="stop after this many seconds (default 10 "
+                   "when --hands is not given)")  # fmt: skip
+    p.add_argument("--seed", type=int, default=0, help="seed of the tables and of the random policy")
+    p.add_argument("--threads", type=int, default=None, help="Numba threads (default: all cores)")
+    p.add_argument("--policy", default="random", help="'random' or 'package.module:factory' "
+                   "(factory(num_envs, seed) -> policy(obs, masks, seats) -> actions)")  # fmt: skip
+    obs = p.add_mutually_exclusive_group()
+    obs.add_argument("--observations", dest="observations", action="store_true", default=None,
+                     help="also build observations (default: only when the policy needs them)")  # fmt: skip
+    obs.add_argument("--masks-only", dest="observations", action="store_false", help="never build observations")
+    p.add_argument("--json", action="store_true", help="print the full record as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_selfplay)
+
+
+def _cmd_selfplay(args) -> int:
+    import json
+
+    from mjenv.selfplay import format_report, run_selfplay
+
+    seconds = args.seconds if args.seconds is not None else (None if args.hands is not None else 10.0)
+    rec = run_selfplay(
+        tables=args.tables, hands=args.hands, seconds=seconds, seed=args.seed, threads=args.threads,
+        policy=args.policy, observations=args.observations, progress=not args.no_progress,
+    )  # fmt: skip
+    print(json.dumps(rec, indent=1) if args.json else format_report(rec))
     return 0
 
 
