@@ -55,3 +55,11 @@ def test_benchmark_quick_runs():
                        timeout=300, env=dict(os.environ, PYTHONPATH="."))
     assert r.returncode == 0, r.stderr
     assert "mjenv raw_env" in r.stdout and "agent steps/s" in r.stdout
+
+
+def test_package_warmup_compiles_every_module():
+    import mjenv
+
+    times = mjenv.warmup()
+    assert set(times) == {"mjenv.hand", "mjenv.fans", "mjenv.game", "mjenv.vector"}
+    assert all(t >= 0 for t in times.values())
