@@ -604,7 +604,7 @@ def _suit_key(counts, i, lo, hi):
     return k
 
 
-@njit
+@njit(inline="always")  # a call per hand costs as much as the test itself
 def _win_code_at(counts, i, n_melds, suit_win, honor_win, knits):
     """1 if row ``i`` of ``counts`` (14 - 3*n_melds tiles) wins in any shape, 0 if not, or a negative error code.
 
