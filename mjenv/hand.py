@@ -574,99 +574,122 @@ def _batch_win_shapes(counts, n_melds, out, suit_win, honor_win, knits, orphans,
 _ORPHAN_MASK = 0b100000001  # ranks 1 and 9
 
 
-@njit
-def _masks(row):
-    """Rank bitmasks (bit r: rank r+1 held) of the three suits."""
-    m0 = 0
-    m1 = 0
-    m2 = 0
-    for r in range(8, -1, -1):
-        m0 = 2 * m0 + (1 if row[r] > 0 else 0)
-        m1 = 2 * m1 + (1 if row[9 + r] > 0 else 0)
-        m2 = 2 * m2 + (1 if row[18 + r] > 0 else 0)
-    return m0, m1, m2
+_B01 = np.int64(0x0101010101010101)  # byte-lane constants of the SWAR pass in _win_code_at
+_B06 = np.int64(0x0606060606060606)
+_B7B = np.int64(0x7B7B7B7B7B7B7B7B)
+_B80 = np.int64(-0x7F7F7F7F7F7F7F80)  # 0x8080808080808080 as an int64
+
+
+@njit(inline="always")
+def _word(counts, i, j0):
+    """Bytes ``counts[i, j0:j0 + 8]`` as one little-endian int64 (LLVM merges the loads into one)."""
+    w = np.int64(0)
+    for j in range(8):
+        w |= (np.int64(counts[i, j0 + j]) & 0xFF) << (8 * j)
+    return w
+
+
+@njit(inline="always")
+def _hsum(w):
+    """Sum of the bytes of ``w`` (valid while the sum is below 128)."""
+    return (w * _B01) >> 56
 
 
 @njit
-def _win_code(row, n_melds, suit_win, honor_win, knits):
-    """1 if ``row`` (14 - 3*n_melds tiles) wins in any shape, 0 if not, or a negative error code.
+def _suit_key(counts, i, lo, hi):
+    """Base-5 key of ``counts[i, lo:hi]`` (rank lo is the lowest digit)."""
+    k = 0
+    for t in range(hi - 1, lo - 1, -1):
+        k = k * 5 + counts[i, t]
+    return k
 
-    One branch-free pass gathers group sizes, validation bits, parity and rank bitmasks; keys are computed
-    only when the group sizes allow a regular win, and the special shapes are bit tests.
+
+@njit(inline="always")  # a call per hand costs as much as the test itself
+def _win_code_at(counts, i, n_melds, suit_win, honor_win, knits):
+    """1 if row ``i`` of ``counts`` (14 - 3*n_melds tiles) wins in any shape, 0 if not, or a negative error code.
+
+    A first pass reads the 34 counts as five 64-bit words (SWAR): validation (every byte 0..4), group sizes
+    (byte sums), parity and "some count >= 2" bits. The regular test then needs the group sizes to allow sets
+    and one pair, and looks up one group key at a time (a failing group ends it). Seven pairs is a parity bit;
+    rank bitmasks are built only when a special shape is still possible: honours and knitted (all counts <= 1
+    and >= 5 honours), thirteen orphans (>= 7 honours), knitted straight (regular group sizes, >= 3 tiles per
+    suit; removing the nine knitted tiles keeps the sizes mod 3).
     """
-    s0 = 0
-    s1 = 0
-    s2 = 0
-    neg = 0  # OR of all counts: negative if any count is
-    big = 0  # OR of counts + 3: >= 8 if any count exceeds 4
-    odd = 0  # OR of counts & 1: 0 iff every count is even
-    two = 0  # OR of counts >> 1: 0 iff every count is 0 or 1
-    m0 = 0
-    m1 = 0
-    m2 = 0
-    for r in range(9):
-        a = np.int64(row[r])
-        b = np.int64(row[9 + r])
-        c = np.int64(row[18 + r])
-        s0 += a
-        s1 += b
-        s2 += c
-        abc = a | b | c
-        neg |= abc
-        odd |= abc
-        two |= (a >> 1) | (b >> 1) | (c >> 1)
-        big |= (a + 3) | (b + 3) | (c + 3)
-        m0 |= ((a + 7) >> 3) << r  # bit r set iff the count is 1..4
-        m1 |= ((b + 7) >> 3) << r
-        m2 |= ((c + 7) >> 3) << r
-    s3 = 0
-    mh = 0
-    for r in range(7):
-        h = np.int64(row[27 + r])
-        s3 += h
-        neg |= h
-        odd |= h
-        two |= h >> 1
-        big |= h + 3
-        mh |= ((h + 7) >> 3) << r
-    if neg < 0 or big >= 8:
+    w0 = _word(counts, i, 0)
+    w1 = _word(counts, i, 8)
+    w2 = _word(counts, i, 16)
+    w3 = _word(counts, i, 24)
+    w4 = (np.int64(counts[i, 32]) & 0xFF) | ((np.int64(counts[i, 33]) & 0xFF) << 8)
+    orv = w0 | w1 | w2 | w3 | w4
+    # a byte is bad iff its high bit is set (negative or >= 128) or adding 0x7B sets it (5..127); a carry out
+    # of a byte only comes from a byte that is already bad
+    bad = orv | (w0 + _B7B) | (w1 + _B7B) | (w2 + _B7B) | (w3 + _B7B) | (w4 + 0x7B7B)
+    if (bad & _B80) != 0:
         return ERR_INVALID_COUNTS
+    s0 = _hsum(w0) + (w1 & 0xFF)
+    s1 = _hsum(w1 >> 8) + _hsum(w2 & 0xFFFF)
+    s2 = _hsum(w2 >> 16) + _hsum(w3 & 0xFFFFFF)
+    s3 = _hsum(w3 >> 24) + _hsum(w4)
     n = s0 + s1 + s2 + s3
     if n != 14 - 3 * n_melds:
         return ERR_INVALID_SIZE
+    if n == 14 and (orv & _B01) == 0:
+        return 1  # seven pairs (four identical tiles are two pairs)
     r0 = s0 % 3
     r1 = s1 % 3
     r2 = s2 % 3
     r3 = s3 % 3
-    if r0 != 1 and r1 != 1 and r2 != 1 and r3 != 1 and r0 + r1 + r2 + r3 == 2:
-        k0, k1, k2, k3 = _keys(row)
-        if _groups_win(suit_win, honor_win, k0, k1, k2, k3, s0, s1, s2, s3):
-            return 1
-    if n == 14:
-        if (odd & 1) == 0:
-            return 1  # seven pairs (four identical tiles are two pairs)
-        if two == 0:  # honours and knitted: 14 singles within one knitted combination and the honours
-            for i in range(6):
-                if (
-                    (m0 & ~_KNIT_MASK[knits[i, 0]]) | (m1 & ~_KNIT_MASK[knits[i, 1]])
-                    | (m2 & ~_KNIT_MASK[knits[i, 2]])
-                ) == 0:
-                    return 1
-        if m0 == _ORPHAN_MASK and m1 == _ORPHAN_MASK and m2 == _ORPHAN_MASK and mh == 127:
+    regular = r0 != 1 and r1 != 1 and r2 != 1 and r3 != 1 and r0 + r1 + r2 + r3 == 2
+    if (
+        regular
+        and (suit_win[_suit_key(counts, i, 0, 9)] >> (r0 >> 1)) & 1
+        and (suit_win[_suit_key(counts, i, 9, 18)] >> (r1 >> 1)) & 1
+        and (suit_win[_suit_key(counts, i, 18, 27)] >> (r2 >> 1)) & 1
+        and (honor_win[_suit_key(counts, i, 27, 34)] >> (r3 >> 1)) & 1
+    ):
+        return 1  # short-circuit: a group that does not split ends the test before the next key is built
+    knitted = regular and (n == 14 or n == 11) and s0 >= 3 and s1 >= 3 and s2 >= 3
+    hk = n == 14 and s3 >= 5 and (orv & _B06) == 0  # 14 singles: at most 9 knitted suit tiles
+    orph = n == 14 and s3 >= 7
+    if not (knitted or hk or orph):
+        return 0
+    m0 = 0  # rank bitmasks (bit r: rank r+1 held) of the three suits
+    m1 = 0
+    m2 = 0
+    for r in range(9):
+        m0 |= ((np.int64(counts[i, r]) + 7) >> 3) << r
+        m1 |= ((np.int64(counts[i, 9 + r]) + 7) >> 3) << r
+        m2 |= ((np.int64(counts[i, 18 + r]) + 7) >> 3) << r
+    if hk:  # honours and knitted: 14 singles within one knitted combination and the honours
+        for j in range(6):
+            if (
+                (m0 & ~_KNIT_MASK[knits[j, 0]]) | (m1 & ~_KNIT_MASK[knits[j, 1]]) | (m2 & ~_KNIT_MASK[knits[j, 2]])
+            ) == 0:
+                return 1
+    if orph and m0 == _ORPHAN_MASK and m1 == _ORPHAN_MASK and m2 == _ORPHAN_MASK:
+        mh = 0
+        for r in range(7):
+            mh |= ((np.int64(counts[i, 27 + r]) + 7) >> 3) << r
+        if mh == 127:
             return 1  # thirteen orphans: all 13 kinds and nothing else in 14 tiles
-    if n == 14 or n == 11:
-        for i in range(6):  # knitted straight: all nine knitted tiles, then the rest as sets and a pair
-            x0 = _KNIT_MASK[knits[i, 0]]
-            x1 = _KNIT_MASK[knits[i, 1]]
-            x2 = _KNIT_MASK[knits[i, 2]]
-            if ((m0 & x0) ^ x0) | ((m1 & x1) ^ x1) | ((m2 & x2) ^ x2) == 0:
-                k0, k1, k2, k3 = _keys(row)
-                if _groups_win(
-                    suit_win, honor_win, k0 - _DELTA9[x0], k1 - _DELTA9[x1], k2 - _DELTA9[x2], k3,
-                    s0 - 3, s1 - 3, s2 - 3, s3,
-                ):
-                    return 1
+    if knitted:
+        for j in range(6):  # knitted straight: all nine knitted tiles, then the rest as sets and a pair
+            x0 = _KNIT_MASK[knits[j, 0]]
+            x1 = _KNIT_MASK[knits[j, 1]]
+            x2 = _KNIT_MASK[knits[j, 2]]
+            if ((m0 & x0) ^ x0) | ((m1 & x1) ^ x1) | ((m2 & x2) ^ x2) == 0 and _groups_win(
+                suit_win, honor_win, _suit_key(counts, i, 0, 9) - _DELTA9[x0],
+                _suit_key(counts, i, 9, 18) - _DELTA9[x1], _suit_key(counts, i, 18, 27) - _DELTA9[x2],
+                _suit_key(counts, i, 27, 34), s0 - 3, s1 - 3, s2 - 3, s3,
+            ):
+                return 1
     return 0
+
+
+@njit
+def _win_code(row, n_melds, suit_win, honor_win, knits):
+    """:func:`_win_code_at` of a single ``int8[34]`` row."""
+    return _win_code_at(row.reshape((1, row.shape[0])), 0, n_melds, suit_win, honor_win, knits)
 
 
 @njit
@@ -688,10 +711,16 @@ def _groups_win(suit_win, honor_win, k0, k1, k2, k3, s0, s1, s2, s3):
 
 @njit
 def _batch_is_win(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow5):
-    """``out[i]``: 1 if hand i (14 - 3*melds tiles) wins in any shape, 0 if not, negative on bad input."""
+    """``out[i]``: 1 if hand i (14 - 3*melds tiles) wins in any shape, 0 if not, negative on bad input.
+
+    Returns the number of bad rows.
+    """
+    bad = 0
     for i in range(counts.shape[0]):
-        out[i] = _win_code(counts[i], n_melds[i], suit_win, honor_win, knits)
-    return 0
+        v = _win_code_at(counts, i, n_melds[i], suit_win, honor_win, knits)
+        out[i] = v
+        bad += v < 0
+    return bad
 
 
 @njit
@@ -1165,9 +1194,9 @@ def batch_is_win(counts: np.ndarray, n_melds=0) -> np.ndarray:
     counts, n_melds = _batch_args(counts, n_melds)
     _, _, suit_win, honor_win = load_tables()
     out = np.empty(counts.shape[0], dtype=np.int8)
-    _batch_is_win(counts, n_melds, out, suit_win, honor_win, KNITS, ORPHANS, _POW5)
-    _raise_bad(out, "batch_is_win")
-    return out.astype(np.bool_)
+    if _batch_is_win(counts, n_melds, out, suit_win, honor_win, KNITS, ORPHANS, _POW5):
+        _raise_bad(out, "batch_is_win")
+    return out.view(np.bool_)  # every entry is 0 or 1 here
 
 
 def batch_win_shapes(counts: np.ndarray, n_melds=0) -> np.ndarray:

@@ -229,6 +229,20 @@ def test_batch_waits_and_wins_match_per_hand():
     assert ((H.batch_shanten(c14) == -1) == H.batch_is_win(c14)).all()
 
 
+def test_batch_is_win_agrees_with_win_shapes():
+    """The fast batch win test (SWAR first pass, filtered special shapes) against the per-shape kernel."""
+    rng = np.random.default_rng(11)
+    for n in (14, 11, 8, 5, 2):
+        rows = [random_hand(rng, n, BIASES[i % len(BIASES)]) for i in range(1600)]
+        if n == 14:
+            rows += [random_win(rng) for _ in range(200)]
+        c = np.stack(rows)
+        k = (14 - n) // 3
+        w = H.batch_is_win(c, k)
+        assert w.dtype == np.bool_ and w.any()
+        assert (w == (H.batch_win_shapes(c, k) != 0)).all()
+
+
 def test_batch_with_melds():
     c = np.zeros((2, 34), np.int8)
     c[0, [0, 1, 2, 3, 4, 5, 6, 7]] = 1
