@@ -6,6 +6,11 @@ action); after each hand the full Python ``validate_state`` runs, payments must 
 re-scored by PyMahjongGB (the reference calculator) and must give the same fans. At the end every rule event
 (``mjenv.game.EV_NAMES``) must have occurred. Exit status 1 on any failure.
 
+A running BLAKE2 digest of every finished hand (hands, melds, discards, wall, scores, fans, winner, flags and
+step count, read by field name so that layout changes do not matter) is printed every ``--digest-every`` hands:
+two engine versions that print the same digest after N hands played those N hands identically, so a long run on
+one version carries over to a faster rewrite that reproduces its digests.
+
 Usage::
 
     PYTHONPATH=. python scripts/fuzz_games.py --hands 1000000 [--seed 0] [--policy mixed]
@@ -14,6 +19,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 import time
 
@@ -27,7 +33,11 @@ def main() -> int:
     ap.add_argument("--policy", choices=["random", "biased", "mixed"], default="mixed",
                     help="uniform random legal actions, the biased fuzzing policy (wins often), or alternate")
     ap.add_argument("--no-oracle", action="store_true", help="skip the PyMahjongGB re-scoring of wins")
+    ap.add_argument("--digest-every", type=int, default=100_000,
+                    help="print the running trajectory digest every N hands (and at the end)")
     args = ap.parse_args()
+    if args.hands < 1 or args.digest_every < 1:
+        ap.error("--hands and --digest-every must be positive")
 
     from tqdm import tqdm
 
@@ -44,6 +54,10 @@ def main() -> int:
     counts = dict.fromkeys(G.EV_NAMES.values(), 0)
     wins = draws = steps = 0
     fan_hist: dict[str, int] = {}
+    fields = [(G.HAND, 4 * 34), (G.MELDS, 16), (G.DISC, 4 * G.MAX_DISCARDS), (G.N_DISC, 4), (G.WALL, 144),
+              (G.FLOWERS, 4), (G.SCORES, 4), (G.FANS, G.NUM_FANS), (G.WINNER, 1), (G.LOSER, 1), (G.WIN_TILE, 1),
+              (G.WIN_FLAGS, 1), (G.WIN_TOTAL, 1), (G.N_STEPS, 1), (G.EVENTS, 1)]
+    digest = hashlib.blake2b(digest_size=16)
     t0 = time.perf_counter()
     for h in tqdm(range(args.hands), mininterval=2.0):
         seed = args.seed * 1_000_003 + h
@@ -55,6 +69,11 @@ def main() -> int:
             return 1
         steps += n
         validate_state(st)
+        digest.update(np.int64(n).tobytes())
+        for off, size in fields:
+            digest.update(st[off:off + size].tobytes())
+        if (h + 1) % args.digest_every == 0 or h + 1 == args.hands:
+            tqdm.write(f"digest after {h + 1} hands: {digest.hexdigest()}")
         ev = int(st[G.EVENTS])
         for bit, name in G.EV_NAMES.items():
             counts[name] += bool(ev & bit)
