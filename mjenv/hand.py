@@ -29,7 +29,11 @@ discovered by experiment and kept for :mod:`mjenv.compat.mahjonggb`: a tile held
 useful only when the hand is ready (shanten 0) and the 5th copy would complete it.
 
 Kernels read the per-suit tables of ``mjenv/_tables/gen_suit_tables.py`` (passed as arguments) and return
-negative codes <= ``ERR_INVALID_COUNTS`` for bad input. Shanten of a shape that does not apply to the
+negative codes <= ``ERR_INVALID_COUNTS`` for bad input. The overall shanten (:func:`batch_shanten`, the waits
+gate, ``MahjongShanten``) takes a faster route with the same values: the regular score from packed block
+increments (``gen_shanten_tables.py``; the ``need`` largest increments over the groups), the counts read as
+64-bit words, and a knitted straight combination looked up only when a lower bound from rank bitmasks
+(its missing tiles, a pair and a set left in the rest) says it could beat the best shape so far. Shanten of a shape that does not apply to the
 hand's size is ``NO_SHANTEN`` (99).
 """
 
@@ -60,6 +64,7 @@ ORPHANS = np.array([0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33], dtype=np.i
 _POW5 = np.array([5**i for i in range(10)], dtype=np.int64)
 
 _TABLES: tuple | None = None
+_SHANTEN_TABLES: tuple | None = None
 
 
 def load_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -72,9 +77,22 @@ def load_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return _TABLES
 
 
-def table_sha256() -> str:
-    """SHA-256 of the shipped ``suit_tables.npz`` (checked against ``SHA256SUMS`` by the tests)."""
-    data = resources.files("mjenv._tables").joinpath("suit_tables.npz").read_bytes()
+def load_shanten_tables() -> tuple[np.ndarray, np.ndarray]:
+    """The packed increment tables ``(suit_inc, honor_inc)`` of the overall shanten, loaded once.
+
+    See ``gen_shanten_tables.py``; :func:`batch_shanten` and the waits gate pass them to the kernels.
+    """
+    global _SHANTEN_TABLES
+    if _SHANTEN_TABLES is None:
+        with resources.files("mjenv._tables").joinpath("shanten_tables.npz").open("rb") as f:
+            z = np.load(f)
+            _SHANTEN_TABLES = tuple(np.ascontiguousarray(z[k]) for k in ("suit_inc", "honor_inc"))
+    return _SHANTEN_TABLES
+
+
+def table_sha256(name: str = "suit_tables.npz") -> str:
+    """SHA-256 of a shipped table file (checked against ``SHA256SUMS`` by the tests)."""
+    data = resources.files("mjenv._tables").joinpath(name).read_bytes()
     return hashlib.sha256(data).hexdigest()
 
 
@@ -260,121 +278,261 @@ def _all_shanten(counts, n, out, suit, honor, knits, orphans, pow5):
     return best
 
 
-_POPCOUNT9 = np.array([bin(i).count("1") for i in range(512)], dtype=np.int64)
 #: DELTA9[mask] = sum of 5**r over the ranks r in a 9-bit rank mask (key change when removing one of each)
 _DELTA9 = np.array([sum(5**r for r in range(9) if i >> r & 1) for i in range(512)], dtype=np.int64)
 _KNIT_MASK = np.array([0b001001001, 0b010010010, 0b100100100], dtype=np.int64)  # ranks 147, 258, 369
 
+# --- overall shanten (batch_shanten): packed increments, SWAR count pass ------------------------------------
+# Helpers taking only scalars are plain kernels (LLVM inlines them); the two that index the tables are inlined
+# by numba, since a call passing arrays costs about as much per hand as the work.
+
+INC_PAIR = 1 << 12  # bits of shanten_tables.npz (gen_shanten_tables.py): the group can hold the pair
+INC_EXACT = 1 << 13  # a row of the group is not concave: use the full convolution
+_L16 = np.int64(0x00FF00FF00FF00FF)
+_L32 = np.int64(0x0000FFFF0000FFFF)
+_B7F = np.int64(0x7F7F7F7F7F7F7F7F)
+_GATHER8 = np.int64(0x0102040810204080)  # bit 8r -> bit 56 + r
+
 
 @njit
-def _score_need1(suit, honor, k0, k1, k2, k3, need):
-    """:func:`_regular_score` for ``need`` 0 or 1 (one set and a pair, or a pair), without the convolution."""
-    a = suit[k0]
-    b = suit[k1]
-    c = suit[k2]
-    h = honor[k3]
-    pa = np.int32(a[5])
-    pb = np.int32(b[5])
-    pc = np.int32(c[5])
-    ph = np.int32(h[5])
-    p = max(max(pa, pb), max(pc, ph))  # a pair somewhere (NEG without one)
-    if need == 0:
-        return max(0, p)
-    best = p
-    for x, y, z in ((a, pb, max(pc, ph)), (b, pa, max(pc, ph)), (c, ph, max(pa, pb)), (h, pc, max(pa, pb))):
-        v = max(np.int32(x[1]) + max(0, max(y, z)), np.int32(x[6]))  # a set here, the pair here or elsewhere
-        best = max(best, v)
+def _greedy(twos, ones, need):
+    """Sum of the ``need`` largest among ``twos`` increments of 2 and ``ones`` increments of 1."""
+    x = min(twos, need)
+    return 2 * x + min(ones, need - x)
+
+
+@njit
+def _pair_score(x, twos, ones, need):
+    """Block score with the pair in the group of packed increments ``x``; -1 when it cannot hold one."""
+    if (x & INC_PAIR) == 0:
+        return -1
+    return 1 + _greedy(twos - (x & 7) + ((x >> 6) & 7), ones - ((x >> 3) & 7) + ((x >> 9) & 7), need)
+
+
+@njit
+def _inc_score(a, b, c, h, need):
+    """:func:`_regular_score` from the packed increments ``a, b, c, h`` of the four groups, or -1.
+
+    When every row of the four groups is concave, the max-plus convolution takes the ``need`` largest
+    increments over the groups (at most one group on its pair row). Otherwise -1: the caller then runs the
+    full convolution (``INC_EXACT``, about 1 suit key in 1600).
+    """
+    a = np.int64(a)
+    b = np.int64(b)
+    c = np.int64(c)
+    h = np.int64(h)
+    if ((a | b | c | h) & INC_EXACT) != 0:
+        return -1
+    twos = (a & 7) + (b & 7) + (c & 7) + (h & 7)
+    ones = ((a >> 3) & 7) + ((b >> 3) & 7) + ((c >> 3) & 7) + ((h >> 3) & 7)
+    best = _greedy(twos, ones, need)
+    best = max(best, _pair_score(a, twos, ones, need))
+    best = max(best, _pair_score(b, twos, ones, need))
+    best = max(best, _pair_score(c, twos, ones, need))
+    return max(best, _pair_score(h, twos, ones, need))
+
+
+@njit
+def _key8(w):
+    """Base-5 key of the 8 bytes of ``w`` (byte r is the digit of 5**r; bytes 0..4)."""
+    u = (w & _L16) + 5 * ((w >> 8) & _L16)
+    v = (u & _L32) + 25 * ((u >> 16) & _L32)
+    return (v & 0xFFFFFFFF) + 625 * (v >> 32)
+
+
+@njit
+def _nonzero(w):
+    """Bytes of ``w`` (each 0..4) mapped to 1 where non-zero, else 0."""
+    return ((w + _B7F) >> 7) & _B01
+
+
+@njit
+def _halves(w):
+    """Bytes of ``w`` (each 0..4) halved (the pairs each count holds)."""
+    return (w >> 1) & _B7F
+
+
+@njit
+def _knit_classes(w, e):
+    """Knitted classes held in a suit (ranks 1-8 in the bytes of ``w``, rank 9 count ``e``).
+
+    Byte k of the result is the number of ranks k+1, k+4, k+7 held; bits 24..32 are the rank bitmask.
+    """
+    z = _nonzero(w)
+    f = (e + 7) >> 3
+    mask = (((z * _GATHER8) >> 56) & 0xFF) | (f << 8)
+    return ((z + (z >> 24) + (z >> 48) + (f << 16)) & 0xFFFFFF) | (mask << 24)
+
+
+#: _LANES[s, k]: byte lanes (one per knitted combination j) that take class k of suit s (KNITS[j, s] == k)
+_LANES = np.array(
+    [[sum(1 << (8 * j) for j in range(6) if KNITS[j, s] == k) for k in range(3)] for s in range(3)],
+    dtype=np.int64,
+)
+_LANES6 = np.int64(0x808080808080)  # the high bits of the six lanes
+
+
+@njit
+def _knit_lanes(c0, c1, c2):
+    """Tiles held of each knitted combination: byte j is combination j's count (0..9), from :func:`_knit_classes`."""
+    v = 0
+    for k in range(3):
+        v += ((c0 >> (8 * k)) & 0xFF) * _LANES[0, k]
+        v += ((c1 >> (8 * k)) & 0xFF) * _LANES[1, k]
+        v += ((c2 >> (8 * k)) & 0xFF) * _LANES[2, k]
+    return v
+
+
+@njit
+def _levels(w, e):
+    """Rank bitmasks of a suit's counts at least 1, 2, 3 and 4, as 9-bit fields at bits 0, 9, 18 and 27."""
+    q = 0
+    for k in range(1, 5):
+        z = ((w + (128 - k) * _B01) >> 7) & _B01  # byte r: count of rank r+1 >= k
+        q |= ((((z * _GATHER8) >> 56) & 0xFF) | (np.int64(e >= k) << 8)) << (9 * (k - 1))
+    return q
+
+
+@njit
+def _rest_blocks(q, knit):
+    """What a suit's tiles hold once one copy of each of its knitted tiles (rank bitmask ``knit``) is taken.
+
+    ``q`` are the suit's :func:`_levels`. Bit 0: a pair is left; bit 1: a set (pung or chow) is left.
+    """
+    kk = knit | (knit << 9) | (knit << 18) | (knit << 27)
+    r = (q & ~kk) | ((q >> 9) & kk)  # levels of the rest: a knitted rank loses one copy
+    r1 = r & 511
+    chow = r1 & (r1 >> 1) & (r1 >> 2)
+    return (1 if (r >> 9) & 511 else 0) | (2 if ((r >> 18) & 511) | chow else 0)
+
+
+@njit
+def _knitted_bound(held, rest_need, blocks):
+    """Lower bound on the knitted straight shanten of one combination, without a table look-up.
+
+    ``held``: tiles of the combination's 9 held; ``blocks``: bit 0 set when the rest (the hand less one copy of
+    each held knitted tile) holds a pair, bit 1 when it holds a set (see :func:`_rest_blocks`). The shanten is
+    ``missing + 2*rest_need - score`` where the rest's block score is at most ``1 + set + pair`` for one set
+    and a pair (a set scores 2, a pair 1, a lone partial 1) and exactly ``pair`` for a pair alone.
+    """
+    pair = blocks & 1
+    if rest_need == 0:
+        return 9 - held - pair
+    return 9 - held + 1 - pair - (blocks >> 1)
+
+
+@njit
+def _other_min(w0, w1, w2, wh, e0, e1, e2, c0, c1, c2, top, n, best):
+    """``min(best, seven pairs, thirteen orphans, honours and knitted shanten)`` of an ``n``-tile hand.
+
+    ``w*`` / ``e*``: the count words and rank-9 counts of :func:`_min_shanten_at`, ``c*`` the suits'
+    :func:`_knit_classes`; ``top`` is the most tiles of one knitted combination held.
+    """
+    if n < 13:
+        return best
+    pairs = _hsum(_halves(w0) + _halves(w1) + _halves(w2) + _halves(wh)) + (e0 >> 1) + (e1 >> 1) + (e2 >> 1)
+    best = min(best, 6 - pairs)  # seven pairs
+    honors = _hsum(_nonzero(wh))
+    ends = ((c0 >> 24) & _ORPHAN_MASK) | ((c1 >> 24) & _ORPHAN_MASK) << 16 | ((c2 >> 24) & _ORPHAN_MASK) << 32
+    kinds = honors + _hsum(ends)  # one byte per terminal: held or not
+    dup = ((((w0 | w1 | w2) & 0xFF) | e0 | e1 | e2) >> 1) | _halves(wh)  # an orphan held twice
+    best = min(best, 13 - kinds - (1 if dup != 0 else 0))  # thirteen orphans
+    return min(best, 13 - min(honors + top, 14))  # honours and knitted
+
+
+@njit(inline="always")
+def _knitted_min(
+    w0, w1, w2, wh, e0, e1, e2, lanes, top, k0, k1, k2, k3, n, best, suit, honor, suit_inc, honor_inc
+):
+    """``min(best, knitted straight shanten)``; ``lanes``: :func:`_knit_lanes`, ``top`` its largest byte.
+
+    A combination is looked at only when ``missing - 1`` beats ``best`` (one SWAR compare over the six), then
+    looked up only when :func:`_knitted_bound` does; those holding the most tiles go first.
+    """
+    if ((lanes + (119 + best) * _B01) & _LANES6) == 0:  # no byte >= 9 - best (best <= 8 here)
+        return best
+    rest_need = 1 if n >= 12 else 0
+    q0 = _levels(w0, e0)
+    q1 = _levels(w1, e1)
+    q2 = _levels(w2, e2)
+    hblocks = (1 if _halves(wh) else 0) | (2 if (wh + 0x7D * _B01) & _B80 else 0)  # an honour pair, pung
+    for phase in range(2):
+        for j in range(6):
+            held = (lanes >> (8 * j)) & 0xFF
+            if (held == top) != (phase == 0) or 8 - held >= best:
+                continue
+            x0 = _KNIT_MASK[KNITS[j, 0]] & q0
+            x1 = _KNIT_MASK[KNITS[j, 1]] & q1
+            x2 = _KNIT_MASK[KNITS[j, 2]] & q2
+            blocks = hblocks | _rest_blocks(q0, x0) | _rest_blocks(q1, x1) | _rest_blocks(q2, x2)
+            if _knitted_bound(held, rest_need, blocks) >= best:
+                continue
+            r0 = k0 - _DELTA9[x0]  # keys of the rest
+            r1 = k1 - _DELTA9[x1]
+            r2 = k2 - _DELTA9[x2]
+            score = _inc_score(suit_inc[r0], suit_inc[r1], suit_inc[r2], honor_inc[k3], rest_need)
+            if score < 0:
+                score = _regular_score(suit, honor, r0, r1, r2, k3, rest_need)
+            best = min(best, 9 - held + 2 * rest_need - score)
     return best
 
 
-@njit
-def _min_shanten(counts, n, suit, honor, knits, orphans, pow5):
-    """Overall shanten (the minimum over the shapes) in one branch-free pass over the counts; the knitted
-    combinations are evaluated from rank bitmasks, and only where they can beat the best so far.
+@njit(inline="always")
+def _min_shanten_at(counts, i, n, suit, honor, suit_inc, honor_inc):
+    """Overall shanten (the minimum over the shapes) of row ``i`` of ``counts`` (int8[:, 34]).
 
-    ``n`` is the number of tiles, or ``-1 - n_melds`` to validate the counts here (then a count outside
-    0..4 gives ERR_INVALID_COUNTS and a size other than 13/14 - 3*n_melds ERR_INVALID_SIZE).
+    ``n`` is the number of tiles, or ``-1 - n_melds`` to validate the row here (then a count outside 0..4
+    gives ERR_INVALID_COUNTS and a size other than 13/14 - 3*n_melds ERR_INVALID_SIZE). The counts are read
+    as 64-bit words (ranks 1-8 of each suit, the 7 honours) and the suits' rank-9 counts; the regular shape
+    uses the packed increments; the other shapes are looked at only when they might beat it.
     """
-    k0 = 0
-    k1 = 0
-    k2 = 0
-    m0 = 0
-    m1 = 0
-    m2 = 0
-    d = 0  # ranks held twice or more in some suit (for the orphans' pair)
-    pairs = 0
-    neg = 0
-    big = 0
-    tot = 0
-    for r in range(8, -1, -1):
-        a = np.int64(counts[r])
-        b = np.int64(counts[9 + r])
-        c = np.int64(counts[18 + r])
-        k0 = k0 * 5 + a
-        k1 = k1 * 5 + b
-        k2 = k2 * 5 + c
-        tot += a + b + c
-        neg |= a | b | c
-        big |= (a + 3) | (b + 3) | (c + 3)
-        pairs += (a >> 1) + (b >> 1) + (c >> 1)
-        m0 = 2 * m0 + ((a + 7) >> 3)  # 1 iff the count is 1..4
-        m1 = 2 * m1 + ((b + 7) >> 3)
-        m2 = 2 * m2 + ((c + 7) >> 3)
-        d = 2 * d + ((((a >> 1) | (b >> 1) | (c >> 1)) + 3) >> 2)
-    k3 = 0
-    honors = 0
-    hpair = 0
-    for r in range(6, -1, -1):
-        h = np.int64(counts[27 + r])
-        k3 = k3 * 5 + h
-        tot += h
-        neg |= h
-        big |= h + 3
-        pairs += h >> 1
-        honors += (h + 7) >> 3
-        hpair |= h >> 1
+    w0 = _word(counts, i, 0)
+    w1 = _word(counts, i, 9)
+    w2 = _word(counts, i, 18)
+    wh = _word(counts, i, 26) >> 8
+    e0 = np.int64(counts[i, 8])
+    e1 = np.int64(counts[i, 17])
+    e2 = np.int64(counts[i, 26])
     if n < 0:
-        if neg < 0 or big >= 8:
+        e = (e0 & 0xFF) | ((e1 & 0xFF) << 8) | ((e2 & 0xFF) << 16)
+        bad = w0 | w1 | w2 | wh | e | (w0 + _B7B) | (w1 + _B7B) | (w2 + _B7B) | (wh + _B7B) | (e + 0x7B7B7B)
+        if (bad & _B80) != 0:  # as in _win_code_at: a byte outside 0..4
             return ERR_INVALID_COUNTS
+        tot = _hsum(w0 + w1 + w2 + wh) + e0 + e1 + e2
         base = 13 - 3 * (-1 - n)
         if tot != base and tot != base + 1:
             return ERR_INVALID_SIZE
         n = tot
     need = n // 3
-    best = 2 * need - _regular_score(suit, honor, k0, k1, k2, k3, need)
+    k0 = _key8(w0) + 390625 * e0
+    k1 = _key8(w1) + 390625 * e1
+    k2 = _key8(w2) + 390625 * e2
+    k3 = _key8(wh)
+    score = _inc_score(suit_inc[k0], suit_inc[k1], suit_inc[k2], honor_inc[k3], need)
+    if score < 0:
+        score = _regular_score(suit, honor, k0, k1, k2, k3, need)
+    best = 2 * need - score
     if n < 10 or best < 0 or (best == 0 and n % 3 == 1):  # nothing can beat it
         return best
-    if n >= 13:
-        best = min(best, 6 - pairs)
-        kinds = honors + (m0 & 1) + (m0 >> 8) + (m1 & 1) + (m1 >> 8) + (m2 & 1) + (m2 >> 8)
-        v = 13 - kinds - (1 if hpair or (d & 0b100000001) else 0)
-        best = min(best, v)
-    top = 0  # most tiles of one knitted combination held
-    for i in range(6):
-        held = (
-            _POPCOUNT9[m0 & _KNIT_MASK[knits[i, 0]]]
-            + _POPCOUNT9[m1 & _KNIT_MASK[knits[i, 1]]]
-            + _POPCOUNT9[m2 & _KNIT_MASK[knits[i, 2]]]
-        )
-        top = max(top, held)
-    if n >= 13:
-        best = min(best, 13 - min(honors + top, 14))  # honours and knitted
-    rest_need = 1 if n >= 12 else 0
-    for phase in range(2):  # knitted straight: the combinations holding most tiles first
-        for i in range(6):
-            x0 = m0 & _KNIT_MASK[knits[i, 0]]
-            x1 = m1 & _KNIT_MASK[knits[i, 1]]
-            x2 = m2 & _KNIT_MASK[knits[i, 2]]
-            held = _POPCOUNT9[x0] + _POPCOUNT9[x1] + _POPCOUNT9[x2]
-            if (held == top) != (phase == 0):
-                continue
-            missing = 9 - held
-            if missing - 1 < best:  # missing tiles + the rest as one set and a pair (>= -1)
-                v = missing + 2 * rest_need - _score_need1(
-                    suit, honor, k0 - _DELTA9[x0], k1 - _DELTA9[x1], k2 - _DELTA9[x2], k3, rest_need
-                )
-                best = min(best, v)
-    return best
+    c0 = _knit_classes(w0, e0)
+    c1 = _knit_classes(w1, e1)
+    c2 = _knit_classes(w2, e2)
+    lanes = _knit_lanes(c0, c1, c2)
+    top = 0
+    for j in range(6):
+        top = max(top, (lanes >> (8 * j)) & 0xFF)
+    best = _other_min(w0, w1, w2, wh, e0, e1, e2, c0, c1, c2, top, n, best)
+    return _knitted_min(
+        w0, w1, w2, wh, e0, e1, e2, lanes, top, k0, k1, k2, k3, n, best, suit, honor, suit_inc, honor_inc
+    )
+
+
+@njit
+def _min_shanten(counts, n, suit, honor, suit_inc, honor_inc):
+    """:func:`_min_shanten_at` of a single ``int8[34]`` row (a separate copy from the batch kernel's)."""
+    return _min_shanten_at(
+        counts.reshape((1, counts.shape[0])), np.int64(0), n, suit, honor, suit_inc, honor_inc
+    )
 
 
 @njit
@@ -724,10 +882,10 @@ def _batch_is_win(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow
 
 
 @njit
-def _batch_shanten(counts, n_melds, out, suit, honor, knits, orphans, pow5):
+def _batch_shanten(counts, n_melds, out, suit, honor, suit_inc, honor_inc):
     """``out[i]``: overall shanten of hand i (13 or 14 - 3*melds tiles), or a negative error code < -1."""
     for i in range(counts.shape[0]):
-        out[i] = _min_shanten(counts[i], -1 - np.int64(n_melds[i]), suit, honor, knits, orphans, pow5)
+        out[i] = _min_shanten_at(counts, i, -1 - np.int64(n_melds[i]), suit, honor, suit_inc, honor_inc)
     return 0
 
 
@@ -749,14 +907,14 @@ def _batch_shanten_by_shape(counts, n_melds, out, suit, honor, knits, orphans, p
 
 
 @njit
-def _batch_waits(counts, n_melds, out, suit, honor, suit_win, honor_win, knits, orphans, pow5):
+def _batch_waits(counts, n_melds, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win, knits, orphans, pow5):
     """``out[i]``: waits of hand i (13 - 3*melds tiles) as bool[34]; returns the first bad row or -1."""
     for i in range(counts.shape[0]):
         row = counts[i]
         n = _check(row)
         if n < 0 or n != 13 - 3 * n_melds[i]:
             return i
-        if _min_shanten(row, n, suit, honor, knits, orphans, pow5) == 0:  # only ready hands wait
+        if _min_shanten(row, n, suit, honor, suit_inc, honor_inc) == 0:  # only ready hands wait
             _waits(row, n, row, out[i], suit_win, honor_win, knits, orphans, pow5)
     return -1
 
@@ -799,14 +957,14 @@ def _k_shanten_all(counts, held, physical, s_out, u_out, suit, honor, knits, orp
 
 
 @njit
-def _k_waits(counts, out, suit, honor, suit_win, honor_win, knits, orphans, pow5):
+def _k_waits(counts, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win, knits, orphans, pow5):
     """Per-hand entry for :func:`waits` on a bare count array: number of waits, or a negative code."""
     n = _check(counts)
     if n < 0:
         return n
     if n % 3 != 1 or n > 13:
         return ERR_INVALID_SIZE
-    if _min_shanten(counts, n, suit, honor, knits, orphans, pow5) != 0:
+    if _min_shanten(counts, n, suit, honor, suit_inc, honor_inc) != 0:
         return 0
     return _waits(counts, n, counts, out, suit_win, honor_win, knits, orphans, pow5)
 
@@ -1087,7 +1245,9 @@ def waits(hand) -> tuple[int, ...]:
     suit, honor, suit_win, honor_win = _TABLES or load_tables()
     out = np.zeros(34, dtype=np.bool_)
     if _is_plain_counts(hand):  # fast path: int8[34] counts, melds implied by the tile count
-        if _k_waits(hand.copy(), out, suit, honor, suit_win, honor_win, KNITS, ORPHANS, _POW5) >= 0:
+        suit_inc, honor_inc = _SHANTEN_TABLES or load_shanten_tables()
+        inc = (suit_inc, honor_inc, suit_win, honor_win)
+        if _k_waits(hand.copy(), out, suit, honor, *inc, KNITS, ORPHANS, _POW5) >= 0:
             return tuple(np.flatnonzero(out).tolist())
     h = as_hand(hand)
     if h.is_complete:
@@ -1214,7 +1374,7 @@ def batch_shanten(counts: np.ndarray, n_melds=0) -> np.ndarray:
     counts, n_melds = _batch_args(counts, n_melds)
     suit, honor, _, _ = load_tables()
     out = np.empty(counts.shape[0], dtype=np.int8)
-    _batch_shanten(counts, n_melds, out, suit, honor, KNITS, ORPHANS, _POW5)
+    _batch_shanten(counts, n_melds, out, suit, honor, *load_shanten_tables())
     _raise_bad(out, "batch_shanten")
     return out
 
@@ -1242,7 +1402,10 @@ def batch_waits(counts: np.ndarray, n_melds=0) -> np.ndarray:
     suit, honor, suit_win, honor_win = load_tables()
     out = np.zeros((counts.shape[0], NUM_TILE_TYPES), dtype=np.bool_)
     counts = counts.copy()
-    bad = _batch_waits(counts, n_melds, out, suit, honor, suit_win, honor_win, KNITS, ORPHANS, _POW5)
+    suit_inc, honor_inc = load_shanten_tables()
+    bad = _batch_waits(
+        counts, n_melds, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win, KNITS, ORPHANS, _POW5
+    )
     if bad >= 0:
         raise ValueError(f"batch_waits: row {bad} has a count outside 0..4 or does not hold 13 - 3*melds tiles")
     return out

@@ -213,12 +213,12 @@ def _unpack_counts(w0, w1, w2, counts):
 
 
 @njit
-def _k_mahjong_shanten(w0, w1, w2, n, suit, honor, knits, orphans, pow5):
+def _k_mahjong_shanten(w0, w1, w2, n, suit, honor, suit_inc, honor_inc):
     """Overall shanten of a packed hand of n tiles, or ERR_INVALID_COUNTS."""
     counts = np.empty(34, dtype=np.int8)
     if _unpack_counts(w0, w1, w2, counts) > 4:
         return _hand.ERR_INVALID_COUNTS
-    return _hand._min_shanten(counts, n, suit, honor, knits, orphans, pow5)
+    return _hand._min_shanten(counts, n, suit, honor, suit_inc, honor_inc)
 
 
 @njit
@@ -272,7 +272,8 @@ def MahjongShanten(*args, **kwargs) -> int:
     if n not in _VALID_SIZES:
         raise TypeError(ERR_INVALID_HAND_OR_PACK)
     suit, honor, _, _ = _hand._TABLES or _hand.load_tables()
-    s = _k_mahjong_shanten(x & _MASK60, (x >> 60) & _MASK60, x >> 120, n, suit, honor, _KNITS, _ORPHANS, _POW5)
+    suit_inc, honor_inc = _hand._SHANTEN_TABLES or _hand.load_shanten_tables()
+    s = _k_mahjong_shanten(x & _MASK60, (x >> 60) & _MASK60, x >> 120, n, suit, honor, suit_inc, honor_inc)
     if s <= _hand.ERR_INVALID_COUNTS:
         raise TypeError(ERR_TILE_COUNT)
     return int(s)

@@ -74,11 +74,12 @@ def honors_knitted(counts) -> int:
     return 13 - min(best, 14)
 
 
-def knitted_straight(counts) -> int:
+def knitted_straight_by_combination(counts) -> list[int]:
+    """Knitted straight shanten with each knitted combination of ``KNITS`` (in order)."""
     n = sum(counts)
-    best = 99
+    out = []
     for perm in KNITS:
-        c = list(int(x) for x in counts)
+        c = [int(x) for x in counts]
         missing = 0
         for t in _knit_tiles(perm):
             if c[t]:
@@ -88,8 +89,12 @@ def knitted_straight(counts) -> int:
         # the rest must become one set + a pair (13/14 tiles) or just a pair (10/11 tiles)
         rest_need = 1 if n >= 12 else 0
         rest = 2 * rest_need - _best(tuple(c), 0, rest_need, 0, 0, 0)
-        best = min(best, missing + rest)
-    return best
+        out.append(missing + rest)
+    return out
+
+
+def knitted_straight(counts) -> int:
+    return min(knitted_straight_by_combination(counts))
 
 
 SHAPES = {
