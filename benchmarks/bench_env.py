@@ -27,6 +27,7 @@ def _run_aec(make, seconds: float, seed: int = 0) -> dict:
     rng = np.random.default_rng(seed)
     e.reset(seed=seed)
     steps = hands = 0
+    c0 = time.process_time()
     t0 = time.perf_counter()
     deadline = t0 + seconds
     while True:
@@ -43,7 +44,9 @@ def _run_aec(make, seconds: float, seed: int = 0) -> dict:
             break
         e.reset(seed=seed + hands)
     dt = time.perf_counter() - t0
-    return {"hands_per_s": hands / dt, "steps_per_s": steps / dt, "steps_per_hand": steps / hands, "hands": hands}
+    cpu = time.process_time() - c0
+    return {"hands_per_s": hands / dt, "steps_per_s": steps / dt, "steps_per_cpu_s": steps / cpu,
+            "steps_per_hand": steps / hands, "hands": hands}
 
 
 def _run_kernels(seconds: float, seed: int = 0) -> dict:
@@ -56,16 +59,17 @@ def _run_kernels(seconds: float, seed: int = 0) -> dict:
     obs = np.zeros(O.OBS_SIZE, np.float32)
     rew = np.zeros(4, np.float32)
     rng = np.random.default_rng(seed)
+    tab = G.win_tables()
     steps = hands = 0
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
-        G.reset_kernel(st, seed + hands, 0, 0, 8)
+        G.reset_kernel(st, seed + hands, 0, 0, 8, *tab)
         while st[G.PHASE] != G.PH_OVER:
             seat = int(st[G.CUR])
             G.legal_mask_kernel(st, seat, mask)
             O.observe_kernel(st, seat, obs)
             legal = np.flatnonzero(mask)
-            G.step_kernel(st, int(legal[rng.integers(len(legal))]), rew)
+            G.step_kernel(st, int(legal[rng.integers(len(legal))]), rew, *tab)
             steps += 1
         hands += 1
     dt = time.perf_counter() - t0
@@ -79,14 +83,15 @@ def _run_compiled(seconds: float, seed: int = 0) -> dict:
 
     st = G.new_state()
     rs = np.array([seed * 2654435761 + 88172645463325252], np.uint64)
-    G.reset_kernel(st, seed, 0, 0, 8)
-    playout_kernel(st, 0, rs, False)  # compile (or load) outside the timed loop
+    tab = G.win_tables()
+    G.reset_kernel(st, seed, 0, 0, 8, *tab)
+    playout_kernel(st, 0, rs, False, *tab)  # compile (or load) outside the timed loop
     steps = hands = 0
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
         for _ in range(100):
-            G.reset_kernel(st, seed + hands, 0, 0, 8)
-            steps += playout_kernel(st, 0, rs, False)
+            G.reset_kernel(st, seed + hands, 0, 0, 8, *tab)
+            steps += playout_kernel(st, 0, rs, False, *tab)
             hands += 1
     dt = time.perf_counter() - t0
     return {"hands_per_s": hands / dt, "steps_per_s": steps / dt, "steps_per_hand": steps / hands, "hands": hands}
@@ -126,12 +131,13 @@ def main() -> None:
         rows[f"pettingzoo {name} env()"] = _run_aec(m.env, secs)
         rows[f"pettingzoo {name} raw_env"] = _run_aec(m.raw_env, secs)
     print(f"warm-up (load or compile kernels): {compile_s:.1f} s")
-    print(f"{'env':48s} {'hands/s':>10s} {'agent steps/s':>14s} {'steps/hand':>11s}")
+    print(f"{'env':48s} {'hands/s':>10s} {'agent steps/s':>14s} {'per CPU-s':>10s} {'steps/hand':>11s}")
     for name, r in rows.items():
         if "skipped" in r:
             print(f"{name:48s} skipped ({r['skipped']})")
         else:
-            print(f"{name:48s} {r['hands_per_s']:10.0f} {r['steps_per_s']:14.0f} {r['steps_per_hand']:11.1f}")
+            cpu = f"{r['steps_per_cpu_s']:10.0f}" if "steps_per_cpu_s" in r else f"{'-':>10s}"
+            print(f"{name:48s} {r['hands_per_s']:10.0f} {r['steps_per_s']:14.0f} {cpu} {r['steps_per_hand']:11.1f}")
     if args.json:
         rec = {"results": rows, "compile_s": compile_s, "seconds": secs, "cpu": platform.processor() or platform.machine(),
                "cpu_count": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
