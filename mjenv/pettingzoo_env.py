@@ -103,6 +103,10 @@ from mjenv.rules import RuleConfig, chair_of_player
 ENV_ID = "mjenv/mahjong-v0"
 GLOBAL_SIZE = 4 * O.OBS_SIZE + 42
 _MODE_CODE = {"terminate": 0}
+_OK = G.OK
+_front_step = G.front_step_kernel
+_observe_mask = O.observe_mask_kernel
+_OBS_SIZE, _NUM_ACTIONS = O.OBS_SIZE, A.NUM_ACTIONS
 
 
 def env(**kwargs) -> AECEnv:
@@ -211,9 +215,9 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------------------------------ observe
     def observe(self, agent: str) -> dict:
         seat = self._chair[self._index[agent]]
-        obs = np.empty(O.OBS_SIZE, np.float32)
-        mask = np.empty(A.NUM_ACTIONS, np.int8)
-        O.observe_mask_kernel(self.state_array, seat, not self._over and agent == self.agent_selection, obs, mask)
+        obs = np.empty(_OBS_SIZE, np.float32)
+        mask = np.empty(_NUM_ACTIONS, np.int8)
+        _observe_mask(self.state_array, seat, not self._over and agent == self.agent_selection, obs, mask)
         out = {"observation": obs, "action_mask": mask}
         if self.global_state:
             out["global_state"] = self._global(seat)
@@ -240,14 +244,14 @@ class raw_env(AECEnv):
             self._fresh_infos = False
         seat = self._chair[self._index[agent]]
         st = self.state_array
-        ok = isinstance(action, (int, np.integer)) and not isinstance(action, bool)
+        ok = type(action) is int or (isinstance(action, (int, np.integer)) and not isinstance(action, bool))
         if ok:
             action = int(action)
-            nxt = G.front_step_kernel(st, action, self._rew, *self._tab)
-            err = G.OK if nxt >= 0 else nxt
+            nxt = _front_step(st, action, self._rew, *self._tab)
+            err = _OK if nxt >= 0 else nxt
         else:
             nxt = err = G.ERR_ILLEGAL
-        if err == G.OK:
+        if err == _OK:
             self._ops.append(("act", seat, action))
         elif self.rules.illegal == "raise":
             what = A.action_to_str(int(action)) if ok and 0 <= int(action) < A.NUM_ACTIONS else repr(action)
@@ -258,7 +262,7 @@ class raw_env(AECEnv):
             self._ops.append(("penalty", seat, mode))
             nxt = 4 if st[G.PHASE] == G.PH_OVER else int(st[G.CUR])
         over = nxt == 4
-        if over or err != G.OK:  # payments and penalties are the only non-zero rewards
+        if over or err != _OK:  # payments and penalties are the only non-zero rewards
             rew = self._rew
             self.rewards = {a: float(rew[self._chair[i]]) for i, a in enumerate(self.possible_agents)}
             self._zero_rewards = False
@@ -267,7 +271,7 @@ class raw_env(AECEnv):
             self.rewards = dict.fromkeys(self.possible_agents, 0.0)
             self._zero_rewards = True
         if over:
-            self._end_hand(illegal=err != G.OK)
+            self._end_hand(illegal=err != _OK)
         else:
             self.agent_selection = self.possible_agents[self._player[nxt]]
         if self.render_mode == "human":
