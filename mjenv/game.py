@@ -925,15 +925,29 @@ def penalize_kernel(state, seat, mode, rewards):
 
 
 # ----------------------------------------------------------------------------------------------- Python API
+_WIN_TABLES: tuple[np.ndarray, np.ndarray] | None = None
+
+
 def win_tables() -> tuple[np.ndarray, np.ndarray]:
-    """``(suit_win, honor_win)``: the rules core's win lookup tables (:func:`mjenv.hand.load_tables`), loaded once.
+    """``(suit_win, honor_win)``: the rules core's win lookup tables (those of :func:`mjenv.hand.load_tables`).
 
-    ``reset_kernel``, ``step_kernel`` and ``begin_turn_kernel`` take them as their last two arguments.
+    Loaded once; only these two members of ``suit_tables.npz`` are read (the 20 MB shanten table is not needed
+    to play), unless :mod:`mjenv.hand` has loaded the tables already. ``reset_kernel``, ``step_kernel`` and
+    ``begin_turn_kernel`` take them as their last two arguments.
     """
-    from mjenv.hand import load_tables
+    global _WIN_TABLES
+    if _WIN_TABLES is None:
+        from importlib import resources
 
-    _suit, _honor, suit_win, honor_win = load_tables()
-    return suit_win, honor_win
+        from mjenv import hand
+
+        if hand._TABLES is not None:
+            _WIN_TABLES = (hand._TABLES[2], hand._TABLES[3])
+        else:
+            with resources.files("mjenv._tables").joinpath("suit_tables.npz").open("rb") as f:
+                z = np.load(f)
+                _WIN_TABLES = (np.ascontiguousarray(z["suit_win"]), np.ascontiguousarray(z["honor_win"]))
+    return _WIN_TABLES
 
 
 def new_state(n: int | None = None) -> np.ndarray:
