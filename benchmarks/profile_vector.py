@@ -41,10 +41,10 @@ from mjenv.vector import VectorEnv, random_legal_actions, warmup
 
 
 @numba.njit(cache=True)
-def _corpus(n_states, seed):
+def _corpus(n_states, seed, suit_win, honor_win):
     """States reached by random legal play (one row each), with the action random play takes there."""
     st = np.zeros(G.STATE_SIZE, np.int32)
-    G.reset_kernel(st, seed, 0, 0, 8)
+    G.reset_kernel(st, seed, 0, 0, 8, suit_win, honor_win)
     out = np.zeros((n_states, G.STATE_SIZE), np.int32)
     acts = np.zeros(n_states, np.int64)
     mask = np.zeros(G.NUM_ACTIONS, np.bool_)
@@ -65,9 +65,9 @@ def _corpus(n_states, seed):
                 j -= 1
         out[k] = st
         acts[k] = a
-        G.step_kernel(st, a, rw)
+        G.step_kernel(st, a, rw, suit_win, honor_win)
         if st[G.PHASE] == G.PH_OVER:
-            G.reset_kernel(st, G.next_seed_kernel(st), 0, 0, 8)
+            G.reset_kernel(st, G.next_seed_kernel(st), 0, 0, 8, suit_win, honor_win)
     return out, acts
 
 
@@ -93,12 +93,12 @@ def _time_observe(states, reps):
 
 
 @numba.njit(cache=True)
-def _time_steps(states, acts, sel, scratch):
+def _time_steps(states, acts, sel, scratch, suit_win, honor_win):
     """Step a copy of every selected state with its action (the copy is timed too; see _time_copies)."""
     rw = np.zeros(4, np.float32)
     for k in sel:
         scratch[:] = states[k]
-        G.step_kernel(scratch, acts[k], rw)
+        G.step_kernel(scratch, acts[k], rw, suit_win, honor_win)
 
 
 @numba.njit(cache=True)
@@ -108,9 +108,9 @@ def _time_copies(states, sel, scratch):
 
 
 @numba.njit(cache=True)
-def _time_resets(n, scratch):
+def _time_resets(n, scratch, suit_win, honor_win):
     for k in range(n):
-        G.reset_kernel(scratch, k, 0, 0, 8)
+        G.reset_kernel(scratch, k, 0, 0, 8, suit_win, honor_win)
 
 
 def _cpu(fn, *args) -> float:
@@ -121,7 +121,8 @@ def _cpu(fn, *args) -> float:
 
 def kernel_costs(n_states: int = 20000, seed: int = 1) -> dict:
     """CPU microseconds per call of each engine kernel over a corpus of random-play states."""
-    states, acts = _corpus(n_states, seed)
+    tab = G.win_tables()
+    states, acts = _corpus(n_states, seed, *tab)
     scratch = np.zeros(G.STATE_SIZE, np.int32)
     phase = states[:, G.PHASE]
     kinds = {
@@ -129,9 +130,9 @@ def kernel_costs(n_states: int = 20000, seed: int = 1) -> dict:
         "other turn action (kong, self-drawn win)": np.flatnonzero((phase == G.PH_TURN) & (acts >= A.CHOW)),
         "claim/rob answer": np.flatnonzero(phase != G.PH_TURN),
     }
-    _time_masks(states[:10], 1), _time_observe(states[:10], 1), _time_resets(2, scratch)  # compile
+    _time_masks(states[:10], 1), _time_observe(states[:10], 1), _time_resets(2, scratch, *tab)  # compile
     (
-        _time_steps(states, acts, kinds["discard"][:5], scratch),
+        _time_steps(states, acts, kinds["discard"][:5], scratch, *tab),
         _time_copies(states, kinds["discard"][:5], scratch),
     )
     reps = 5
@@ -139,7 +140,7 @@ def kernel_costs(n_states: int = 20000, seed: int = 1) -> dict:
         "corpus_states": int(n_states),
         "legal_mask_kernel_us": 1e6 * _cpu(_time_masks, states, reps) / (reps * n_states),
         "observe_kernel_us": 1e6 * _cpu(_time_observe, states, reps) / (reps * n_states),
-        "reset_kernel_us": 1e6 * _cpu(_time_resets, 5000, scratch) / 5000,
+        "reset_kernel_us": 1e6 * _cpu(_time_resets, 5000, scratch, *tab) / 5000,
         "step_kernel_us": {},
         "decision_mix": {},
     }
@@ -148,7 +149,7 @@ def kernel_costs(n_states: int = 20000, seed: int = 1) -> dict:
         if len(sel) == 0:
             continue
         sel_r = np.tile(sel, reps)
-        dt = _cpu(_time_steps, states, acts, sel_r, scratch) - _cpu(_time_copies, states, sel_r, scratch)
+        dt = _cpu(_time_steps, states, acts, sel_r, scratch, *tab) - _cpu(_time_copies, states, sel_r, scratch)
         us = 1e6 * dt / len(sel_r)
         out["step_kernel_us"][name] = us
         out["decision_mix"][name] = len(sel) / n_states

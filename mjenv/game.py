@@ -35,6 +35,9 @@ Specification in mjenv
     NO_WIN      4     1 when the seat lost the right to win this hand (penalty mode)
     SCORES      4     score deltas of this hand (payments and penalties)
     FANS        NUM_FANS  fan counts of the winning hand (mjenv.fans order)
+    WAITS       4*2   cached waits of each seat's waiting hand: bits of tiles 0..26, then bits of tiles 27..33;
+                      recomputed whenever the seat's concealed hand becomes a waiting hand (deal, its discard,
+                      a kong), so every win check is a bit test before the scorer runs
     then scalars: SEED_LO SEED_HI (episode seed), RNG_LO RNG_HI (splitmix64 state), DICE (d1*10+d2), FRONT, BACK,
     PHASE, CUR (seat to act, -1 when over), TURN (seat whose turn it is), OFFER_TILE OFFER_SEAT (tile on offer
     in a claim/rob window, -1 otherwise), DRAWN (tile just drawn by TURN, -1 after a claim), DRAW_KIND
@@ -43,9 +46,12 @@ Specification in mjenv
     EVENTS (EV_* bits of what happened this hand), SCRATCH (48 words of kernel scratch space, meaningless
     between calls; lets the kernels run without allocating).
 
-* Kernels: ``reset_kernel(state, seed, dealer, prevalent, min_fan)``, ``legal_mask_kernel(state, seat, mask)``,
-  ``step_kernel(state, action, rewards) -> err`` (acting seat is ``state[CUR]``; rewards ``float32[4]`` are this
-  step's score deltas), ``observe_kernel(state, seat, obs)`` (mjenv.observation), ``penalize_kernel``.
+* Kernels: ``reset_kernel(state, seed, dealer, prevalent, min_fan, suit_win, honor_win)``,
+  ``legal_mask_kernel(state, seat, mask)``, ``step_kernel(state, action, rewards, suit_win, honor_win) -> err``
+  (acting seat is ``state[CUR]``; rewards ``float32[4]`` are this step's score deltas),
+  ``observe_kernel(state, seat, obs)`` (mjenv.observation), ``penalize_kernel``. ``suit_win, honor_win`` are the
+  rules core's win tables (:func:`win_tables`, from :func:`mjenv.hand.load_tables`): win tests are
+  :mod:`mjenv.hand`'s kernels (there is no second win test in the engine).
   ``next_seed_kernel(state)`` draws the seed of the next hand from the table's own RNG (auto-reset).
 * Phases: PH_TURN (TURN acts: discard, kongs, self-drawn win; after a chow/pung only discards), PH_CLAIM (after a
   discard the seats with a legal claim are asked one at a time in play order after the discarder; answers are
@@ -66,6 +72,7 @@ import numpy as np
 from mjenv import actions as A
 from mjenv._jit import njit
 from mjenv.fans import NUM_FANS, WIN_4TH_TILE, WIN_ABOUT_KONG, WIN_SELF_DRAWN, WIN_WALL_LAST, score_kernel
+from mjenv.hand import _KNIT_MASK, KNITS, _groups_win, _win_code_at
 
 MAX_DISCARDS = 48  # per seat; a seat can discard at most ~40 times in a hand
 NUM_ACTIONS = A.NUM_ACTIONS
@@ -73,7 +80,7 @@ NUM_ACTIONS = A.NUM_ACTIONS
 _layout: list[tuple[str, int]] = [
     ("HAND", 4 * 34), ("MELDS", 16), ("N_MELDS", 4), ("DISC", 4 * MAX_DISCARDS), ("N_DISC", 4), ("WALL", 144),
     ("FLOWERS", 4), ("FLOWER_BITS", 4), ("VIS", 34), ("CLAIM", 4), ("WIN_FAN", 4), ("WIN_FLAGS_P", 4),
-    ("NO_WIN", 4), ("SCORES", 4), ("FANS", NUM_FANS),
+    ("NO_WIN", 4), ("SCORES", 4), ("FANS", NUM_FANS), ("WAITS", 8),
     ("SEED_LO", 1), ("SEED_HI", 1), ("RNG_LO", 1), ("RNG_HI", 1), ("DICE", 1), ("FRONT", 1), ("BACK", 1),
     ("PHASE", 1), ("CUR", 1), ("TURN", 1), ("OFFER_TILE", 1), ("OFFER_SEAT", 1), ("DRAWN", 1), ("DRAW_KIND", 1),
     ("JUST_CLAIMED", 1), ("DEALER", 1), ("PREVALENT", 1), ("MIN_FAN", 1), ("WINNER", 1), ("LOSER", 1),
@@ -95,7 +102,7 @@ OFFER_TILE, OFFER_SEAT, DRAWN, DRAW_KIND = (OFFSETS[k] for k in ("OFFER_TILE", "
 JUST_CLAIMED, DEALER, PREVALENT, MIN_FAN = (OFFSETS[k] for k in ("JUST_CLAIMED", "DEALER", "PREVALENT", "MIN_FAN"))
 WINNER, LOSER, WIN_TILE, WIN_FLAGS, WIN_TOTAL = (OFFSETS[k] for k in ("WINNER", "LOSER", "WIN_TILE", "WIN_FLAGS", "WIN_TOTAL"))
 N_STEPS, N_DRAWS, LAST_ACTOR, LAST_ACTION, EVENTS = (OFFSETS[k] for k in ("N_STEPS", "N_DRAWS", "LAST_ACTOR", "LAST_ACTION", "EVENTS"))
-SCRATCH = OFFSETS["SCRATCH"]
+SCRATCH, WAITS = OFFSETS["SCRATCH"], OFFSETS["WAITS"]
 del _o, _name, _size
 
 A_CHOW, A_PUNG, A_KONG, A_CONCEALED_KONG, A_ADDED_KONG = A.CHOW, A.PUNG, A.KONG, A.CONCEALED_KONG, A.ADDED_KONG
@@ -128,6 +135,9 @@ EV_NAMES = {
     EV_SEVERAL_ASKED: "several_seats_asked", EV_LAST_DISCARD_WINDOW: "last_discard_window",
     EV_PUNG_OVER_CHOW: "pung_over_chow", EV_INITIAL_FLOWER: "initial_flower",
 }
+
+_KNITS = KNITS  # 6x3 knitted combinations (a small constant array)
+_POP9 = np.array([i.bit_count() for i in range(512)], dtype=np.int64)  # popcount of 9-bit masks
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -162,104 +172,163 @@ def next_seed_kernel(state):
 
 # ----------------------------------------------------------------------------------------------- scoring
 @njit
-def _suit_sets(state, base, n, honor):
-    """Can the ``n`` counts at ``state[base:]`` (one suit, or the honours) be split into pungs and chows?
+def _update_waits(state, s, suit_win, honor_win):
+    """Cache in ``WAITS`` the tiles that complete the waiting (13 - 3 * melds) concealed hand of ``s``.
 
-    The lowest tile with count c starts exactly c % 3 chows (three chows 123 equal three pungs 111222333).
-    The counts are clobbered.
+    Called whenever a seat's concealed hand becomes a waiting hand (after the deal, its discard, a kong), so
+    that every later win check of the seat (a claim, robbing, a self-draw) is a bit test. The waits are the
+    tiles ``t`` held fewer than 4 times for which :func:`mjenv.hand._win_code_at` (the rules core's win test)
+    says ``hand + t`` wins, found without testing all 34 tiles:
+
+    * regular shape: the group sizes mod 3 must be (1, 0, 0, 0) or (2, 2, 0, 0) in some order, the groups not
+      taking the tile must split into sets (and the pair) on their own (``suit_win``/``honor_win`` bits), and
+      only then each tile of a candidate group is tried with :func:`mjenv.hand._groups_win`;
+    * special shapes (necessary conditions, then the full win test on each candidate): seven pairs (exactly
+      one tile held an odd number of times: that tile), thirteen orphans (only terminals and honours held: the
+      13 orphans), honours and knitted (no tile held twice, suited tiles within one knitted combination: its
+      tiles and the honours), knitted straight (8 of the 9 tiles of a knitted combination held, at most one
+      meld: every tile).
+
+    Bad hands (a wrong size) simply have no waits. Uses no scratch of the state.
     """
-    for i in range(n):
-        k = state[base + i] % 3
-        if k == 0:
-            continue
-        if honor or i > n - 3 or state[base + i + 1] < k or state[base + i + 2] < k:
-            return False
-        state[base + i + 1] -= k
-        state[base + i + 2] -= k
-    return True
+    h = HAND + 34 * s
+    n_melds = state[N_MELDS + s]
+    k0 = 0  # base-5 group keys (rank r is digit r), group sizes, bitmasks of held ranks and of odd counts
+    k1 = 0
+    k2 = 0
+    k3 = 0
+    s0 = 0
+    s1 = 0
+    s2 = 0
+    s3 = 0
+    m0 = 0
+    m1 = 0
+    m2 = 0
+    o0 = 0
+    o1 = 0
+    o2 = 0
+    o3 = 0
+    big = 0  # OR of all counts: <= 1 iff no tile is held twice
+    for r in range(8, -1, -1):
+        c0 = state[h + r]
+        c1 = state[h + 9 + r]
+        c2 = state[h + 18 + r]
+        k0 = k0 * 5 + c0
+        k1 = k1 * 5 + c1
+        k2 = k2 * 5 + c2
+        s0 += c0
+        s1 += c1
+        s2 += c2
+        m0 |= ((c0 + 7) >> 3) << r
+        m1 |= ((c1 + 7) >> 3) << r
+        m2 |= ((c2 + 7) >> 3) << r
+        o0 |= (c0 & 1) << r
+        o1 |= (c1 & 1) << r
+        o2 |= (c2 & 1) << r
+        big |= c0 | c1 | c2
+    for r in range(6, -1, -1):
+        c3 = state[h + 27 + r]
+        k3 = k3 * 5 + c3
+        s3 += c3
+        o3 |= (c3 & 1) << r
+        big |= c3
+    lo = 0  # bits of tiles 0..26
+    hi = 0  # bits of tiles 27..33 (bit t - 27)
+    r0 = s0 % 3
+    r1 = s1 % 3
+    r2 = s2 % 3
+    r3 = s3 % 3
+    n1 = (r0 == 1) + (r1 == 1) + (r2 == 1) + (r3 == 1)
+    n2 = (r0 == 2) + (r1 == 2) + (r2 == 2) + (r3 == 2)
+    if (n1 == 1 and n2 == 0) or (n1 == 0 and n2 == 2):
+        # a group that does not take the tile must split on its own: sets, or sets and the pair when it is 2 mod 3
+        f0 = (suit_win[k0] >> (r0 >> 1)) & 1
+        f1 = (suit_win[k1] >> (r1 >> 1)) & 1
+        f2 = (suit_win[k2] >> (r2 >> 1)) & 1
+        f3 = (honor_win[k3] >> (r3 >> 1)) & 1
+        for g in range(4):
+            rg = r0 if g == 0 else (r1 if g == 1 else (r2 if g == 2 else r3))
+            if rg == 0:
+                continue
+            others = (f0 | (g == 0)) & (f1 | (g == 1)) & (f2 | (g == 2)) & (f3 | (g == 3))
+            if others == 0:
+                continue
+            p = 1
+            for r in range(9 if g < 3 else 7):
+                t = 9 * g + r
+                if state[h + t] < 4 and _groups_win(
+                    suit_win, honor_win, k0 + (p if g == 0 else 0), k1 + (p if g == 1 else 0),
+                    k2 + (p if g == 2 else 0), k3 + (p if g == 3 else 0), s0 + (g == 0), s1 + (g == 1),
+                    s2 + (g == 2), s3 + (g == 3),
+                ):
+                    if g < 3:
+                        lo |= 1 << t
+                    else:
+                        hi |= 1 << r
+                p *= 5
+    if n_melds <= 1:
+        cand_lo = 0  # candidate tiles of the special shapes (necessary conditions), tried with the full test
+        cand_hi = 0
+        if n_melds == 0:
+            n_odd = _POP9[o0] + _POP9[o1] + _POP9[o2] + _POP9[o3]
+            if n_odd == 1:  # seven pairs: the one tile held an odd number of times
+                cand_lo |= o0 | (o1 << 9) | (o2 << 18)
+                cand_hi |= o3
+            if (m0 | m1 | m2) & 0b011111110 == 0:  # thirteen orphans: only terminals and honours held
+                cand_lo |= 0b100000001 | (0b100000001 << 9) | (0b100000001 << 18)
+                cand_hi |= 127
+            if big <= 1:  # honours and knitted tiles: singles within one knitted combination and the honours
+                for j in range(6):
+                    x0 = _KNIT_MASK[_KNITS[j, 0]]
+                    x1 = _KNIT_MASK[_KNITS[j, 1]]
+                    x2 = _KNIT_MASK[_KNITS[j, 2]]
+                    if (m0 & ~x0) | (m1 & ~x1) | (m2 & ~x2) == 0:
+                        cand_lo |= x0 | (x1 << 9) | (x2 << 18)
+                        cand_hi |= 127
+        for j in range(6):  # knitted straight: 8 of the 9 knitted tiles held
+            x0 = _KNIT_MASK[_KNITS[j, 0]]
+            x1 = _KNIT_MASK[_KNITS[j, 1]]
+            x2 = _KNIT_MASK[_KNITS[j, 2]]
+            if _POP9[m0 & x0] + _POP9[m1 & x1] + _POP9[m2 & x2] >= 8:
+                cand_lo |= (1 << 27) - 1
+                cand_hi |= 127
+                break
+        cand_lo &= ~lo
+        cand_hi &= ~hi
+        if cand_lo != 0 or cand_hi != 0:
+            row = np.empty((1, 34), np.int8)
+            for t in range(34):
+                row[0, t] = state[h + t]
+            for t in range(34):
+                if (t < 27 and (cand_lo >> t) & 1 == 0) or (t >= 27 and (cand_hi >> (t - 27)) & 1 == 0):
+                    continue
+                if row[0, t] >= 4:
+                    continue
+                row[0, t] += 1
+                if _win_code_at(row, 0, n_melds, suit_win, honor_win, _KNITS) == 1:
+                    if t < 27:
+                        lo |= 1 << t
+                    else:
+                        hi |= 1 << (t - 27)
+                row[0, t] -= 1
+    state[WAITS + 2 * s] = lo
+    state[WAITS + 2 * s + 1] = hi
 
 
 @njit
-def _regular_complete(state, h, pair_suit):
-    """Do the counts at ``state[h:h+34]`` make a pair (in ``pair_suit``) and sets? Uses SCRATCH[34:43]."""
-    w = SCRATCH + 34
-    for s in range(4):
-        n = 9 if s < 3 else 7
-        if s == pair_suit:
-            continue
-        for i in range(n):
-            state[w + i] = state[h + 9 * s + i]
-        if not _suit_sets(state, w, n, s == 3):
-            return False
-    n = 9 if pair_suit < 3 else 7
-    for p in range(n):
-        if state[h + 9 * pair_suit + p] >= 2:
-            for i in range(n):
-                state[w + i] = state[h + 9 * pair_suit + i]
-            state[w + p] -= 2
-            if _suit_sets(state, w, n, pair_suit == 3):
-                return True
-    return False
+def _waits_on(state, s, t):
+    """Is ``t`` one of the cached waits of ``s``?"""
+    if t < 27:
+        return (state[WAITS + 2 * s] >> t) & 1 == 1
+    return (state[WAITS + 2 * s + 1] >> (t - 27)) & 1 == 1
 
 
 @njit
-def _may_win(state, seat, tile, in_hand):
-    """Fast necessary condition for a win (the scorer decides the fan): an exact test of the regular, seven pairs,
-    thirteen orphans and honours-and-knitted shapes, and the full knitted pattern for a knitted straight.
-    Never false for a winning hand (tests/test_fuzz.py checks it on the scorer's random winning hands).
-    """
-    n_melds = state[N_MELDS + seat]
-    src = HAND + 34 * seat
-    extra = 0 if in_hand else 1
-    pair_suit = -1
-    mod_ok = True
-    for s in range(4):  # regular shape: one suit holds 2 mod 3 tiles, the others 0 mod 3
-        tot = 0
-        for i in range(9 * s, min(9 * s + 9, 34)):
-            tot += state[src + i]
-        if tile // 9 == s or (s == 3 and tile >= 27):
-            tot += extra
-        m = tot % 3
-        if m == 1 or (m == 2 and pair_suit >= 0):
-            mod_ok = False
-        elif m == 2:
-            pair_suit = s
-    if n_melds > 1 and (not mod_ok or pair_suit < 0):
-        return False
-    h = SCRATCH
-    odd = 0
-    distinct = 0
-    maxc = 0
-    term_honor = True
-    for t in range(34):
-        c = state[src + t] + (extra if t == tile else 0)
-        state[h + t] = c
-        odd += c & 1
-        distinct += c > 0
-        maxc = max(maxc, c)
-        if c > 0 and t < 27 and t % 9 != 0 and t % 9 != 8:
-            term_honor = False
-    if mod_ok and pair_suit >= 0 and _regular_complete(state, h, pair_suit):
-        return True
-    if n_melds > 1:
-        return False
-    if n_melds == 0 and (odd == 0 or (term_honor and distinct == 13)):  # seven pairs, thirteen orphans
-        return True
-    n_suited = 0
-    for t in range(27):
-        n_suited += state[h + t] > 0
-    for k in range(6):  # knitted patterns: suits (a, b, c) hold ranks 147, 258, 369
-        a = k // 2
-        b = (a + 1 + k % 2) % 3
-        c = 3 - a - b
-        n = 0
-        for r in range(3):
-            n += (state[h + 9 * a + r * 3] > 0) + (state[h + 9 * b + 1 + r * 3] > 0) + (state[h + 9 * c + 2 + r * 3] > 0)
-        if n == 9:  # knitted straight (the scorer checks the rest)
-            return True
-        if n_melds == 0 and maxc == 1 and n == n_suited:  # honours and knitted tiles: 14 singles
-            return True
-    return False
+def _update_waits_without(state, s, tile, suit_win, honor_win):
+    """:func:`_update_waits` of ``s``'s hand less ``tile`` (a 14-tile hand whose last tile is ``tile``)."""
+    state[HAND + 34 * s + tile] -= 1
+    _update_waits(state, s, suit_win, honor_win)
+    state[HAND + 34 * s + tile] += 1
 
 
 @njit
@@ -286,7 +355,9 @@ def _score(state, seat, tile, flags, in_hand, fan_counts):
 
 @njit
 def _set_win_option(state, seat, tile, flags, in_hand):
-    if state[NO_WIN + seat] != 0 or not _may_win(state, seat, tile, in_hand):
+    """Cache the win of ``seat`` on ``tile`` open right now (WIN_FAN, WIN_FLAGS_P): scored only when ``tile`` is
+    one of the seat's cached waits (:func:`_update_waits`)."""
+    if state[NO_WIN + seat] != 0 or not _waits_on(state, seat, tile):
         state[WIN_FAN + seat] = -1
     else:
         state[WIN_FAN + seat] = _score(state, seat, tile, flags, in_hand, np.zeros(NUM_FANS, np.int16))
@@ -305,7 +376,7 @@ def _seed_rng(state, seed):
 
 
 @njit
-def reset_kernel(state, seed, dealer, prevalent, min_fan):
+def reset_kernel(state, seed, dealer, prevalent, min_fan, suit_win, honor_win):
     """Start a hand: shuffle the wall from ``seed``, roll the dice, deal, replace initial flowers.
 
     The dealer (``dealer`` chair) then has 14 tiles and the turn. ``state`` is ``int32[STATE_SIZE]``.
@@ -350,6 +421,11 @@ def reset_kernel(state, seed, dealer, prevalent, min_fan):
             need[s] -= 1
             state[BACK] -= 1
             last = _give(state, s, state[WALL + state[BACK]], need, last, dealer)
+    for s in range(4):
+        if s == dealer:
+            _update_waits_without(state, s, last, suit_win, honor_win)
+        else:
+            _update_waits(state, s, suit_win, honor_win)
     _start_turn(state, dealer, last, KIND_NORMAL)
 
 
@@ -458,9 +534,10 @@ def _chow_ok(state, s, t, p):
 
 
 @njit
-def _discard(state, s, t):
+def _discard(state, s, t, suit_win, honor_win):
     """``s`` discards ``t``; open the claim window for seats with a legal claim, else the next player draws."""
     state[HAND + 34 * s + t] -= 1
+    _update_waits(state, s, suit_win, honor_win)
     n = state[N_DISC + s]
     if n < MAX_DISCARDS:
         state[DISC + MAX_DISCARDS * s + n] = t
@@ -553,7 +630,7 @@ def _finish_win(state, w, loser, tile, in_hand, rewards):
 
 
 @njit
-def _resolve_claims(state, rewards):
+def _resolve_claims(state, rewards, suit_win, honor_win):
     """Everyone asked has answered: win > pung/kong > chow, ties to the first in play order after the discarder."""
     d = state[OFFER_SEAT]
     t = state[OFFER_TILE]
@@ -602,6 +679,7 @@ def _resolve_claims(state, rewards):
         state[VIS + t] += 3
         _add_meld(state, best, (3 << 8) | (((best - d) % 4) << 6) | t)
         state[EVENTS] |= EV_EXPOSED_KONG
+        _update_waits(state, best, suit_win, honor_win)
         _draw(state, best, True, KIND_KONG)
     else:
         p = best_action - A_CHOW
@@ -616,7 +694,7 @@ def _resolve_claims(state, rewards):
 
 
 @njit
-def _open_rob(state, s, t):
+def _open_rob(state, s, t, suit_win, honor_win):
     """``s`` declares an added kong of ``t``: ask the seats that can win on it, else complete the kong."""
     state[HAND + 34 * s + t] -= 1
     state[OFFER_TILE] = t
@@ -632,24 +710,25 @@ def _open_rob(state, s, t):
             if first < 0:
                 first = o
     if first < 0:
-        _complete_added_kong(state, s, t)
+        _complete_added_kong(state, s, t, suit_win, honor_win)
     else:
         state[PHASE] = PH_ROB
         state[CUR] = first
 
 
 @njit
-def _complete_added_kong(state, s, t):
+def _complete_added_kong(state, s, t, suit_win, honor_win):
     i = _pung_index(state, s, t)
     m = state[MELDS + 4 * s + i]
     state[MELDS + 4 * s + i] = (1 << 10) | (3 << 8) | (m & (3 << 6)) | t
     state[VIS + t] += 1
     state[EVENTS] |= EV_ADDED_KONG
+    _update_waits(state, s, suit_win, honor_win)
     _draw(state, s, True, KIND_KONG)
 
 
 @njit
-def _resolve_rob(state, rewards):
+def _resolve_rob(state, rewards, suit_win, honor_win):
     s = state[OFFER_SEAT]
     t = state[OFFER_TILE]
     winner = -1
@@ -659,7 +738,7 @@ def _resolve_rob(state, rewards):
             winner = o
         state[CLAIM + o] = NOT_ASKED
     if winner < 0:
-        _complete_added_kong(state, s, t)
+        _complete_added_kong(state, s, t, suit_win, honor_win)
     else:
         state[EVENTS] |= EV_ROBBED
         _finish_win(state, winner, s, t, False, rewards)
@@ -708,35 +787,38 @@ def legal_mask_kernel(state, seat, mask):
 
     Returns the number of legal actions. Agrees with ``_legal`` action by action (tested).
     """
-    mask[:] = False
     ph = state[PHASE]
     if ph == PH_OVER or seat != state[CUR]:
+        mask[:] = False
         return 0
     h = HAND + 34 * seat
     n = 0
-    if ph == PH_TURN:
+    if ph == PH_TURN:  # every entry written once, without branches on the tile counts
+        jc = state[JUST_CLAIMED] != 0
+        kong_ok = not jc and state[FRONT] < state[BACK]
         for t in range(34):
-            if state[h + t] > 0:
-                mask[A_DISCARD + t] = True
-                n += 1
-        if state[JUST_CLAIMED] != 0:
-            return n
-        if state[WIN_FAN + seat] >= 0:
-            mask[A_WIN] = True
-            n += 1
-        if state[FRONT] >= state[BACK]:
-            return n
-        for t in range(34):
-            if state[h + t] == 4:
-                mask[A_CONCEALED_KONG + t] = True
-                n += 1
-        for i in range(state[N_MELDS + seat]):
-            m = state[MELDS + 4 * seat + i]
-            t = m & 63
-            if (m >> 8) & 3 == 2 and state[h + t] > 0:
-                mask[A_ADDED_KONG + t] = True
-                n += 1
+            c = state[h + t]
+            d = c > 0
+            k = kong_ok and c == 4
+            mask[A_DISCARD + t] = d
+            mask[A_CONCEALED_KONG + t] = k
+            mask[A_ADDED_KONG + t] = False
+            n += d + k
+        for a in range(A_CHOW, A_CONCEALED_KONG):
+            mask[a] = False
+        w = not jc and state[WIN_FAN + seat] >= 0
+        mask[A_WIN] = w
+        mask[A_PASS] = False
+        n += w
+        if kong_ok:
+            for i in range(state[N_MELDS + seat]):
+                m = state[MELDS + 4 * seat + i]
+                t = m & 63
+                if (m >> 8) & 3 == 2 and state[h + t] > 0:
+                    mask[A_ADDED_KONG + t] = True
+                    n += 1
         return n
+    mask[:] = False
     mask[A_PASS] = True
     n = 1
     if state[WIN_FAN + seat] >= 0:
@@ -760,7 +842,7 @@ def legal_mask_kernel(state, seat, mask):
 
 
 @njit
-def step_kernel(state, action, rewards):
+def step_kernel(state, action, rewards, suit_win, honor_win):
     """Apply ``action`` of the seat to act (``state[CUR]``); ``rewards`` (float32[4]) get this step's deltas.
 
     Returns 0, or ERR_ILLEGAL (-1, state unchanged) / ERR_OVER (-2, the hand is over).
@@ -778,15 +860,16 @@ def step_kernel(state, action, rewards):
     state[LAST_ACTION] = action
     if ph == PH_TURN:
         if action < A_CHOW:
-            _discard(state, s, action)
+            _discard(state, s, action, suit_win, honor_win)
         elif action < A_ADDED_KONG:
             t = action - A_CONCEALED_KONG
             state[HAND + 34 * s + t] -= 4
             _add_meld(state, s, (3 << 8) | t)
             state[EVENTS] |= EV_CONCEALED_KONG
+            _update_waits(state, s, suit_win, honor_win)
             _draw(state, s, True, KIND_KONG)
         elif action < A_WIN:
-            _open_rob(state, s, action - A_ADDED_KONG)
+            _open_rob(state, s, action - A_ADDED_KONG, suit_win, honor_win)
         else:
             _finish_win(state, s, -1, state[DRAWN], True, rewards)
         return OK
@@ -798,10 +881,22 @@ def step_kernel(state, action, rewards):
     if k < 4:
         state[CUR] = (d + k) % 4
     elif ph == PH_CLAIM:
-        _resolve_claims(state, rewards)
+        _resolve_claims(state, rewards, suit_win, honor_win)
     else:
-        _resolve_rob(state, rewards)
+        _resolve_rob(state, rewards, suit_win, honor_win)
     return OK
+
+
+@njit
+def front_step_kernel(state, action, rewards, suit_win, honor_win):
+    """:func:`step_kernel` for the single-table fronts: returns the seat to act next (0..3), 4 when the hand is
+    over, or the negative error code (the state is then unchanged)."""
+    err = step_kernel(state, action, rewards, suit_win, honor_win)
+    if err < 0:
+        return err
+    if state[PHASE] == PH_OVER:
+        return 4
+    return state[CUR]
 
 
 @njit
@@ -830,6 +925,31 @@ def penalize_kernel(state, seat, mode, rewards):
 
 
 # ----------------------------------------------------------------------------------------------- Python API
+_WIN_TABLES: tuple[np.ndarray, np.ndarray] | None = None
+
+
+def win_tables() -> tuple[np.ndarray, np.ndarray]:
+    """``(suit_win, honor_win)``: the rules core's win lookup tables (those of :func:`mjenv.hand.load_tables`).
+
+    Loaded once; only these two members of ``suit_tables.npz`` are read (the 20 MB shanten table is not needed
+    to play), unless :mod:`mjenv.hand` has loaded the tables already. ``reset_kernel``, ``step_kernel`` and
+    ``begin_turn_kernel`` take them as their last two arguments.
+    """
+    global _WIN_TABLES
+    if _WIN_TABLES is None:
+        from importlib import resources
+
+        from mjenv import hand
+
+        if hand._TABLES is not None:
+            _WIN_TABLES = (hand._TABLES[2], hand._TABLES[3])
+        else:
+            with resources.files("mjenv._tables").joinpath("suit_tables.npz").open("rb") as f:
+                z = np.load(f)
+                _WIN_TABLES = (np.ascontiguousarray(z["suit_win"]), np.ascontiguousarray(z["honor_win"]))
+    return _WIN_TABLES
+
+
 def new_state(n: int | None = None) -> np.ndarray:
     """A zeroed state: ``int32[STATE_SIZE]``, or ``int32[n, STATE_SIZE]`` for a batch of tables."""
     if n is None:
@@ -862,7 +982,7 @@ def reset(state: np.ndarray, seed: int, dealer: int = 0, prevalent: int = 0, min
             raise ValueError(f"{name} must be 0..3, got {v!r}")
     if isinstance(min_fan, bool) or not isinstance(min_fan, (int, np.integer)) or min_fan < 0:
         raise ValueError(f"min_fan must be a non-negative int, got {min_fan!r}")
-    reset_kernel(state, check_seed(seed), int(dealer), int(prevalent), int(min_fan))
+    reset_kernel(state, check_seed(seed), int(dealer), int(prevalent), int(min_fan), *win_tables())
 
 
 def legal_mask(state: np.ndarray, seat: int) -> np.ndarray:
@@ -884,7 +1004,7 @@ def step(state: np.ndarray, action: int) -> np.ndarray:
     if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
         raise TypeError(f"action must be an int, got {type(action).__name__}")
     rewards = np.zeros(4, np.float32)
-    err = step_kernel(state, int(action), rewards)
+    err = step_kernel(state, int(action), rewards, *win_tables())
     if err == ERR_OVER:
         raise ValueError("the hand is over; reset the state")
     if err != OK:
@@ -923,11 +1043,17 @@ def events(state: np.ndarray) -> list[str]:
 
 
 @njit
-def begin_turn_kernel(state, seat, tile, kind):
+def begin_turn_kernel(state, seat, tile, kind, suit_win, honor_win):
     """Make it ``seat``'s turn having just drawn ``tile`` (already in the hand) by a draw of ``kind``.
 
-    Used to build states directly (scenario tests, replays of positions); normal play never needs it.
+    Used to build states directly (scenario tests, replays of positions); normal play never needs it. The
+    cached waits of every seat are computed from scratch (``seat``'s without ``tile``).
     """
+    for s in range(4):
+        if s == seat:
+            _update_waits_without(state, s, tile, suit_win, honor_win)
+        else:
+            _update_waits(state, s, suit_win, honor_win)
     _start_turn(state, seat, tile, kind)
 
 
@@ -998,11 +1124,12 @@ def warmup() -> float:
     """Compile (or load from the on-disk cache) every engine kernel by playing one hand; returns seconds taken."""
     import time
 
-    from mjenv.observation import OBS_SIZE, observe_kernel
+    from mjenv.observation import OBS_SIZE, observe_kernel, observe_mask_kernel
 
     t0 = time.perf_counter()
+    tab = win_tables()
     st = new_state()
-    reset_kernel(st, 0, 0, 0, 8)
+    reset_kernel(st, 0, 0, 0, 8, *tab)
     mask = np.zeros(NUM_ACTIONS, np.bool_)
     obs = np.zeros(OBS_SIZE, np.float32)
     rewards = np.zeros(4, np.float32)
@@ -1010,8 +1137,11 @@ def warmup() -> float:
         seat = int(st[CUR])
         legal_mask_kernel(st, seat, mask)
         observe_kernel(st, seat, obs)
-        step_kernel(st, int(np.flatnonzero(mask)[-1]), rewards)
+        step_kernel(st, int(np.flatnonzero(mask)[-1]), rewards, *tab)
     legal_mask_kernel(st, 0, np.zeros(NUM_ACTIONS, np.int8))  # the int8 masks of the PettingZoo front
+    reset_kernel(st, 1, 0, 0, 8, *tab)
+    front_step_kernel(st, A_DISCARD + int(np.flatnonzero(st[HAND:HAND + 34])[0]), rewards, *tab)
+    observe_mask_kernel(st, int(st[CUR]), True, obs, np.zeros(NUM_ACTIONS, np.int8))
     penalize_kernel(st, 0, 2, rewards)
     next_seed_kernel(st)
     return time.perf_counter() - t0

@@ -140,6 +140,17 @@ def observe_kernel(state, seat, obs):
     obs[O_NOWIN] = state[G.NO_WIN + seat]
 
 
+@njit
+def observe_mask_kernel(state, seat, active, obs, mask):
+    """:func:`observe_kernel` and, when ``active``, ``game.legal_mask_kernel`` into ``mask`` (else all zero), in
+    one call (the AEC front's ``observe``). Returns the number of legal actions."""
+    observe_kernel(state, seat, obs)
+    if active:
+        return G.legal_mask_kernel(state, seat, mask)
+    mask[:] = 0
+    return 0
+
+
 def views(obs: np.ndarray) -> dict[str, np.ndarray]:
     """Named reshaped views (no copies) of a flat observation (or a batch ``[..., OBS_SIZE]``)."""
     obs = np.asarray(obs)

@@ -103,6 +103,10 @@ from mjenv.rules import RuleConfig, chair_of_player
 ENV_ID = "mjenv/mahjong-v0"
 GLOBAL_SIZE = 4 * O.OBS_SIZE + 42
 _MODE_CODE = {"terminate": 0}
+_OK = G.OK
+_front_step = G.front_step_kernel
+_observe_mask = O.observe_mask_kernel
+_OBS_SIZE, _NUM_ACTIONS = O.OBS_SIZE, A.NUM_ACTIONS
 
 
 def env(**kwargs) -> AECEnv:
@@ -153,6 +157,7 @@ class raw_env(AECEnv):
         self.observation_spaces = {a: spaces.Dict(obs_space) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(A.NUM_ACTIONS) for a in self.possible_agents}
         self.state_array = G.new_state()
+        self._tab = G.win_tables()
         self._rew = np.zeros(4, np.float32)
         self._mask = np.zeros(A.NUM_ACTIONS, np.bool_)
         self._seed_rng = np.random.default_rng()
@@ -180,6 +185,7 @@ class raw_env(AECEnv):
             raise ValueError(f"dealer and prevalent_wind must be 0..3, got {options}")
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._zero_rewards = True  # self.rewards holds only zeros (then a step without payments keeps it)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
@@ -200,7 +206,7 @@ class raw_env(AECEnv):
         for p, c in enumerate(self._chair):
             self._player[c] = p
         self._hand_index = index
-        G.reset_kernel(self.state_array, seed, dealer, prevalent, int(self.rules.min_fan))
+        G.reset_kernel(self.state_array, seed, dealer, prevalent, int(self.rules.min_fan), *self._tab)
         self._ops = []
         self._hands.append((seed, dealer, prevalent, int(self.rules.min_fan), self._ops, list(self._chair)))
         self._over = False
@@ -209,11 +215,9 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------------------------------ observe
     def observe(self, agent: str) -> dict:
         seat = self._chair[self._index[agent]]
-        obs = np.empty(O.OBS_SIZE, np.float32)
-        O.observe_kernel(self.state_array, seat, obs)
-        mask = np.zeros(A.NUM_ACTIONS, np.int8)
-        if not self._over and agent == self.agent_selection:
-            G.legal_mask_kernel(self.state_array, seat, mask)
+        obs = np.empty(_OBS_SIZE, np.float32)
+        mask = np.empty(_NUM_ACTIONS, np.int8)
+        _observe_mask(self.state_array, seat, not self._over and agent == self.agent_selection, obs, mask)
         out = {"observation": obs, "action_mask": mask}
         if self.global_state:
             out["global_state"] = self._global(seat)
@@ -240,10 +244,15 @@ class raw_env(AECEnv):
             self._fresh_infos = False
         seat = self._chair[self._index[agent]]
         st = self.state_array
-        ok = isinstance(action, (int, np.integer)) and not isinstance(action, bool)
-        err = G.step_kernel(st, int(action), self._rew) if ok else G.ERR_ILLEGAL
-        if err == G.OK:
-            self._ops.append(("act", seat, int(action)))
+        ok = type(action) is int or (isinstance(action, (int, np.integer)) and not isinstance(action, bool))
+        if ok:
+            action = int(action)
+            nxt = _front_step(st, action, self._rew, *self._tab)
+            err = _OK if nxt >= 0 else nxt
+        else:
+            nxt = err = G.ERR_ILLEGAL
+        if err == _OK:
+            self._ops.append(("act", seat, action))
         elif self.rules.illegal == "raise":
             what = A.action_to_str(int(action)) if ok and 0 <= int(action) < A.NUM_ACTIONS else repr(action)
             raise ValueError(f"illegal action {what} for {agent}")
@@ -251,17 +260,20 @@ class raw_env(AECEnv):
             mode = 0 if self.rules.illegal == "terminate" else (1 if ok and int(action) == A.WIN else 2)
             G.penalize_kernel(st, seat, mode, self._rew)
             self._ops.append(("penalty", seat, mode))
-        over = st[G.PHASE] == G.PH_OVER
-        if over or err != G.OK:  # payments and penalties are the only non-zero rewards
+            nxt = 4 if st[G.PHASE] == G.PH_OVER else int(st[G.CUR])
+        over = nxt == 4
+        if over or err != _OK:  # payments and penalties are the only non-zero rewards
             rew = self._rew
             self.rewards = {a: float(rew[self._chair[i]]) for i, a in enumerate(self.possible_agents)}
+            self._zero_rewards = False
             self._accumulate_rewards()
-        else:
+        elif not self._zero_rewards:
             self.rewards = dict.fromkeys(self.possible_agents, 0.0)
+            self._zero_rewards = True
         if over:
-            self._end_hand(illegal=err != G.OK)
+            self._end_hand(illegal=err != _OK)
         else:
-            self.agent_selection = self.possible_agents[self._player[int(st[G.CUR])]]
+            self.agent_selection = self.possible_agents[self._player[nxt]]
         if self.render_mode == "human":
             self.render()
 

@@ -37,7 +37,7 @@ def _apply(state: np.ndarray, op: list, rewards: np.ndarray) -> int:
     if kind == "act":
         if int(state[G.CUR]) != seat:
             raise ValueError(f"log op {op}: seat {seat} is not the seat to act ({int(state[G.CUR])})")
-        return int(G.step_kernel(state, int(value), rewards))
+        return int(G.step_kernel(state, int(value), rewards, *G.win_tables()))
     if kind == "penalty":
         G.penalize_kernel(state, int(seat), int(value), rewards)
         return 0

@@ -50,6 +50,7 @@ def main() -> int:
 
         oracle = MahjongGB.MahjongFanCalculator
     st = G.new_state()
+    tab = G.win_tables()
     rs = np.array([args.seed * 6364136223846793005 % 2**64 | 1], np.uint64)
     counts = dict.fromkeys(G.EV_NAMES.values(), 0)
     wins = draws = steps = 0
@@ -61,9 +62,9 @@ def main() -> int:
     t0 = time.perf_counter()
     for h in tqdm(range(args.hands), mininterval=2.0):
         seed = args.seed * 1_000_003 + h
-        G.reset_kernel(st, seed, h % 4, (h // 4) % 4, 8)
+        G.reset_kernel(st, seed, h % 4, (h // 4) % 4, 8, *tab)
         policy = {"random": 0, "biased": 1, "mixed": h % 2}[args.policy]
-        n = playout_kernel(st, policy, rs, True)
+        n = playout_kernel(st, policy, rs, True, *tab)
         if n < 0:
             print(f"hand seed={seed} dealer={h % 4}: {CHECK_ERRORS.get(n, n)}", file=sys.stderr)
             return 1

@@ -4,9 +4,11 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from mjenv import actions as A
+from mjenv import game as G
 from mjenv.cli import main
 from mjenv.rules import SEATING, RuleConfig, chair_of_player, payments
 
@@ -63,3 +65,13 @@ def test_package_warmup_compiles_every_module():
     times = mjenv.warmup()
     assert set(times) == {"mjenv.hand", "mjenv.fans", "mjenv.game", "mjenv.vector"}
     assert all(t >= 0 for t in times.values())
+
+
+def test_engine_win_tables_are_the_rules_core_tables():
+    """The engine plays with mjenv.hand's win tables (game.win_tables reads only those two members)."""
+    from mjenv import hand
+
+    suit_win, honor_win = G.win_tables()
+    _suit, _honor, ref_suit_win, ref_honor_win = hand.load_tables()
+    assert np.array_equal(suit_win, ref_suit_win) and np.array_equal(honor_win, ref_honor_win)
+    assert suit_win.flags.c_contiguous and honor_win.flags.c_contiguous

@@ -141,7 +141,7 @@ def build_state(hands: dict[int, str], *, melds: dict[int, list[int]] | None = N
     st[G.BACK] = len(full)
     st[G.FRONT] = 0 if wall_left is None else len(full) - wall_left
     tile = parse_tiles(drawn)[0] if drawn else parse_tiles(hands[turn])[-1]
-    G.begin_turn_kernel(st, turn, tile, draw_kind)
+    G.begin_turn_kernel(st, turn, tile, draw_kind, *G.win_tables())
     return st
 
 
@@ -154,13 +154,14 @@ def random_playout(state: np.ndarray, rng: np.random.Generator, *, win_always: b
     """
     mask = np.zeros(G.NUM_ACTIONS, np.bool_)
     rewards = np.zeros(4, np.float32)
+    tab = G.win_tables()
     n = 0
     while state[G.PHASE] != G.PH_OVER:
         seat = int(state[G.CUR])
         k = G.legal_mask_kernel(state, seat, mask)
         assert k > 0, "no legal action for the seat to act"
         a = A.WIN if (win_always and mask[A.WIN]) else int(rng.choice(np.flatnonzero(mask)))
-        err = G.step_kernel(state, a, rewards)
+        err = G.step_kernel(state, a, rewards, *tab)
         assert err == 0, f"legal action {a} rejected with {err}"
         assert rewards.sum() == 0
         if check:
@@ -266,10 +267,10 @@ def _biased_action(state, seat, mask, rs):
 
 
 @njit
-def playout_kernel(state, policy, rs, checks):
+def playout_kernel(state, policy, rs, checks, suit_win, honor_win):
     """Play the hand in ``state`` to its end; policy 0 uniform random legal, 1 the biased fuzzing policy.
 
-    ``rs`` is the policy RNG (``uint64[1]``, non-zero). With ``checks`` every step is validated by
+    ``rs`` is the policy RNG (``uint64[1]``, non-zero); ``suit_win, honor_win`` are :func:`mjenv.game.win_tables`. With ``checks`` every step is validated by
     :func:`check_kernel`, mask non-emptiness and zero-sum rewards. Returns the number of steps or an ERR_* code.
     """
     mask = np.zeros(A.NUM_ACTIONS, np.bool_)
@@ -291,7 +292,7 @@ def playout_kernel(state, policy, rs, checks):
                         break
                     j -= 1
                 a += 1
-        if G.step_kernel(state, a, rewards) != 0:
+        if G.step_kernel(state, a, rewards, suit_win, honor_win) != 0:
             return ERR_STEP
         n += 1
         if checks:
