@@ -819,52 +819,59 @@ _PAIR_KEY.setflags(write=False)
 @njit
 def _pair_fans(chow, s, r, n, fc):
     """Pair fans among n <= 4 sets with no three-set fan: the largest valid set of pairs (see _combo_fans)."""
-    edges = 0  # up to 6 edges, 8 bits each: a | b << 2 | (fan - 64) << 4 (pair fans are 65..72)
-    ne = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            f = _group2(chow, s[i], r[i], s[j], r[j])
-            if f >= 0:
-                edges |= (i | (j << 2) | ((f - 64) << 4)) << (8 * ne)
-                ne += 1
+    if n < 2:
+        return
+    if not chow:  # 双同刻: pungs of one rank (never of one suit); three of them would be 三同刻
+        for i in range(n):
+            for j in range(i + 1, n):
+                fc[F_DOUBLE_PUNG] += r[i] == r[j]
+        return
+    # the six pairs of sets (0,1) (0,2) (0,3) (1,2) (1,3) (2,3) are edges 0..5; ``ef``: 4 bits per edge, the
+    # edge's fan - 64 (pair fans are 69..72), 0 for none. Two edges share a set unless their indices sum to 5.
+    ef = 0
+    present = 0
+    e = 0
+    for i in range(3):
+        for j in range(i + 1, 4):
+            if j < n:
+                f = _chow2(s[i], r[i], s[j], r[j])
+                if f >= 0:
+                    present |= 1 << e
+                    ef |= (f - 64) << (4 * e)
+            e += 1
     best_mask = 0
     best_key = 0
-    for mask in range(1, 1 << ne):
-        m = 0
-        key = 0
-        deg = 0  # 4-bit degree per set
-        ok = True
-        for e in range(ne):
-            if (mask >> e) & 1:
-                x = (edges >> (8 * e)) & 0xFF
-                a = x & 3
-                b = (x >> 2) & 3
-                m += 1
-                key += _PAIR_KEY[64 + (x >> 4)]
-                deg += (1 << (4 * a)) + (1 << (4 * b))
-                for g in range(e):  # 不得相同: a set joins one fan once
-                    y = (edges >> (8 * g)) & 0xFF
-                    if (
-                        (mask >> g) & 1
-                        and (y >> 4) == (x >> 4)
-                        and ((y & 3) == a or (y & 3) == b or ((y >> 2) & 3) == a or ((y >> 2) & 3) == b)
-                    ):
-                        ok = False
-        if not ok or m > 3:
-            continue
-        twos = 0
-        for k in range(4):
-            twos += ((deg >> (4 * k)) & 15) == 2
-        if m == 3 and twos == 3:  # a triangle: 套算一次 forbids closing a cycle
-            continue
-        # most pair fans; on a tie the most 一般高, then 喜相逢, 连六, 老少副 (ref) - tests/golden/fans.jsonl
-        key += 10000 * m
-        if key > best_key:
+    sub = present
+    while sub:  # every subset, largest first; ">=" keeps the smallest of the best (the reference's choice)
+        key = _pairs_key(sub, ef)
+        if key >= best_key:
             best_key = key
-            best_mask = mask
-    for e in range(ne):
+            best_mask = sub
+        sub = (sub - 1) & present
+    for e in range(6):
         if (best_mask >> e) & 1:
-            fc[64 + (((edges >> (8 * e)) & 0xFF) >> 4)] += 1
+            fc[64 + ((ef >> (4 * e)) & 15)] += 1
+
+
+@njit
+def _pairs_key(sub, ef):
+    """Rank of a set of pair fans (edges ``sub``), -1 if not allowed: a set joins one fan once (不得相同), at
+    most three pairs and no triangle (套算一次); most pairs first, then the most 一般高, 喜相逢, 连六, 老少副."""
+    if sub == 11 or sub == 21 or sub == 38 or sub == 56:  # the four triangles
+        return -1
+    m = 0
+    key = 0
+    for e in range(6):
+        if (sub >> e) & 1:
+            m += 1
+            x = (ef >> (4 * e)) & 15
+            key += _PAIR_KEY[64 + x]
+            for g in range(e):
+                if (sub >> g) & 1 and e + g != 5 and ((ef >> (4 * g)) & 15) == x:
+                    return -1
+    if m > 3:
+        return -1
+    return key + 10000 * m
 
 
 @njit
@@ -913,12 +920,12 @@ def _pung_fans(sk, st, n, pair, seat, prev, fc):
 
 
 @njit
-def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, conc13, base, fc, scr):
-    """Fans of one reading of the hand (sets ``sk/st/sc[:n]``, fixed melds first, then pair); returns points.
+def _division_sets(sk, st, sc, n, nfix, pair, win, sd, knitted, fc, scr):
+    """Shape fans of one reading (组合龙, 平和, 碰碰和, 全双刻, 全带幺, 全带五, 暗刻) into ``fc``.
 
-    ``scr``: int64 scratch; ``scr[16]`` caches whether ``win`` is the only wait (-1 = not computed yet).
+    Writes the chows and the suited pungs as (suit, rank 1..9) into ``scr[0:16]``; returns (chows, suited
+    pungs, wait): wait 1 for an edge wait (边张), 2 for a closed wait (嵌张), else 0.
     """
-    _copy(fc, base)
     cs = scr[0:4]
     cr = scr[4:8]
     ps = scr[8:12]
@@ -979,24 +986,33 @@ def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, conc
     if conc >= 2:
         fc[
             F_TWO_CONCEALED_PUNGS
-            + (conc == 3) * (F_THREE_CONCEALED_PUNGS - F_TWO_CONCEALED_PUNGS)
-            + (conc == 4) * (F_FOUR_CONCEALED_PUNGS - F_TWO_CONCEALED_PUNGS)
+            if conc == 2
+            else (F_THREE_CONCEALED_PUNGS if conc == 3 else F_FOUR_CONCEALED_PUNGS)
         ] += 1
+    return nch, nps, 1 if edge else (2 if mid else 0)
+
+
+@njit
+def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, conc13, base, fc, scr):
+    """Fans of one reading of the hand (sets ``sk/st/sc[:n]``, fixed melds first, then pair); returns points.
+
+    ``scr``: int64 scratch; ``scr[16]`` caches whether ``win`` is the only wait (-1 = not computed yet),
+    ``scr[40:74]`` is work space for that test.
+    """
+    _copy(fc, base)
+    nch, nps, wait = _division_sets(sk, st, sc, n, nfix, pair, win, sd, knitted, fc, scr)
+    cs = scr[0:4]
+    cr = scr[4:8]
     if not (nch == 4 and _terminal_chows(cs, cr, pair, fc)):
         _combo_fans(True, cs, cr, nch, fc)
-    _combo_fans(False, ps, pr, nps, fc)
+    _combo_fans(False, scr[8:12], scr[12:16], nps, fc)
     _pung_fans(sk, st, n, pair, seat, prev, fc)
     if fc[F_NINE_GATES] and fc[F_PUNG_OF_TERMINALS_OR_HONORS]:  # 九莲宝灯: 不计幺九刻×1
         fc[F_PUNG_OF_TERMINALS_OR_HONORS] -= 1
-    if (edge or mid or pair == win) and scr[16] < 0:
-        scr[16] = _single_wait(conc13, nfix, win)
-    if scr[16] == 1:
-        if edge:
-            fc[F_EDGE_WAIT] += 1
-        elif mid:
-            fc[F_CLOSED_WAIT] += 1
-        elif pair == win:
-            fc[F_SINGLE_WAIT] += 1
+    if (wait > 0 or pair == win) and scr[16] < 0:
+        scr[16] = _single_wait(conc13, nfix, win, scr[40:74])
+    if scr[16] == 1 and (wait > 0 or pair == win):
+        fc[F_EDGE_WAIT if wait == 1 else (F_CLOSED_WAIT if wait == 2 else F_SINGLE_WAIT)] += 1
     return _apply_excludes(fc)
 
 
@@ -1092,54 +1108,82 @@ def _nine_gates(conc13, win):
     return True
 
 
+#: fans of at least this many points decide between equal-scoring readings (see ``_tie_prefers``)
+_TIE_MIN_POINTS = 16
+_TIE_FANS = int((FAN_POINTS >= _TIE_MIN_POINTS).sum())  # fans are in point order: ids [0, _TIE_FANS)
+
+
+@njit
+def _tie_prefers(fc, best_fc):
+    """Does a reading scoring ``fc`` replace an equal-scoring best reading ``best_fc``? (the reference's tie-break)
+
+    The first fan of >= 16 points, in fan order, that the two count differently decides: the reading with more
+    of it wins (三同刻 + 双暗刻 over 三暗刻 + 双同刻, 一色三同顺 over 一色三节高). Otherwise the later reading in
+    ``_regular_best``'s order wins. Found by black-box experiment (scripts/tie_break_lab.py): every equal-score
+    tie between readings that differ only in fans of 1 or 2 points follows the reading order, both ways round.
+    """
+    for k in range(_TIE_FANS):
+        if fc[k] != best_fc[k]:
+            return fc[k] > best_fc[k]
+    return True
+
+
+@njit
+def _pair_range(h):
+    """Tiles ``[lo, hi)`` where the pair of a regular reading of ``h`` must lie: the one group (suit or honours)
+    whose count is 2 mod 3 when all others are 0 mod 3; (0, 0) when there is no regular reading."""
+    lo = 0
+    hi = 0
+    for g in range(4):
+        b = 9 * g
+        e = 34 if g == 3 else b + 9
+        n = 0
+        for t in range(b, e):
+            n += h[t]
+        if n % 3 == 1 or (n % 3 == 2 and hi > 0):
+            return 0, 0
+        if n % 3 == 2:
+            lo = b
+            hi = e
+    return lo, hi
+
+
 @njit
 def _regular_best(
     h, w, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, conc13, base, fc, best_fc, best, scr
 ):
     """Every reading of ``h`` as pair + ``nneed`` sets after the fixed sets; keeps the best in ``best_fc``.
 
-    Pairs in tile order; for each, the sets depth-first over the lowest remaining tile, pung before chow. A
-    later reading replaces an equal-scoring earlier one: the reference's tie-break (2026-11-30,
-    tests/golden/fans.jsonl "tie-break" cases).
+    Pairs in tile order; for each, the sets depth-first over the lowest remaining tile, pung before chow. Equal
+    totals: ``_tie_prefers`` (else a later reading replaces an earlier one), the reference's tie-break
+    (tests/golden/fans.jsonl "tie-break" cases, tests/test_fans.py::test_tie_breaks).
     """
     _copy(w, h)
     ch = scr[20:24]  # choice per depth: -1 none yet, 0 pung, 1 chow
     app = scr[24:28]  # 1 when the choice at this depth is applied to w
     pos = scr[28:32]  # lowest tile at this depth
-    for p in range(34):
+    lo, hi = _pair_range(h)
+    for p in range(lo, hi):
         if h[p] < 2:
             continue
         w[p] -= 2
-        if nneed == 0:
-            pts = _eval_division(
-                sk, st, sc, nfix, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, scr
-            )
-            if pts >= best:
-                best = pts
-                _copy(best_fc, fc)
-        j = 0
+        j = 0 if nneed > 0 else -1
         ch[0] = -1
         app[0] = 0
-        while j >= 0 and nneed > 0:
+        while j >= 0:
             i = pos[j]
             if app[j]:
-                if ch[j] == 0:
-                    w[i] += 3
-                else:
-                    w[i] += 1
-                    w[i + 1] += 1
-                    w[i + 2] += 1
+                _unapply(w, i, ch[j])
                 app[j] = 0
             ch[j] += 1
             if ch[j] > 1:
                 j -= 1
                 continue
             if ch[j] == 0:
-                i = 0
+                i = pos[j - 1] if j > 0 else 0
                 while w[i] == 0:
                     i += 1
                 pos[j] = i
-            if ch[j] == 0:
                 if w[i] < 3:
                     continue
                 w[i] -= 3
@@ -1154,18 +1198,55 @@ def _regular_best(
             st[nfix + j] = i
             sc[nfix + j] = 1
             app[j] = 1
-            if j == nneed - 1:
-                pts = _eval_division(
-                    sk, st, sc, nfix + nneed, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, scr
-                )
-                if pts >= best:
-                    best = pts
-                    _copy(best_fc, fc)
-            else:
+            if j < nneed - 1:
                 j += 1
                 ch[j] = -1
                 app[j] = 0
+            else:
+                best = _consider(
+                    sk,
+                    st,
+                    sc,
+                    nfix + nneed,
+                    nfix,
+                    p,
+                    win,
+                    sd,
+                    seat,
+                    prev,
+                    knitted,
+                    conc13,
+                    base,
+                    fc,
+                    best_fc,
+                    best,
+                    scr,
+                )
+        if nneed == 0:
+            best = _consider(
+                sk, st, sc, nfix, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, best_fc, best, scr
+            )
         w[p] += 2
+    return best
+
+
+@njit
+def _unapply(w, i, choice):
+    if choice == 0:
+        w[i] += 3
+    else:
+        w[i] += 1
+        w[i + 1] += 1
+        w[i + 2] += 1
+
+
+@njit
+def _consider(sk, st, sc, n, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, best_fc, best, scr):
+    """Score one reading; copy it to ``best_fc`` when it beats (or wins the tie with) the best so far."""
+    pts = _eval_division(sk, st, sc, n, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, scr)
+    if pts > best or (pts == best and _tie_prefers(fc, best_fc)):
+        _copy(best_fc, fc)
+        return pts
     return best
 
 
@@ -1265,38 +1346,54 @@ def _regular_ok(h, nneed):
 
 
 @njit
-def _is_win(h, nfix, special):
-    """Is ``h`` (concealed tiles incl. the last one) a winning hand with ``nfix`` fixed melds, any shape?
-    ``special``: also try 十三幺, 全不靠 and 组合龙 (callers rule them out when too few tiles differ)."""
-    if _regular_ok(h, 4 - nfix):
-        return True
-    if nfix == 0 and _special_shape(h, 0):
-        return True
-    if not special:
-        return False
-    if nfix == 0 and (_special_shape(h, 1) or _honors_knitted(h) > 0):
-        return True
-    if nfix <= 1:
-        k = _knitted_perm(h)
-        if k >= 0:
-            w = h.copy()
-            for s in range(3):
-                b = 9 * _KNITTED[k, s] + s
-                w[b] -= 1
-                w[b + 3] -= 1
-                w[b + 6] -= 1
-            return _regular_ok(w, 1 - nfix)
-    return False
+def _group_code(h, g):
+    """How the tiles of group ``g`` (suit 0..2, 3 = honours) split: -1 not into sets and at most one pair,
+    0 into sets only (or none), 1 into a pair and sets."""
+    if g == 3:
+        pairs = 0
+        for t in range(27, 34):
+            r = h[t] % 3
+            if r == 1:
+                return -1
+            pairs += r == 2
+        return -1 if pairs > 1 else pairs
+    b = 9 * g
+    n = 0
+    for t in range(b, b + 9):
+        n += h[t]
+    if n % 3 == 1:
+        return -1
+    if n % 3 == 0:
+        return 0 if _suit_sets(h, b, -1) else -1
+    for p in range(b, b + 9):
+        if h[p] >= 2 and _suit_sets(h, b, p):
+            return 1
+    return -1
 
 
 @njit
-def _single_wait(conc13, nfix, win):
-    """True when ``win`` is the only tile that completes the 13-tile hand (独听, needed for 边/嵌/单钓)."""
-    h = conc13.copy()
+def _single_wait(conc13, nfix, win, h):
+    """True when ``win`` is the only tile that completes the 13-tile hand (独听, needed for 边/嵌/单钓).
+
+    ``h``: int64[34] scratch. A regular hand is a win when every group splits (``_group_code``) with exactly
+    one pair; adding a tile changes one group, so the other groups' codes are computed once.
+    """
     distinct = 0
+    odd = 0
+    odd_t = -1
     for t in range(34):
-        distinct += h[t] > 0
-    special = nfix <= 1 and distinct >= 8  # 十三幺 / 全不靠 / 组合龙 need >= 8 distinct standing tiles
+        c = conc13[t]
+        h[t] = c
+        distinct += c > 0
+        if c % 2:
+            odd += 1
+            odd_t = t
+    if nfix == 0 and odd == 1 and odd_t != win:  # the one odd tile completes seven pairs
+        return False
+    c0 = _group_code(h, 0)
+    c1 = _group_code(h, 1)
+    c2 = _group_code(h, 2)
+    c3 = _group_code(h, 3)
     for t in range(34):
         if t == win:
             continue
@@ -1305,14 +1402,74 @@ def _single_wait(conc13, nfix, win):
             r = t % 9
             near |= (r > 0 and h[t - 1] > 0) or (r > 1 and h[t - 2] > 0)
             near |= (r < 8 and h[t + 1] > 0) or (r < 7 and h[t + 2] > 0)
-        if not near and not special:
+        if not near:  # a tile with no neighbour in the hand joins no set or pair
+            continue
+        g = t // 9 if t < 27 else 3
+        h[t] += 1
+        cg = _group_code(h, g)
+        h[t] -= 1
+        a = cg if g == 0 else c0
+        b = cg if g == 1 else c1
+        c = cg if g == 2 else c2
+        d = cg if g == 3 else c3
+        if a >= 0 and b >= 0 and c >= 0 and d >= 0 and a + b + c + d == 1:
+            return False
+    # 十三幺, 全不靠, 组合龙 need many distinct standing tiles
+    return not (nfix <= 1 and distinct >= 8 and _special_wait(h, nfix, win))
+
+
+@njit
+def _special_wait(h, nfix, win):
+    """Does a tile other than ``win`` complete 13-tile ``h`` as 十三幺, 全不靠 or (with sets) 组合龙?"""
+    orphans_only = True
+    single = True
+    for t in range(34):
+        orphans_only &= h[t] == 0 or _TERM_HONOR[t]
+        single &= h[t] <= 1
+    knit = False  # some knitted straight misses at most one tile in h
+    for k in range(6):
+        miss = 0
+        for s in range(3):
+            b = 9 * _KNITTED[k, s] + s
+            miss += (h[b] == 0) + (h[b + 3] == 0) + (h[b + 6] == 0)
+        knit |= miss <= 1
+    orphans_only &= nfix == 0
+    single &= nfix == 0
+    if not (orphans_only or single or knit):
+        return False
+    for t in range(34):
+        if t == win:
             continue
         h[t] += 1
-        won = _is_win(h, nfix, special)
+        won = (orphans_only and _special_shape(h, 1)) or (single and _honors_knitted(h) > 0)
+        if not won and knit:
+            won = _knitted_win(h, nfix)
         h[t] -= 1
         if won:
-            return False
-    return True
+            return True
+    return False
+
+
+@njit
+def _knitted_win(h, nfix):
+    """Is ``h`` a knitted straight (组合龙) and ``1 - nfix`` sets and a pair?"""
+    k = _knitted_perm(h)
+    if k < 0:
+        return False
+    _take_knitted(h, k, -1)
+    won = _regular_ok(h, 1 - nfix)
+    _take_knitted(h, k, 1)
+    return won
+
+
+@njit
+def _take_knitted(h, k, d):
+    """Add ``d`` to each of the nine tiles of knitted straight ``k``."""
+    for s in range(3):
+        b = 9 * _KNITTED[k, s] + s
+        h[b] += d
+        h[b + 3] += d
+        h[b + 6] += d
 
 
 @njit
@@ -1341,31 +1498,30 @@ def _unpack_melds(melds, n_melds, sk, st, sc, tc):
 
 
 @njit
-def _special_best(h, nfix, base, fc, best_fc, best):
-    """七对 / 连七对, 十三幺, 全不靠 / 七星不靠 (no fixed melds); keeps the best in ``best_fc``."""
+def _special_best(h, nfix, distinct, odd, base, fc, best_fc, best):
+    """七对 / 连七对, 十三幺, 全不靠 / 七星不靠 (no fixed melds); keeps the best in ``best_fc``.
+
+    ``distinct`` / ``odd``: how many tiles of ``h`` are held at all / an odd number of times. A special shape
+    replaces a regular reading only with a strictly higher total.
+    """
     if nfix != 0:
         return best
     for shape in range(3):
-        if shape == 0 and _special_shape(h, 0):
+        if shape == 0 and odd == 0:
             _copy(fc, base)
             f = F_SEVEN_PAIRS
             for b in range(27):
-                if (
-                    b % 9 <= 2
-                    and h[b] == 2
-                    and h[b + 1] == 2
-                    and h[b + 2] == 2
-                    and h[b + 3] == 2
-                    and h[b + 4] == 2
-                    and h[b + 5] == 2
-                    and h[b + 6] == 2
-                ):
-                    f = F_SEVEN_SHIFTED_PAIRS
+                if b % 9 <= 2:
+                    run = True
+                    for r in range(7):
+                        run &= h[b + r] == 2
+                    if run:
+                        f = F_SEVEN_SHIFTED_PAIRS
             fc[f] += 1
-        elif shape == 1 and _special_shape(h, 1):
+        elif shape == 1 and distinct == 13 and _special_shape(h, 1):
             _copy(fc, base)
             fc[F_THIRTEEN_ORPHANS] += 1
-        elif shape == 2 and _honors_knitted(h) > 0:
+        elif shape == 2 and distinct == 14 and _honors_knitted(h) > 0:
             _copy(fc, base)
             hk = _honors_knitted(h)
             fc[F_GREATER_HONORS_AND_KNITTED_TILES if hk == 2 else F_LESSER_HONORS_AND_KNITTED_TILES] += 1
@@ -1380,6 +1536,21 @@ def _special_best(h, nfix, base, fc, best_fc, best):
     return best
 
 
+# int64 work space of one scoring call: offsets into ``ws``
+_WS_H, _WS_W, _WS_TC, _WS_SK, _WS_ST, _WS_SC, _WS_SCR, _WS_BASE, _WS_FC = (
+    0,
+    34,
+    68,
+    102,
+    106,
+    110,
+    114,
+    188,
+    270,
+)
+_WS_LEN = _WS_FC + NUM_FANS
+
+
 @njit
 def score_kernel(
     concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts
@@ -1389,8 +1560,15 @@ def score_kernel(
     ``concealed`` int8[34]: standing tiles without ``win_tile``; ``melds`` int16[4] packed (mjenv.melds),
     the first ``n_melds`` used; ``flags``: WIN_* bits. Returns the total, or ERR_* (< 0).
     """
-    for k in range(NUM_FANS):
-        fan_counts[k] = 0
+    ws = np.empty(_WS_LEN, dtype=np.int64)
+    return _score(
+        concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts, ws
+    )
+
+
+@njit
+def _check_args(concealed, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count):
+    """0, or the ERR_* code of malformed arguments (before the melds are read)."""
     if n_melds < 0 or n_melds > 4 or win_tile < 0 or win_tile >= 34 or flags < 0 or flags > ALL_FLAGS:
         return ERR_BAD_ARGUMENT
     if seat_wind < 0 or prevalent_wind < 0 or flower_count < 0:  # a wind >= 4 matches no wind
@@ -1402,73 +1580,86 @@ def score_kernel(
         n += concealed[t]
     if n != 13 - 3 * n_melds:
         return ERR_WRONG_TILES_COUNT
-    ws = np.zeros(80, dtype=np.int64)  # one allocation for the int64 work arrays
-    sk = ws[0:4]
-    st = ws[4:8]
-    sc = ws[8:12]
-    tc = ws[12:46]
-    scr = ws[46:80]
+    return 0
+
+
+@njit
+def _score(
+    concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts, ws
+):
+    """``score_kernel`` with its int64 work space ``ws`` (``_WS_LEN``) passed in: allocates nothing."""
+    for k in range(NUM_FANS):
+        fan_counts[k] = 0
+    err = _check_args(concealed, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count)
+    if err < 0:
+        return err
+    h = ws[_WS_H : _WS_H + 34]
+    tc = ws[_WS_TC : _WS_TC + 34]
+    sk = ws[_WS_SK : _WS_SK + 4]
+    st = ws[_WS_ST : _WS_ST + 4]
+    sc = ws[_WS_SC : _WS_SC + 4]
+    for t in range(34):
+        tc[t] = 0
     if not _unpack_melds(melds, n_melds, sk, st, sc, tc):
         return ERR_BAD_MELD
-    hw = np.empty(68, dtype=np.int8)
-    h = hw[0:34]
-    w = hw[34:68]
+    distinct = 0
+    odd = 0
     for t in range(34):
-        h[t] = concealed[t]
-        tc[t] += concealed[t]
-    h[win_tile] += 1
-    tc[win_tile] += 1
-    for t in range(34):
+        c = concealed[t] + (t == win_tile)
+        h[t] = c
+        tc[t] += c
         if tc[t] > 4:
             return ERR_TILE_COUNT_GREATER_THAN_4
-    fw = np.empty(2 * NUM_FANS, dtype=np.int16)
-    base = fw[0:NUM_FANS]
-    fc = fw[NUM_FANS : 2 * NUM_FANS]
-    best_fc = fan_counts  # written only by a reading that wins, so it stays zero on ERR_NOT_WIN
+        distinct += c > 0
+        odd += c % 2
+    base = ws[_WS_BASE : _WS_BASE + NUM_FANS]
     _context_fans(tc, sk, st, sc, n_melds, concealed, win_tile, flags, base)
+    best = _best_reading(
+        concealed, n_melds, win_tile, flags, seat_wind, prevalent_wind, distinct, odd, fan_counts, ws
+    )
+    if best < 0:
+        return ERR_NOT_WIN
+    if best == 0:
+        fan_counts[F_CHICKEN_HAND] = 1
+        best = FAN_POINTS[F_CHICKEN_HAND]
+    fan_counts[F_FLOWER_TILES] = flower_count
+    return best + flower_count
+
+
+@njit
+def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, best_fc, ws):
+    """Best points (no flowers) over the regular, special and knitted-straight readings of ``ws``'s hand, or -1;
+    the winning reading's fan counts in ``best_fc`` (written only by a reading that wins)."""
+    h = ws[_WS_H : _WS_H + 34]
+    w = ws[_WS_W : _WS_W + 34]
+    sk = ws[_WS_SK : _WS_SK + 4]
+    st = ws[_WS_ST : _WS_ST + 4]
+    sc = ws[_WS_SC : _WS_SC + 4]
+    scr = ws[_WS_SCR : _WS_SCR + 74]
+    base = ws[_WS_BASE : _WS_BASE + NUM_FANS]
+    fc = ws[_WS_FC : _WS_FC + NUM_FANS]
     scr[16] = -1  # single wait: not computed yet
     sd = (flags & WIN_SELF_DRAWN) != 0
     best = _regular_best(
-        h,
-        w,
-        sk,
-        st,
-        sc,
-        n_melds,
-        4 - n_melds,
-        win_tile,
-        sd,
-        seat_wind,
-        prevalent_wind,
-        0,
-        concealed,
-        base,
-        fc,
-        best_fc,
-        -1,
-        scr,
+        h, w, sk, st, sc, nfix, 4 - nfix, win, sd, seat, prev, 0, concealed, base, fc, best_fc, -1, scr
     )
-    best = _special_best(h, n_melds, base, fc, best_fc, best)
-    if n_melds <= 1:
+    best = _special_best(h, nfix, distinct, odd, base, fc, best_fc, best)
+    if nfix <= 1 and distinct >= 9:
         k = _knitted_perm(h)
         if k >= 0:
-            for s in range(3):
-                b = 9 * _KNITTED[k, s] + s
-                h[b] -= 1
-                h[b + 3] -= 1
-                h[b + 6] -= 1
+            _take_knitted(h, k, -1)
             best = _regular_best(
                 h,
                 w,
                 sk,
                 st,
                 sc,
-                n_melds,
-                1 - n_melds,
-                win_tile,
+                nfix,
+                1 - nfix,
+                win,
                 sd,
-                seat_wind,
-                prevalent_wind,
+                seat,
+                prev,
                 1,
                 concealed,
                 base,
@@ -1477,19 +1668,14 @@ def score_kernel(
                 best,
                 scr,
             )
-    if best < 0:
-        return ERR_NOT_WIN
-    if best == 0:
-        best_fc[F_CHICKEN_HAND] = 1
-        best = FAN_POINTS[F_CHICKEN_HAND]
-    fan_counts[F_FLOWER_TILES] = flower_count
-    return best + flower_count
+    return best
 
 
 @njit
 def _score_batch_kernel(concealed, melds, n_melds, win_tile, flags, seat, prevalent, flowers, totals, counts):
+    ws = np.empty(_WS_LEN, dtype=np.int64)
     for i in range(concealed.shape[0]):
-        totals[i] = score_kernel(
+        totals[i] = _score(
             concealed[i],
             melds[i],
             n_melds[i],
@@ -1499,6 +1685,7 @@ def _score_batch_kernel(concealed, melds, n_melds, win_tile, flags, seat, preval
             prevalent[i],
             flowers[i],
             counts[i],
+            ws,
         )
 
 

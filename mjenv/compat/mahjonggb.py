@@ -53,6 +53,7 @@ raises ``TypeError('ERROE_WRONG_TILE_CODE')`` (the reference reads nonexistent t
 from __future__ import annotations
 
 import operator
+import threading
 
 import numpy as np
 
@@ -111,7 +112,9 @@ def _parse_args(name_args: tuple[str, ...], args: tuple, kwargs: dict) -> tuple:
         if key not in name_args:
             raise TypeError(f"'{key}' is an invalid keyword argument for this function")
         if name_args.index(key) < nargs:
-            raise TypeError(f"argument for function given by name ('{key}') and position ({name_args.index(key) + 1})")
+            raise TypeError(
+                f"argument for function given by name ('{key}') and position ({name_args.index(key) + 1})"
+            )
     return tuple(out)
 
 
@@ -337,20 +340,45 @@ _ERRORS = {
     _fans.ERR_BAD_MELD: "ERROE_WRONG_TILE_CODE",
 }
 _MINGANG = int(_fans.Fan.CONCEALED_KONG_AND_MELDED_KONG)
+_REF_ORDER = np.array(_fans.REFERENCE_ORDER, dtype=np.int64)
+_REF_ORDER.setflags(write=False)
+_TLS = threading.local()  # a per-thread result buffer (the kernels run without the GIL)
+
+
+#: (fan id, count) pairs of one result, in the reference's order, after the fan count in slot 0
+_RES_LEN = 1 + 2 * _fans.NUM_FANS
 
 
 @njit
-def _score_codes(codes, m0, m1, m2, m3, n_melds, win, flags, seat, prevalent, flowers, counts):
-    """``score_kernel`` on tile ids (uint8) and four packed melds: keeps the Python side of a call short."""
-    concealed = np.zeros(34, dtype=np.int8)
-    for t in codes:
-        concealed[t] += 1
+def _score_packed(w0, w1, w2, mpack, spack, res):
+    """``score_kernel`` on a packed call: the standing tiles as three 60-bit count words (``_UNIT``), the four
+    melds as 16-bit fields of ``mpack``, and ``n_melds | win << 3 | flags << 9 | seat << 13 | prevalent << 21 |
+    flowers << 29`` in ``spack``. Writes the fans to ``res`` (see ``_RES_LEN``); returns the total or ERR_*."""
+    concealed = np.empty(34, dtype=np.int8)
+    _unpack_counts(w0, w1, w2, concealed)
     melds = np.empty(4, dtype=np.int16)
-    melds[0] = m0
-    melds[1] = m1
-    melds[2] = m2
-    melds[3] = m3
-    return _fans.score_kernel(concealed, melds, n_melds, win, flags, seat, prevalent, flowers, counts)
+    for i in range(4):
+        melds[i] = (mpack >> (16 * i)) & 0xFFFF
+    counts = np.empty(_fans.NUM_FANS, dtype=np.int16)
+    total = _fans.score_kernel(
+        concealed,
+        melds,
+        spack & 7,
+        (spack >> 3) & 63,
+        (spack >> 9) & 15,
+        (spack >> 13) & 255,
+        (spack >> 21) & 255,
+        (spack >> 29) & 255,
+        counts,
+    )
+    k = 0
+    for f in _REF_ORDER:
+        if counts[f]:
+            res[1 + 2 * k] = f
+            res[2 + 2 * k] = counts[f]
+            k += 1
+    res[0] = k
+    return total
 
 
 def _arrays(pack, hand, winTile):
@@ -466,38 +494,51 @@ def MahjongFanCalculator(
     ...     isWallLast=False, seatWind=0, prevalentWind=0)
     ((88, '九莲宝灯'), (2, '双暗刻'), (1, '幺九刻'))
     """
-    flowers = _byte(flowerCount)
-    seat = _byte(seatWind)
-    prevalent = _byte(prevalentWind)
+    if type(flowerCount) is int and type(seatWind) is int and type(prevalentWind) is int:
+        flowers = flowerCount & 0xFF
+        seat = seatWind & 0xFF
+        prevalent = prevalentWind & 0xFF
+    else:
+        flowers = _byte(flowerCount)
+        seat = _byte(seatWind)
+        prevalent = _byte(prevalentWind)
     flags = (
         (_fans.WIN_SELF_DRAWN if isSelfDrawn else 0)
         | (_fans.WIN_4TH_TILE if is4thTile else 0)
         | (_fans.WIN_ABOUT_KONG if isAboutKong else 0)
         | (_fans.WIN_WALL_LAST if isWallLast else 0)
     )
-    codes, melds, n_melds, win = _parse(pack, hand, winTile)
-    counts = np.empty(_fans.NUM_FANS, dtype=np.int16)
-    total = _score_codes(
-        np.frombuffer(bytes(codes), dtype=np.uint8),
-        melds[0],
-        melds[1],
-        melds[2],
-        melds[3],
-        n_melds,
-        win,
-        flags,
-        seat,
-        prevalent,
-        flowers,
-        counts,
+    x, mpack, n_melds, win = _fast_parse(pack, hand, winTile)
+    try:
+        res = _TLS.res
+    except AttributeError:
+        res = _TLS.res = np.zeros(_RES_LEN, dtype=np.int16)
+    total = _score_packed(
+        x & _MASK60,
+        (x >> 60) & _MASK60,
+        x >> 120,
+        mpack,
+        n_melds | win << 3 | flags << 9 | seat << 13 | prevalent << 21 | flowers << 29,
+        res,
     )
     if total < 0:
         raise TypeError(_ERRORS.get(total, "ERROR_NOT_WIN"))
-    fans = counts.nonzero()[0].tolist()
-    if fans and fans[0] <= _MINGANG <= fans[-1] and _MINGANG in fans:  # the reference lists 明暗杠 last
-        fans.remove(_MINGANG)
-        fans.append(_MINGANG)
-    c = counts.tolist()
+    r = res[: 1 + 2 * res[0]].tolist()
     if verbose:
-        return tuple([(_PTS[f], c[f], _ZH[f], _EN[f]) for f in fans])
-    return tuple([(_PTS[f] * c[f], _ZH[f]) for f in fans])
+        return tuple([(_PTS[f], n, _ZH[f], _EN[f]) for f, n in zip(r[1::2], r[2::2])])
+    return tuple([(_PTS[f] * n, _ZH[f]) for f, n in zip(r[1::2], r[2::2])])
+
+
+def _fast_parse(pack, hand, winTile):
+    """``_parse`` for the common call (valid tuples of valid codes); any doubt goes to ``_parse``, which
+    raises the reference's error. Returns (packed standing tiles, packed melds, n_melds, win tile id)."""
+    if type(pack) is tuple and type(hand) is tuple and len(hand) == 13 - 3 * len(pack) and not pack:
+        try:
+            return sum(map(_UNIT_GET, hand)), 0, 0, _CODE[winTile]
+        except (KeyError, TypeError):
+            pass
+    codes, melds, n_melds, win = _parse(pack, hand, winTile)
+    x = 0
+    for t in codes:
+        x += 1 << (_BITS * t)
+    return x, melds[0] | melds[1] << 16 | melds[2] << 32 | melds[3] << 48, n_melds, win
