@@ -35,7 +35,7 @@ THREADS = (1, 2)
 VECTOR_NOTES = (
     "mjenv.VectorEnv: N tables in one int32[N, STATE_SIZE] array stepped by one @njit(parallel=True) kernel "
     "(prange over tables) calling the engine's per-table step/legal-mask/observe kernels, auto-reset inside the "
-    "kernel; random legal policy in numpy over the batch (one uniform per table scaled by the env's n_legal, picked from np.flatnonzero(masks)), its "
+    "kernel; random legal policy in numpy over the batch (one uniform per table scaled by the env's n_legal, picked from the env's legal-action lists), its "
     "cost included. decisions = steps = tables x batched steps."
 )
 AEC_NOTES = (
@@ -66,7 +66,8 @@ def vector_work(batch: int, threads: int, observations: bool, seed: int = 0):
         n_legal = env.n_legal
         while not done():
             forced += int(np.count_nonzero(n_legal == 1))
-            _, masks, _, _, terminated = env.step(random_legal_actions(masks, rng, n_legal))
+            acts = random_legal_actions(masks, rng, n_legal, env.legal_actions)
+            _, masks, _, _, terminated = env.step(acts)
             hands += int(np.count_nonzero(terminated))
             steps += 1
         state["masks"] = masks

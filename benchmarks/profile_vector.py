@@ -169,7 +169,7 @@ def loop_split(tables: int, seconds: float, observations: bool, threads: int | N
     c0, t0 = time.process_time(), time.perf_counter()
     while time.perf_counter() - t0 < seconds:
         c1, t1 = time.process_time(), time.perf_counter()
-        a = random_legal_actions(masks, rng, env.n_legal)
+        a = random_legal_actions(masks, rng, env.n_legal, env.legal_actions)
         c2, t2 = time.process_time(), time.perf_counter()
         _, masks, _, _, _ = env.step(a)
         c3, t3 = time.process_time(), time.perf_counter()

@@ -141,6 +141,8 @@ def run_selfplay(
         )
     compile_s = warmup(observations)
     env = VectorEnv(tables, seed=seed, observations=observations, threads=threads)
+    if isinstance(pol, RandomPolicy) and pol.env is None:
+        pol.env = env  # use the env's legal-action lists (same actions, cheaper)
     stats = _Stats()
     from tqdm import tqdm
 

@@ -27,6 +27,8 @@ Specification in mjenv
   seats           int32[N]                chair (0..3) to act next
   masks           bool[N, NUM_ACTIONS]    legal actions of that chair
   n_legal         int32[N]                number of legal actions (>= 1)
+  legal_actions   uint8[N, NUM_ACTIONS]   the legal action ids in increasing order; the first ``n_legal[i]``
+                                          entries of row ``i`` are valid (for samplers; the rest is stale)
   obs             float32[N, OBS_SIZE]    what that chair knows (:mod:`mjenv.observation`); only with
                                           ``observations=True``, else ``None``
   rewards         float32[N, 4]           score deltas of this step per chair (sum 0 at every table)
@@ -108,11 +110,18 @@ def _record(state, i, winner, loser, fan_total, win_flags, fan_counts, scores, h
 
 
 @numba.njit(nogil=True, cache=CACHE)
-def _prepare(state, i, observe, seats, masks, n_legal, obs):
-    """Write the acting chair, its mask (and observation) of table ``i``."""
+def _prepare(state, i, observe, seats, masks, n_legal, legal, obs):
+    """Write the acting chair, its mask, its legal-action list (and observation) of table ``i``."""
     seat = state[G.CUR]
     seats[i] = seat
-    n_legal[i] = G.legal_mask_kernel(state, seat, masks[i])
+    m = masks[i]
+    n_legal[i] = G.legal_mask_kernel(state, seat, m)
+    row = legal[i]
+    k = 0
+    for a in range(NUM_ACTIONS):
+        if m[a]:
+            row[k] = a
+            k += 1
     if observe:
         observe_kernel(state, seat, obs[i])
 
@@ -120,7 +129,7 @@ def _prepare(state, i, observe, seats, masks, n_legal, obs):
 @numba.njit(parallel=True, nogil=True, cache=CACHE)
 def _step_batch(
     states, actions, illegal_mode, reset_seeds, dealer, prevalent, min_fan, observe,
-    seats, masks, n_legal, obs, rewards, terminated, illegal, hands_done,
+    seats, masks, n_legal, legal, obs, rewards, terminated, illegal, hands_done,
     winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds, suit_win, honor_win,
 ):  # fmt: skip
     """Apply ``actions[i]`` at every table, auto-reset finished hands, write the next decision's outputs.
@@ -133,7 +142,7 @@ def _step_batch(
     if illegal_mode < 0:
         for i in prange(n):
             G.reset_kernel(states[i], reset_seeds[i], dealer, prevalent, min_fan, suit_win, honor_win)
-            _prepare(states[i], i, observe, seats, masks, n_legal, obs)
+            _prepare(states[i], i, observe, seats, masks, n_legal, legal, obs)
         return 0
     n_bad = 0
     if illegal_mode == _RAISE:  # check the whole batch first (serially: one lookup in the mask per table)
@@ -167,7 +176,7 @@ def _step_batch(
             _record(st, i, winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds)
             hands_done[i] += 1
             G.reset_kernel(st, G.next_seed_kernel(st), dealer, prevalent, min_fan, suit_win, honor_win)
-        _prepare(st, i, observe, seats, masks, n_legal, obs)
+        _prepare(st, i, observe, seats, masks, n_legal, legal, obs)
     return n_bad
 
 
@@ -339,6 +348,7 @@ class VectorEnv:
         self.seats = np.zeros(n, np.int32)
         self.masks = np.zeros((n, NUM_ACTIONS), np.bool_)
         self.n_legal = np.zeros(n, np.int32)
+        self.legal_actions = np.zeros((n, NUM_ACTIONS), np.uint8)
         self.obs = np.zeros((n, OBS_SIZE), np.float32) if observations else None
         self._obs_arg = self.obs if observations else np.zeros((1, OBS_SIZE), np.float32)
         self.rewards = np.zeros((n, 4), np.float32)
@@ -383,7 +393,8 @@ class VectorEnv:
         ru, r = self.rules, self.results
         return int(_step_batch(
             self.states, actions, mode, self.table_seeds, int(ru.dealer), int(ru.prevalent_wind),
-            int(ru.min_fan), self.observations, self.seats, self.masks, self.n_legal, self._obs_arg,
+            int(ru.min_fan), self.observations, self.seats, self.masks, self.n_legal, self.legal_actions,
+            self._obs_arg,
             self.rewards, self.terminated, self.illegal, self.hands_done, r.winner, r.loser, r.fan_total,
             r.win_flags, r.fan_counts, r.scores, r.hand_steps, r.events, r.seed, *self._tab,
         ))  # fmt: skip
@@ -482,7 +493,7 @@ class VectorEnv:
     @property
     def nbytes(self) -> int:
         """Bytes of the preallocated arrays of this env."""
-        arrays = [self.states, self.seats, self.masks, self.n_legal, self.rewards, self.terminated,
+        arrays = [self.states, self.seats, self.masks, self.n_legal, self.legal_actions, self.rewards, self.terminated,
                   self.illegal, self.hands_done, self._actions, *vars(self.results).values()]  # fmt: skip
         if self.obs is not None:
             arrays.append(self.obs)
@@ -501,12 +512,17 @@ class Policy(Protocol):
 
 
 def random_legal_actions(
-    masks: np.ndarray, rng: np.random.Generator, n_legal: np.ndarray | None = None
+    masks: np.ndarray,
+    rng: np.random.Generator,
+    n_legal: np.ndarray | None = None,
+    legal_actions: np.ndarray | None = None,
 ) -> np.ndarray:
     """A uniformly random legal action per row of ``masks`` (``bool[N, NUM_ACTIONS]``), in numpy.
 
-    Draws one uniform per row, scales it by the row's number of legal actions ``k`` and takes that legal action
-    from the row-major list of legal entries (``np.flatnonzero``): about 0.2 us per row.
+    Draws one uniform per row and scales it by the row's number of legal actions ``k``. With the env's
+    legal-action lists (``VectorEnv.legal_actions``, written by the step kernel) the pick is one gather
+    (about 0.03 us per row); from ``masks`` alone it takes that legal action from the row-major list of legal
+    entries (``np.flatnonzero``, about 0.3 us per row). Both give the same actions for the same ``rng``.
 
     Parameters
     ----------
@@ -514,6 +530,8 @@ def random_legal_actions(
     rng : numpy.random.Generator
     n_legal : ndarray[int, (N,)], optional
         Legal actions per row (``VectorEnv.n_legal``); counted from ``masks`` when not given.
+    legal_actions : ndarray[uint8, (N, A)], optional
+        ``VectorEnv.legal_actions`` of the same env as ``masks`` (needs ``n_legal`` too).
 
     Returns
     -------
@@ -522,29 +540,43 @@ def random_legal_actions(
     if not isinstance(masks, np.ndarray) or masks.dtype != np.bool_ or masks.ndim != 2:
         raise ValueError(f"masks must be a 2-D bool array, got {getattr(masks, 'dtype', type(masks))}")
     if n_legal is None:
+        if legal_actions is not None:
+            raise ValueError("legal_actions needs n_legal (VectorEnv.n_legal)")
         n_legal = np.count_nonzero(masks, axis=1)
     elif n_legal.shape != masks.shape[:1]:
         raise ValueError(f"n_legal must have shape {masks.shape[:1]}, got {n_legal.shape}")
     if not n_legal.all():
         raise ValueError(f"row {int(np.argmin(n_legal))} of masks has no legal action")
+    pick = (rng.random(masks.shape[0]) * n_legal).astype(np.int64)  # float64: u * k < k exactly
+    if legal_actions is not None:
+        if legal_actions.shape != masks.shape:
+            raise ValueError(f"legal_actions must have shape {masks.shape}, got {legal_actions.shape}")
+        return np.take_along_axis(legal_actions, pick[:, None], axis=1)[:, 0].astype(np.int64)
     flat = np.flatnonzero(masks)
     start = np.cumsum(n_legal) - n_legal
-    pick = (rng.random(masks.shape[0]) * n_legal).astype(np.int64)  # float64: u * k < k exactly
     return flat[start + pick] - np.arange(masks.shape[0], dtype=np.int64) * masks.shape[1]
 
 
 class RandomPolicy:
     """Uniformly random legal actions, chosen in numpy over the whole batch (:func:`random_legal_actions`).
 
-    ``needs_observations = False``: ``mjenv selfplay`` runs it in the masks-only mode.
+    ``needs_observations = False``: ``mjenv selfplay`` runs it in the masks-only mode. Given ``env`` (a
+    :class:`VectorEnv`), calls whose ``masks`` are that env's own array use its ``n_legal`` and
+    ``legal_actions`` (the same actions, drawn about 10x faster); other masks are handled from the mask alone.
     """
 
     needs_observations = False
 
-    def __init__(self, seed: int | None = 0) -> None:
+    def __init__(self, seed: int | None = 0, env: VectorEnv | None = None) -> None:
+        if env is not None and not isinstance(env, VectorEnv):
+            raise TypeError(f"env must be a VectorEnv or None, got {type(env).__name__}")
         self.rng = np.random.default_rng(seed)
+        self.env = env
 
     def __call__(self, obs: np.ndarray | None, masks: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        env = self.env
+        if env is not None and masks is env.masks:
+            return random_legal_actions(masks, self.rng, env.n_legal, env.legal_actions)
         return random_legal_actions(masks, self.rng)
 
 

@@ -242,6 +242,24 @@ def test_random_legal_actions_is_legal_and_uniform():
         random_legal_actions(masks, rng)
 
 
+def test_legal_action_lists_match_masks_and_fast_policy_matches_slow():
+    env = VectorEnv(64, seed=11, observations=False, threads=1)
+    _, masks, _ = env.reset()
+    bound, free = RandomPolicy(4, env=env), RandomPolicy(4)
+    for _ in range(300):
+        for i in range(env.num_envs):
+            k = int(env.n_legal[i])
+            np.testing.assert_array_equal(env.legal_actions[i, :k], np.flatnonzero(masks[i]))
+        a = bound(None, masks, env.seats)
+        np.testing.assert_array_equal(a, free(None, masks.copy(), env.seats))  # same draws, slow path
+        assert masks[np.arange(env.num_envs), a].all()
+        _, masks, _, _, _ = env.step(a)
+    with pytest.raises(ValueError, match="needs n_legal"):
+        random_legal_actions(masks, np.random.default_rng(0), legal_actions=env.legal_actions)
+    with pytest.raises(TypeError):
+        RandomPolicy(0, env="table")
+
+
 def test_bad_inputs():
     with pytest.raises(ValueError):
         VectorEnv(0)
