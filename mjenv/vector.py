@@ -50,7 +50,7 @@ Specification in mjenv
   ``illegal[i]`` marks the offending tables in the last two modes.
 * Memory per table: ``STATE_SIZE * 4`` bytes of state, ``NUM_ACTIONS`` bytes of mask, ``NUM_FANS * 2`` bytes
   of fan counts, ~100 bytes of other outputs, plus ``OBS_SIZE * 4`` bytes of observation when enabled:
-  :func:`bytes_per_table` (about 3 kB masks-only, 9 kB with observations; 10,000 tables take ~30/90 MB).
+  :func:`bytes_per_table` (about 3.4 kB masks-only, 9.6 kB with observations; 10,000 tables take ~34/96 MB).
 * ``threads`` sets Numba's thread count for this env's kernels (default: every thread Numba has). Importing
   this module sets ``OMP_WAIT_POLICY=PASSIVE`` unless it is set already (Numba's OpenMP threads otherwise spin
   between steps and starve the working threads on a shared machine); set it to ``ACTIVE`` before importing
@@ -58,7 +58,8 @@ Specification in mjenv
 * Speed (``benchmarks/profile_vector.py``, 1024 tables, one thread, CPU time on a loaded 2-core machine): a
   decision costs about 1.4 us of CPU in ``env.step`` masks-only (in isolation: ``step_kernel`` 0.35-0.45,
   ``legal_mask_kernel`` 0.25-0.35) and 3.5 us with the observation (``observe_kernel`` ~2.1, mostly memory
-  traffic); the numpy random policy 0.4 us. Win checks are bit tests on the engine's cached waits.
+  traffic); the numpy random policy 0.06 us with the env's legal-action lists (0.2-0.3 us from the masks alone).
+  Win checks are bit tests on the engine's cached waits.
 """
 
 from __future__ import annotations
@@ -256,7 +257,7 @@ def bytes_per_table(observations: bool = True) -> int:
     """Bytes of preallocated memory one table of a :class:`VectorEnv` takes (state, outputs, results).
 
     Every array of the env has the table count as its leading dimension, so this is the size of a one-table
-    env (no kernel runs): about 3.2 kB masks-only and 9.5 kB with observations for the current engine.
+    env (no kernel runs): about 3.4 kB masks-only and 9.6 kB with observations for the current engine.
     """
     return VectorEnv(1, observations=observations).nbytes
 
@@ -521,8 +522,8 @@ def random_legal_actions(
 
     Draws one uniform per row and scales it by the row's number of legal actions ``k``. With the env's
     legal-action lists (``VectorEnv.legal_actions``, written by the step kernel) the pick is one gather
-    (about 0.03 us per row); from ``masks`` alone it takes that legal action from the row-major list of legal
-    entries (``np.flatnonzero``, about 0.3 us per row). Both give the same actions for the same ``rng``.
+    (about 0.06 us per row); from ``masks`` alone it takes that legal action from the row-major list of legal
+    entries (``np.flatnonzero``, about 0.2-0.3 us per row). Both give the same actions for the same ``rng``.
 
     Parameters
     ----------
@@ -562,7 +563,7 @@ class RandomPolicy:
 
     ``needs_observations = False``: ``mjenv selfplay`` runs it in the masks-only mode. Given ``env`` (a
     :class:`VectorEnv`), calls whose ``masks`` are that env's own array use its ``n_legal`` and
-    ``legal_actions`` (the same actions, drawn about 10x faster); other masks are handled from the mask alone.
+    ``legal_actions`` (the same actions, drawn 3-5x faster); other masks are handled from the mask alone.
     """
 
     needs_observations = False
