@@ -548,10 +548,10 @@ def random_legal_actions(
         raise ValueError(f"n_legal must have shape {masks.shape[:1]}, got {n_legal.shape}")
     if not n_legal.all():
         raise ValueError(f"row {int(np.argmin(n_legal))} of masks has no legal action")
+    if legal_actions is not None and legal_actions.shape != masks.shape:
+        raise ValueError(f"legal_actions must have shape {masks.shape}, got {legal_actions.shape}")
     pick = (rng.random(masks.shape[0]) * n_legal).astype(np.int64)  # float64: u * k < k exactly
     if legal_actions is not None:
-        if legal_actions.shape != masks.shape:
-            raise ValueError(f"legal_actions must have shape {masks.shape}, got {legal_actions.shape}")
         return np.take_along_axis(legal_actions, pick[:, None], axis=1)[:, 0].astype(np.int64)
     flat = np.flatnonzero(masks)
     start = np.cumsum(n_legal) - n_legal

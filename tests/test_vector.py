@@ -256,6 +256,10 @@ def test_legal_action_lists_match_masks_and_fast_policy_matches_slow():
         _, masks, _, _, _ = env.step(a)
     with pytest.raises(ValueError, match="needs n_legal"):
         random_legal_actions(masks, np.random.default_rng(0), legal_actions=env.legal_actions)
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="legal_actions must have shape"):
+        random_legal_actions(masks, rng, env.n_legal, env.legal_actions[:, :5])
+    assert rng.random() == np.random.default_rng(0).random()  # nothing drawn before the error
     with pytest.raises(TypeError):
         RandomPolicy(0, env="table")
 
