@@ -1,6 +1,7 @@
 """Black-box experiment behind the scorer's tie-break (``mjenv.fans._tie_prefers``).
 
-Usage: ``PYTHONPATH=. python scripts/tie_break_lab.py [--outer 40]``
+Usage: ``PYTHONPATH=. python scripts/tie_break_lab.py [--outer 40]`` (about 10 min), or
+``PYTHONPATH=. python scripts/tie_break_lab.py --family`` (about 6 min: every one-suit hand, see ``family``).
 
 Builds every hand made of an ambiguous 8-tile block of one suit (two sets and a pair that read more than one
 way) and two more sets (pungs and chows of the other suits, honour pungs), with every win tile of the block
@@ -10,6 +11,13 @@ differ, whether the reference took (a) the later reading in ``_regular_best``'s 
 with more of the first differing fan of >= 16 points (fan order). Result (2026-11-30): differences in 1- or
 2-point fans follow (a) both ways round; every difference of >= 16 points follows (b) (三同刻 + 双暗刻 over
 三暗刻 + 双同刻 even when it is the earlier reading; 一色三同顺 over 一色三节高).
+
+``--family`` compares our compat calculator with the reference on every winning hand of one suit (bamboo) with
+0, 1, 2 or 3 fixed melds (chows and pungs of that suit), each win tile of the concealed part, won on a discard.
+That is where readings can tie while both count the same >= 16 point fan built from sets; the only such tie is
+fixed chows 123 + 234 with concealed 1122344 won on 3 (and its mirror 678 + 789 / 6678899 / 7), where the
+reference keeps the earlier reading. Result (2026-11-30, with that rule in ``_tie_prefers``): 0 differences in
+868,685 winning hands (95,247 / 283,723 / 335,972 / 153,743 with 0 / 1 / 2 / 3 fixed melds), outcomes and error messages alike.
 """
 
 from __future__ import annotations
@@ -100,10 +108,74 @@ def blocks():
             yield h
 
 
+def family(n_fixed: int) -> tuple[int, list[dict]]:
+    """(winning hands, differing calls) of compat vs reference (fans or error), every one-suit hand with
+    ``n_fixed`` fixed melds."""
+    from mjenv.compat.mahjonggb import MahjongFanCalculator as ours
+
+    melds = [("CHI", f"T{r}", 1) for r in range(2, 9)] + [("PENG", f"T{r}", 1) for r in range(1, 10)]
+
+    def counts(m):
+        c = np.zeros(9, np.int64)
+        r = int(m[1][1]) - 1
+        if m[0] == "CHI":
+            c[r - 1 : r + 2] += 1
+        else:
+            c[r] += 3
+        return c
+
+    n, bad = 0, []
+    for comp in itertools.product(range(5), repeat=9):
+        if sum(comp) != 14 - 3 * n_fixed:
+            continue
+        comp = np.array(comp)
+        for fixed in itertools.combinations_with_replacement(melds, n_fixed):
+            if (comp + sum((counts(m) for m in fixed), np.zeros(9, np.int64))).max() > 4:
+                continue
+            for w in np.flatnonzero(comp):
+                conc = comp.copy()
+                conc[w] -= 1
+                kw = dict(
+                    pack=fixed,
+                    hand=tuple(f"T{r + 1}" for r in range(9) for _ in range(conc[r])),
+                    winTile=f"T{w + 1}",
+                    flowerCount=0,
+                    isSelfDrawn=False,
+                    is4thTile=False,
+                    isAboutKong=False,
+                    isWallLast=False,
+                    seatWind=0,
+                    prevalentWind=1,
+                    verbose=True,
+                )
+                got, want = _outcome(ours, kw), _outcome(MahjongGB.MahjongFanCalculator, kw)
+                n += not isinstance(want, str)
+                if got != want:
+                    bad.append(kw)
+    return n, bad
+
+
+def _outcome(f, kw):
+    try:
+        return f(**kw)
+    except TypeError as e:
+        return str(e)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--outer", type=int, default=0, help="only the first N pairs of outer sets (0: all)")
+    ap.add_argument("--family", action="store_true", help="every one-suit hand with 0-3 fixed melds instead")
     args = ap.parse_args(argv)
+    if args.family:
+        n_bad = 0
+        for n_fixed in range(4):
+            n, bad = family(n_fixed)
+            n_bad += len(bad)
+            print(f"{n_fixed} fixed melds: {n} winning hands, {len(bad)} differences")
+            for kw in bad:
+                print("  ", kw)
+        return 1 if n_bad else 0
     outer = [(1, t) for t in range(18) if t % 9 <= 6] + [
         (2, t) for t in list(range(18)) + list(range(27, 34))
     ]
