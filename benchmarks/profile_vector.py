@@ -39,6 +39,10 @@ from mjenv import game as G
 from mjenv.observation import OBS_SIZE, observe_kernel
 from mjenv.vector import VectorEnv, random_legal_actions, warmup
 
+# The kernels below freeze mjenv.game's state offsets at compile time, and numba's on-disk cache does not
+# see changes in other files: this file is edited with every change of the state layout (2026-11-30: hot
+# fields first, SCRATCH removed) so that stale cached kernels are dropped.
+
 
 @numba.njit(cache=True)
 def _corpus(n_states, seed, suit_win, honor_win):

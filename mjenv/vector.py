@@ -118,13 +118,27 @@ def _prefetch(typingctx, arr, i, j):
 
 
 @numba.njit(nogil=True, cache=CACHE)
-def _prefetch_table(states, masks, legal, i):
-    """Start fetching table ``i``'s state row and output rows while another table is being stepped."""
-    for k in range(0, states.shape[1], 16):  # one hint per 64-byte line of int32
+def _prefetch_hot(states, masks, legal, i):
+    """Start fetching table ``i``'s hot state prefix (``game.HOT_WORDS``) and its mask and legal-list rows."""
+    for k in range(0, G.HOT_WORDS, 16):  # one hint per 64-byte line of int32
         _prefetch(states, i, k)
     for k in range(0, NUM_ACTIONS, 64):
         _prefetch(masks, i, k)
         _prefetch(legal, i, k)
+
+
+@numba.njit(nogil=True, cache=CACHE)
+def _prefetch_cold(states, i):
+    """Start fetching the words of table ``i``'s cold part its next step may touch: the next draw and the next
+    replacement of the wall, the acting chair's next discard slot and the offered discard (a claim marks it).
+    Reads the hot prefix, so it follows :func:`_prefetch_hot` of the same table by one table."""
+    st = states[i]
+    _prefetch(states, i, G.WALL + min(max(st[G.FRONT], 0), 143))
+    _prefetch(states, i, G.WALL + min(max(st[G.BACK] - 1, 0), 143))
+    cur = st[G.CUR] & 3
+    _prefetch(states, i, G.DISC + G.MAX_DISCARDS * cur + min(st[G.N_DISC + cur], G.MAX_DISCARDS - 1))
+    off = st[G.OFFER_SEAT] & 3
+    _prefetch(states, i, G.DISC + G.MAX_DISCARDS * off + min(max(st[G.N_DISC + off] - 1, 0), G.MAX_DISCARDS - 1))
 
 
 @numba.njit(nogil=True, cache=CACHE)
@@ -141,6 +155,7 @@ def _record(state, i, winner, loser, fan_total, win_flags, fan_counts, scores, h
     hand_steps[i] = state[G.N_STEPS]
     events[i] = state[G.EVENTS]
     seeds[i] = (np.int64(np.uint32(state[G.SEED_HI])) << 32) | np.int64(np.uint32(state[G.SEED_LO]))
+
 
 
 @numba.njit(nogil=True, cache=CACHE)
@@ -225,8 +240,10 @@ def _step_batch(
         if n_bad > 0:
             return n_bad
     for i in prange(n):
+        if i + 2 < n:  # memory latency, not work, bounds a step: fetch ahead (hints only; no effect on results)
+            _prefetch_hot(states, masks, legal, i + 2)
         if i + 1 < n:
-            _prefetch_table(states, masks, legal, i + 1)
+            _prefetch_cold(states, i + 1)
         st = states[i]
         rw = rewards[i]
         a = actions[i]
