@@ -138,7 +138,8 @@ def _prefetch_cold(states, i):
     cur = st[G.CUR] & 3
     _prefetch(states, i, G.DISC + G.MAX_DISCARDS * cur + min(st[G.N_DISC + cur], G.MAX_DISCARDS - 1))
     off = st[G.OFFER_SEAT] & 3
-    _prefetch(states, i, G.DISC + G.MAX_DISCARDS * off + min(max(st[G.N_DISC + off] - 1, 0), G.MAX_DISCARDS - 1))
+    last = min(max(st[G.N_DISC + off] - 1, 0), G.MAX_DISCARDS - 1)
+    _prefetch(states, i, G.DISC + G.MAX_DISCARDS * off + last)
 
 
 @numba.njit(nogil=True, cache=CACHE)
@@ -155,7 +156,6 @@ def _record(state, i, winner, loser, fan_total, win_flags, fan_counts, scores, h
     hand_steps[i] = state[G.N_STEPS]
     events[i] = state[G.EVENTS]
     seeds[i] = (np.int64(np.uint32(state[G.SEED_HI])) << 32) | np.int64(np.uint32(state[G.SEED_LO]))
-
 
 
 @numba.njit(nogil=True, cache=CACHE)
@@ -240,7 +240,8 @@ def _step_batch(
         if n_bad > 0:
             return n_bad
     for i in prange(n):
-        if i + 2 < n:  # memory latency, not work, bounds a step: fetch ahead (hints only; no effect on results)
+        # memory latency, not work, bounds a step: fetch ahead (hints only, no effect on results)
+        if i + 2 < n:
             _prefetch_hot(states, masks, legal, i + 2)
         if i + 1 < n:
             _prefetch_cold(states, i + 1)
