@@ -50,7 +50,7 @@ Specification in mjenv
   ``illegal[i]`` marks the offending tables in the last two modes.
 * Memory per table: ``STATE_SIZE * 4`` bytes of state, ``NUM_ACTIONS`` bytes of mask, ``NUM_FANS * 2`` bytes
   of fan counts, ~100 bytes of other outputs, plus ``OBS_SIZE * 4`` bytes of observation when enabled:
-  :func:`bytes_per_table` (about 3.4 kB masks-only, 9.6 kB with observations; 10,000 tables take ~34/96 MB).
+  :func:`bytes_per_table` (about 3.2 kB masks-only, 9.4 kB with observations; 10,000 tables take ~32/94 MB).
 * ``threads`` sets Numba's thread count for this env's kernels (default: every thread Numba has). Importing
   this module sets ``OMP_WAIT_POLICY=PASSIVE`` unless it is set already (Numba's OpenMP threads otherwise spin
   between steps and starve the working threads on a shared machine); set it to ``ACTIVE`` before importing
@@ -71,6 +71,7 @@ from typing import Protocol
 
 import numba
 import numpy as np
+from llvmlite import binding as llvm_binding
 from llvmlite import ir
 from numba import prange, types
 from numba.core import cgutils
@@ -97,12 +98,19 @@ MAX_ENVS = 1 << 22
 
 
 # ------------------------------------------------------------------------------------------------ kernels
+# llvm.prefetch is mangled by pointer type; with opaque pointers (LLVM >= 17: numba >= 0.62) it is ".p0". Older
+# LLVMs get no hint (the same results, only without the prefetching).
+_PREFETCH_OK = llvm_binding.llvm_version_info >= (17,)
+
+
 @intrinsic
 def _prefetch(typingctx, arr, i, j):
     """Hint the CPU to fetch ``arr[i, j]`` into the caches (LLVM ``llvm.prefetch``; no effect on results)."""
     sig = types.void(arr, i, j)
 
     def codegen(context, builder, signature, args):
+        if not _PREFETCH_OK:
+            return context.get_dummy_value()
         aryty = signature.args[0]
         ary = context.make_array(aryty)(context, builder, args[0])
         ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1], args[2]], wraparound=False)
@@ -347,7 +355,7 @@ def bytes_per_table(observations: bool = True) -> int:
     """Bytes of preallocated memory one table of a :class:`VectorEnv` takes (state, outputs, results).
 
     Every array of the env has the table count as its leading dimension, so this is the size of a one-table
-    env (no kernel runs): about 3.4 kB masks-only and 9.6 kB with observations for the current engine.
+    env (no kernel runs): about 3.2 kB masks-only and 9.4 kB with observations for the current engine.
     """
     return VectorEnv(1, observations=observations).nbytes
 
