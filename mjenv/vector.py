@@ -56,10 +56,14 @@ Specification in mjenv
   between steps and starve the working threads on a shared machine); set it to ``ACTIVE`` before importing
   for a machine of your own.
 * Speed (``benchmarks/profile_vector.py``, 1024 tables, one thread, CPU time on a loaded 2-core machine): a
-  decision costs about 1.4 us of CPU in ``env.step`` masks-only (in isolation: ``step_kernel`` 0.35-0.45,
-  ``legal_mask_kernel`` 0.25-0.35) and 3.5 us with the observation (``observe_kernel`` ~2.1, mostly memory
-  traffic); the numpy random policy 0.06 us with the env's legal-action lists (0.2-0.3 us from the masks alone).
-  Win checks are bit tests on the engine's cached waits.
+  decision costs about 0.55 us of CPU in ``env.step`` masks-only and 2.1 us with the observation; the numpy
+  random policy 0.06 us. The kernels' own work is smaller (on 256 states that stay in the caches:
+  ``legal_mask_kernel`` ~0.04 us, ``step_kernel`` ~0.2, ``observe_kernel`` ~0.4): the rest is memory latency,
+  since a batch's state rows (2.7 kB each) do not fit the caches and each step touches a few scattered lines of
+  a row. ``_step_batch`` therefore prefetches (``llvm.prefetch`` hints, no effect on results) the hot prefix
+  of the state row two tables ahead (``game.HOT_WORDS``: the layout puts the fields a step touches first),
+  the wall and discard words the next table will touch, and the output rows; the batch check of the actions
+  reads 16 bytes of legality bits per table. Win checks are bit tests on the engine's cached waits.
 """
 
 from __future__ import annotations
