@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     print("  legal_mask_kernel" + " " * 35 + "  ".join(f"{k['legal_mask_kernel_us']:.3f}" for k in ks))
     for name in ks[1]["step_kernel_us"]:
         mix = ks[1]["decision_mix"].get(name)
-        us = "  ".join(f"{k['step_kernel_us'].get(name, float('nan')):.3f}" for k in ks)
+        us = "  ".join(f"{k['step_kernel_us'][name]:.3f}" if name in k["step_kernel_us"] else "  -  " for k in ks)
         print(f"  step_kernel {name:<40s} {us}" + (f"  ({mix:.1%} of decisions)" if mix else ""))
     print("  observe_kernel" + " " * 38 + "  ".join(f"{k['observe_kernel_us']:.3f}" for k in ks))
     print("  reset_kernel (once per hand)" + " " * 24 + "  ".join(f"{k['reset_kernel_us']:.3f}" for k in ks))

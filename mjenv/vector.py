@@ -129,6 +129,12 @@ def _prefetch(typingctx, arr, i, j):
     return sig, codegen
 
 
+if numba.config.DISABLE_JIT:  # pure-Python runs (coverage, debugging): an intrinsic cannot run there
+
+    def _prefetch(arr, i, j):
+        """No-op stand-in for the prefetch hint."""
+
+
 @numba.njit(nogil=True, cache=CACHE)
 def _prefetch_hot(states, masks, legal, i):
     """Start fetching table ``i``'s hot state prefix (``game.HOT_WORDS``) and its mask and legal-list rows."""
@@ -243,7 +249,7 @@ def _step_batch(
             _prepare(states[i], i, observe, seats, masks, n_legal, legal, bits, obs)
         return 0
     n_bad = 0
-    if illegal_mode == _RAISE:  # check the whole batch first (serially: one lookup in the mask per table)
+    if illegal_mode == _RAISE:  # check the whole batch first (serially: one 16-byte bits row per table)
         for i in range(n):
             a = actions[i]
             bad = not _is_legal(bits, i, a)
