@@ -17,34 +17,39 @@ ends the hand in a draw with no payments.
 Specification in mjenv
 ----------------------
 * One table is ONE flat ``int32[STATE_SIZE]`` array; a batch of tables is ``int32[N, STATE_SIZE]`` and the
-  vector env steps every row with the same per-table kernels. Offsets (module constants, frozen in kernels)::
+  vector env steps every row with the same per-table kernels. Offsets (module constants, frozen in kernels),
+  in this order: the scalars and the small per-seat fields most steps touch come first (the first
+  ``HOT_WORDS`` words, which the vector env prefetches for the next table), the discards, the wall and the fan
+  counts, of which a step touches one word or none, last::
 
-    HAND        4*34  concealed tiles of each seat, counts (flowers never stay in a hand)
-    MELDS       4*4   packed melds (mjenv.melds layout, 0 = none) in the order declared
-    N_MELDS     4     melds per seat
-    DISC        4*48  discards of each seat in order: tile id, +64 when a player claimed it (chow/pung/kong/win)
-    N_DISC      4     discards per seat
-    WALL        144   the wall read from the break point: WALL[FRONT] is the next draw, WALL[BACK-1] the next
-                      replacement; tile ids 0..41 (flowers 34..41)
-    FLOWERS     4     flowers set aside per seat
-    FLOWER_BITS 4     which flowers (bit f for flower 34+f)
-    VIS         34    copies of each tile face up on the table (discards + exposed melds; not concealed kongs)
+    scalars: PHASE, CUR (seat to act, -1 when over), TURN (seat whose turn it is), OFFER_TILE OFFER_SEAT (tile on
+    offer in a claim/rob window, -1 otherwise), DRAWN (tile just drawn by TURN, -1 after a claim), DRAW_KIND
+    (0 normal, 1 kong replacement, 2 flower replacement), JUST_CLAIMED (1: must discard), FRONT, BACK, N_STEPS,
+    N_DRAWS, LAST_ACTOR, LAST_ACTION, EVENTS (EV_* bits of what happened this hand), DEALER, PREVALENT,
+    MIN_FAN, WINNER, LOSER, WIN_TILE, WIN_FLAGS, WIN_TOTAL, DICE (d1*10+d2), SEED_LO SEED_HI (episode seed),
+    RNG_LO RNG_HI (splitmix64 state)
     CLAIM       4     claim window answers: -1 not asked, -2 still to answer, else the action chosen
     WIN_FAN     4     total fan of the win open to each seat right now (-1: none; cached for the mask)
     WIN_FLAGS_P 4     the win flags that go with WIN_FAN
     NO_WIN      4     1 when the seat lost the right to win this hand (penalty mode)
-    SCORES      4     score deltas of this hand (payments and penalties)
-    FANS        NUM_FANS  fan counts of the winning hand (mjenv.fans order)
     WAITS       4*2   cached waits of each seat's waiting hand: bits of tiles 0..26, then bits of tiles 27..33;
                       recomputed whenever the seat's concealed hand becomes a waiting hand (deal, its discard,
                       a kong), so every win check is a bit test before the scorer runs
-    then scalars: SEED_LO SEED_HI (episode seed), RNG_LO RNG_HI (splitmix64 state), DICE (d1*10+d2), FRONT, BACK,
-    PHASE, CUR (seat to act, -1 when over), TURN (seat whose turn it is), OFFER_TILE OFFER_SEAT (tile on offer
-    in a claim/rob window, -1 otherwise), DRAWN (tile just drawn by TURN, -1 after a claim), DRAW_KIND
-    (0 normal, 1 kong replacement, 2 flower replacement), JUST_CLAIMED (1: must discard), DEALER, PREVALENT,
-    MIN_FAN, WINNER, LOSER, WIN_TILE, WIN_FLAGS, WIN_TOTAL, N_STEPS, N_DRAWS, LAST_ACTOR, LAST_ACTION,
-    EVENTS (EV_* bits of what happened this hand), SCRATCH (48 words of kernel scratch space, meaningless
-    between calls; lets the kernels run without allocating).
+    N_MELDS     4     melds per seat
+    N_DISC      4     discards per seat
+    FLOWERS     4     flowers set aside per seat
+    FLOWER_BITS 4     which flowers (bit f for flower 34+f)
+    SCORES      4     score deltas of this hand (payments and penalties)
+    MELDS       4*4   packed melds (mjenv.melds layout, 0 = none) in the order declared
+    VIS         34    copies of each tile face up on the table (discards + exposed melds; not concealed kongs)
+    HAND        4*34  concealed tiles of each seat, counts (flowers never stay in a hand)
+    (HOT_WORDS ends here)
+    DISC        4*48  discards of each seat in order: tile id, +64 when a player claimed it (chow/pung/kong/win)
+    WALL        144   the wall read from the break point: WALL[FRONT] is the next draw, WALL[BACK-1] the next
+                      replacement; tile ids 0..41 (flowers 34..41)
+    FANS        NUM_FANS  fan counts of the winning hand (mjenv.fans order)
+
+  Code reads fields only through these names, never by position: the order is a memory-layout choice.
 
 * Kernels: ``reset_kernel(state, seed, dealer, prevalent, min_fan, suit_win, honor_win)``,
   ``legal_mask_kernel(state, seat, mask)``, ``step_kernel(state, action, rewards, suit_win, honor_win) -> err``
@@ -77,15 +82,17 @@ from mjenv.hand import _KNIT_MASK, KNITS, _groups_win, _win_code_at
 MAX_DISCARDS = 48  # per seat; a seat can discard at most ~40 times in a hand
 NUM_ACTIONS = A.NUM_ACTIONS
 
+# the fields most steps touch come first (the "hot" prefix of HOT_WORDS words, which the vector env prefetches
+# for the next table); the discards, the wall and the fan counts, of which a step touches one word or none, last
 _layout: list[tuple[str, int]] = [
-    ("HAND", 4 * 34), ("MELDS", 16), ("N_MELDS", 4), ("DISC", 4 * MAX_DISCARDS), ("N_DISC", 4), ("WALL", 144),
-    ("FLOWERS", 4), ("FLOWER_BITS", 4), ("VIS", 34), ("CLAIM", 4), ("WIN_FAN", 4), ("WIN_FLAGS_P", 4),
-    ("NO_WIN", 4), ("SCORES", 4), ("FANS", NUM_FANS), ("WAITS", 8),
-    ("SEED_LO", 1), ("SEED_HI", 1), ("RNG_LO", 1), ("RNG_HI", 1), ("DICE", 1), ("FRONT", 1), ("BACK", 1),
     ("PHASE", 1), ("CUR", 1), ("TURN", 1), ("OFFER_TILE", 1), ("OFFER_SEAT", 1), ("DRAWN", 1), ("DRAW_KIND", 1),
-    ("JUST_CLAIMED", 1), ("DEALER", 1), ("PREVALENT", 1), ("MIN_FAN", 1), ("WINNER", 1), ("LOSER", 1),
-    ("WIN_TILE", 1), ("WIN_FLAGS", 1), ("WIN_TOTAL", 1), ("N_STEPS", 1), ("N_DRAWS", 1), ("LAST_ACTOR", 1),
-    ("LAST_ACTION", 1), ("EVENTS", 1), ("SCRATCH", 48),
+    ("JUST_CLAIMED", 1), ("FRONT", 1), ("BACK", 1), ("N_STEPS", 1), ("N_DRAWS", 1), ("LAST_ACTOR", 1),
+    ("LAST_ACTION", 1), ("EVENTS", 1), ("DEALER", 1), ("PREVALENT", 1), ("MIN_FAN", 1), ("WINNER", 1),
+    ("LOSER", 1), ("WIN_TILE", 1), ("WIN_FLAGS", 1), ("WIN_TOTAL", 1), ("DICE", 1),
+    ("SEED_LO", 1), ("SEED_HI", 1), ("RNG_LO", 1), ("RNG_HI", 1),
+    ("CLAIM", 4), ("WIN_FAN", 4), ("WIN_FLAGS_P", 4), ("NO_WIN", 4), ("WAITS", 8), ("N_MELDS", 4), ("N_DISC", 4),
+    ("FLOWERS", 4), ("FLOWER_BITS", 4), ("SCORES", 4), ("MELDS", 16), ("VIS", 34), ("HAND", 4 * 34),
+    ("DISC", 4 * MAX_DISCARDS), ("WALL", 144), ("FANS", NUM_FANS),
 ]
 OFFSETS: dict[str, int] = {}
 _o = 0
@@ -102,7 +109,8 @@ OFFER_TILE, OFFER_SEAT, DRAWN, DRAW_KIND = (OFFSETS[k] for k in ("OFFER_TILE", "
 JUST_CLAIMED, DEALER, PREVALENT, MIN_FAN = (OFFSETS[k] for k in ("JUST_CLAIMED", "DEALER", "PREVALENT", "MIN_FAN"))
 WINNER, LOSER, WIN_TILE, WIN_FLAGS, WIN_TOTAL = (OFFSETS[k] for k in ("WINNER", "LOSER", "WIN_TILE", "WIN_FLAGS", "WIN_TOTAL"))
 N_STEPS, N_DRAWS, LAST_ACTOR, LAST_ACTION, EVENTS = (OFFSETS[k] for k in ("N_STEPS", "N_DRAWS", "LAST_ACTOR", "LAST_ACTION", "EVENTS"))
-SCRATCH, WAITS = OFFSETS["SCRATCH"], OFFSETS["WAITS"]
+WAITS = OFFSETS["WAITS"]
+HOT_WORDS = DISC  # the hot prefix: every field before the discards
 del _o, _name, _size
 
 A_CHOW, A_PUNG, A_KONG, A_CONCEALED_KONG, A_ADDED_KONG = A.CHOW, A.PUNG, A.KONG, A.CONCEALED_KONG, A.ADDED_KONG

@@ -50,16 +50,20 @@ Specification in mjenv
   ``illegal[i]`` marks the offending tables in the last two modes.
 * Memory per table: ``STATE_SIZE * 4`` bytes of state, ``NUM_ACTIONS`` bytes of mask, ``NUM_FANS * 2`` bytes
   of fan counts, ~100 bytes of other outputs, plus ``OBS_SIZE * 4`` bytes of observation when enabled:
-  :func:`bytes_per_table` (about 3.4 kB masks-only, 9.6 kB with observations; 10,000 tables take ~34/96 MB).
+  :func:`bytes_per_table` (about 3.2 kB masks-only, 9.4 kB with observations; 10,000 tables take ~32/94 MB).
 * ``threads`` sets Numba's thread count for this env's kernels (default: every thread Numba has). Importing
   this module sets ``OMP_WAIT_POLICY=PASSIVE`` unless it is set already (Numba's OpenMP threads otherwise spin
   between steps and starve the working threads on a shared machine); set it to ``ACTIVE`` before importing
   for a machine of your own.
 * Speed (``benchmarks/profile_vector.py``, 1024 tables, one thread, CPU time on a loaded 2-core machine): a
-  decision costs about 1.4 us of CPU in ``env.step`` masks-only (in isolation: ``step_kernel`` 0.35-0.45,
-  ``legal_mask_kernel`` 0.25-0.35) and 3.5 us with the observation (``observe_kernel`` ~2.1, mostly memory
-  traffic); the numpy random policy 0.06 us with the env's legal-action lists (0.2-0.3 us from the masks alone).
-  Win checks are bit tests on the engine's cached waits.
+  decision costs about 0.55 us of CPU in ``env.step`` masks-only and 2.1 us with the observation; the numpy
+  random policy 0.06 us. The kernels' own work is smaller (on 256 states that stay in the caches:
+  ``legal_mask_kernel`` ~0.04 us, ``step_kernel`` ~0.2, ``observe_kernel`` ~0.4): the rest is memory latency,
+  since a batch's state rows (2.7 kB each) do not fit the caches and each step touches a few scattered lines of
+  a row. ``_step_batch`` therefore prefetches (``llvm.prefetch`` hints, no effect on results) the hot prefix
+  of the state row two tables ahead (``game.HOT_WORDS``: the layout puts the fields a step touches first),
+  the wall and discard words the next table will touch, and the output rows; the batch check of the actions
+  reads 16 bytes of legality bits per table. Win checks are bit tests on the engine's cached waits.
 """
 
 from __future__ import annotations
@@ -71,7 +75,11 @@ from typing import Protocol
 
 import numba
 import numpy as np
-from numba import prange
+from llvmlite import binding as llvm_binding
+from llvmlite import ir
+from numba import prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from mjenv import actions as A
 from mjenv import game as G
@@ -94,6 +102,64 @@ MAX_ENVS = 1 << 22
 
 
 # ------------------------------------------------------------------------------------------------ kernels
+# llvm.prefetch is mangled by pointer type; with opaque pointers (LLVM >= 17: numba >= 0.62) it is ".p0". Older
+# LLVMs get no hint (the same results, only without the prefetching).
+_PREFETCH_OK = llvm_binding.llvm_version_info >= (17,)
+
+
+@intrinsic
+def _prefetch(typingctx, arr, i, j):
+    """Hint the CPU to fetch ``arr[i, j]`` into the caches (LLVM ``llvm.prefetch``; no effect on results)."""
+    sig = types.void(arr, i, j)
+
+    def codegen(context, builder, signature, args):
+        if not _PREFETCH_OK:
+            return context.get_dummy_value()
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1], args[2]], wraparound=False)
+        i32, i8p = ir.IntType(32), ir.IntType(8).as_pointer()
+        fn = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]), "llvm.prefetch.p0"
+        )
+        # read, high temporal locality (keep in all cache levels), data cache
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+if numba.config.DISABLE_JIT:  # pure-Python runs (coverage, debugging): an intrinsic cannot run there
+
+    def _prefetch(arr, i, j):
+        """No-op stand-in for the prefetch hint."""
+
+
+@numba.njit(nogil=True, cache=CACHE)
+def _prefetch_hot(states, masks, legal, i):
+    """Start fetching table ``i``'s hot state prefix (``game.HOT_WORDS``) and its mask and legal-list rows."""
+    for k in range(0, G.HOT_WORDS, 16):  # one hint per 64-byte line of int32
+        _prefetch(states, i, k)
+    for k in range(0, NUM_ACTIONS, 64):
+        _prefetch(masks, i, k)
+        _prefetch(legal, i, k)
+
+
+@numba.njit(nogil=True, cache=CACHE)
+def _prefetch_cold(states, i):
+    """Start fetching the words of table ``i``'s cold part its next step may touch: the next draw and the next
+    replacement of the wall, the acting chair's next discard slot and the offered discard (a claim marks it).
+    Reads the hot prefix, so it follows :func:`_prefetch_hot` of the same table by one table."""
+    st = states[i]
+    _prefetch(states, i, G.WALL + min(max(st[G.FRONT], 0), 143))
+    _prefetch(states, i, G.WALL + min(max(st[G.BACK] - 1, 0), 143))
+    cur = st[G.CUR] & 3
+    _prefetch(states, i, G.DISC + G.MAX_DISCARDS * cur + min(st[G.N_DISC + cur], G.MAX_DISCARDS - 1))
+    off = st[G.OFFER_SEAT] & 3
+    last = min(max(st[G.N_DISC + off] - 1, 0), G.MAX_DISCARDS - 1)
+    _prefetch(states, i, G.DISC + G.MAX_DISCARDS * off + last)
+
+
 @numba.njit(nogil=True, cache=CACHE)
 def _record(state, i, winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds):
     """Copy the outcome of the finished hand in ``state`` into row ``i`` of the result arrays."""
@@ -111,56 +177,98 @@ def _record(state, i, winner, loser, fan_total, win_flags, fan_counts, scores, h
 
 
 @numba.njit(nogil=True, cache=CACHE)
-def _prepare(state, i, observe, seats, masks, n_legal, legal, obs):
-    """Write the acting chair, its mask, its legal-action list (and observation) of table ``i``."""
+def _list_legal(m, row, bits, n):
+    """Write the ``n`` legal action ids of mask ``m`` into ``row`` in increasing order and as bits of ``bits``.
+
+    Branch-free scans (``k`` advances by the mask byte). A decision's actions lie in ``DISCARD..KONG`` (a turn's
+    discards, a claim window's chow/pung/kong), ``WIN`` and ``PASS``; the kong range ``CONCEALED_KONG..WIN`` is
+    scanned only when the count says it holds some.
+    """
+    k = 0
+    for a in range(A.CONCEALED_KONG):
+        row[k] = a
+        k += m[a]
+    if k + m[A.WIN] + m[A.PASS] < n:
+        for a in range(A.CONCEALED_KONG, A.WIN):
+            row[k] = a
+            k += m[a]
+    row[k] = A.WIN
+    k += m[A.WIN]
+    row[k] = A.PASS
+    b0 = np.uint64(0)
+    b1 = np.uint64(0)
+    for j in range(n):
+        a = row[j]
+        if a < 64:
+            b0 |= np.uint64(1) << np.uint64(a)
+        else:
+            b1 |= np.uint64(1) << np.uint64(a - 64)
+    bits[0] = b0
+    bits[1] = b1
+
+
+@numba.njit(nogil=True, cache=CACHE)
+def _prepare(state, i, observe, seats, masks, n_legal, legal, bits, obs):
+    """Write the acting chair, its mask, its legal-action list and bits (and observation) of table ``i``."""
     seat = state[G.CUR]
     seats[i] = seat
-    m = masks[i]
-    n_legal[i] = G.legal_mask_kernel(state, seat, m)
-    row = legal[i]
-    k = 0
-    for a in range(NUM_ACTIONS):
-        if m[a]:
-            row[k] = a
-            k += 1
+    n = G.legal_mask_kernel(state, seat, masks[i])
+    n_legal[i] = n
+    _list_legal(masks[i], legal[i], bits[i], n)
     if observe:
         observe_kernel(state, seat, obs[i])
+
+
+@numba.njit(nogil=True, cache=CACHE)
+def _is_legal(bits, i, a):
+    """Is ``a`` one of the legal actions ``_prepare`` wrote for table ``i`` (any integer, range-checked)?"""
+    if a < 0 or a >= NUM_ACTIONS:
+        return False
+    if a < 64:
+        return (bits[i, 0] >> np.uint64(a)) & np.uint64(1) == np.uint64(1)
+    return (bits[i, 1] >> np.uint64(a - 64)) & np.uint64(1) == np.uint64(1)
 
 
 @numba.njit(parallel=True, nogil=True, cache=CACHE)
 def _step_batch(
     states, actions, illegal_mode, reset_seeds, dealer, prevalent, min_fan, observe,
-    seats, masks, n_legal, legal, obs, rewards, terminated, illegal, hands_done,
+    seats, masks, n_legal, legal, bits, obs, rewards, terminated, illegal, hands_done,
     winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds, suit_win, honor_win,
 ):  # fmt: skip
     """Apply ``actions[i]`` at every table, auto-reset finished hands, write the next decision's outputs.
 
     ``illegal_mode`` -1 instead deals a new hand at every table from ``reset_seeds[i]`` (``reset``).
     Returns the number of illegal actions; in raise mode (0) nothing moves when it is > 0. Legality is read from
-    ``masks`` (the masks this kernel wrote for the current decisions; ``step_kernel`` checks again).
+    ``bits`` (the legal actions of the masks this kernel wrote for the current decisions, as two uint64 words
+    per table, so the serial check of the raise mode reads 16 bytes per table; ``step_kernel`` checks again).
     """
     n = states.shape[0]
     if illegal_mode < 0:
         for i in prange(n):
             G.reset_kernel(states[i], reset_seeds[i], dealer, prevalent, min_fan, suit_win, honor_win)
-            _prepare(states[i], i, observe, seats, masks, n_legal, legal, obs)
+            _prepare(states[i], i, observe, seats, masks, n_legal, legal, bits, obs)
         return 0
     n_bad = 0
-    if illegal_mode == _RAISE:  # check the whole batch first (serially: one lookup in the mask per table)
+    if illegal_mode == _RAISE:  # check the whole batch first (serially: one 16-byte bits row per table)
         for i in range(n):
             a = actions[i]
-            bad = a < 0 or a >= NUM_ACTIONS or not masks[i, a]
+            bad = not _is_legal(bits, i, a)
             illegal[i] = bad
             n_bad += 1 if bad else 0
         if n_bad > 0:
             return n_bad
     for i in prange(n):
+        # memory latency, not work, bounds a step: fetch ahead (hints only, no effect on results)
+        if i + 2 < n:
+            _prefetch_hot(states, masks, legal, i + 2)
+        if i + 1 < n:
+            _prefetch_cold(states, i + 1)
         st = states[i]
         rw = rewards[i]
         a = actions[i]
         bad = False
         if illegal_mode != _RAISE:
-            bad = a < 0 or a >= NUM_ACTIONS or not masks[i, a]
+            bad = not _is_legal(bits, i, a)
             illegal[i] = bad
         n_bad += 1 if bad else 0
         if bad:
@@ -177,7 +285,7 @@ def _step_batch(
             _record(st, i, winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds)
             hands_done[i] += 1
             G.reset_kernel(st, G.next_seed_kernel(st), dealer, prevalent, min_fan, suit_win, honor_win)
-        _prepare(st, i, observe, seats, masks, n_legal, legal, obs)
+        _prepare(st, i, observe, seats, masks, n_legal, legal, bits, obs)
     return n_bad
 
 
@@ -257,7 +365,7 @@ def bytes_per_table(observations: bool = True) -> int:
     """Bytes of preallocated memory one table of a :class:`VectorEnv` takes (state, outputs, results).
 
     Every array of the env has the table count as its leading dimension, so this is the size of a one-table
-    env (no kernel runs): about 3.4 kB masks-only and 9.6 kB with observations for the current engine.
+    env (no kernel runs): about 3.2 kB masks-only and 9.4 kB with observations for the current engine.
     """
     return VectorEnv(1, observations=observations).nbytes
 
@@ -350,6 +458,7 @@ class VectorEnv:
         self.masks = np.zeros((n, NUM_ACTIONS), np.bool_)
         self.n_legal = np.zeros(n, np.int32)
         self.legal_actions = np.zeros((n, NUM_ACTIONS), np.uint8)
+        self._legal_bits = np.zeros((n, 2), np.uint64)  # the same as bits (action a: word a // 64, a % 64)
         self.obs = np.zeros((n, OBS_SIZE), np.float32) if observations else None
         self._obs_arg = self.obs if observations else np.zeros((1, OBS_SIZE), np.float32)
         self.rewards = np.zeros((n, 4), np.float32)
@@ -395,7 +504,7 @@ class VectorEnv:
         return int(_step_batch(
             self.states, actions, mode, self.table_seeds, int(ru.dealer), int(ru.prevalent_wind),
             int(ru.min_fan), self.observations, self.seats, self.masks, self.n_legal, self.legal_actions,
-            self._obs_arg,
+            self._legal_bits, self._obs_arg,
             self.rewards, self.terminated, self.illegal, self.hands_done, r.winner, r.loser, r.fan_total,
             r.win_flags, r.fan_counts, r.scores, r.hand_steps, r.events, r.seed, *self._tab,
         ))  # fmt: skip
@@ -494,8 +603,9 @@ class VectorEnv:
     @property
     def nbytes(self) -> int:
         """Bytes of the preallocated arrays of this env."""
-        arrays = [self.states, self.seats, self.masks, self.n_legal, self.legal_actions, self.rewards, self.terminated,
-                  self.illegal, self.hands_done, self._actions, *vars(self.results).values()]  # fmt: skip
+        arrays = [self.states, self.seats, self.masks, self.n_legal, self.legal_actions, self._legal_bits,
+                  self.rewards, self.terminated, self.illegal, self.hands_done, self._actions,
+                  *vars(self.results).values()]  # fmt: skip
         if self.obs is not None:
             arrays.append(self.obs)
         return int(sum(a.nbytes for a in arrays))
@@ -546,13 +656,14 @@ def random_legal_actions(
         n_legal = np.count_nonzero(masks, axis=1)
     elif n_legal.shape != masks.shape[:1]:
         raise ValueError(f"n_legal must have shape {masks.shape[:1]}, got {n_legal.shape}")
-    if not n_legal.all():
+    if n_legal.shape[0] and n_legal.min() <= 0:
         raise ValueError(f"row {int(np.argmin(n_legal))} of masks has no legal action")
     if legal_actions is not None and legal_actions.shape != masks.shape:
         raise ValueError(f"legal_actions must have shape {masks.shape}, got {legal_actions.shape}")
     pick = (rng.random(masks.shape[0]) * n_legal).astype(np.int64)  # float64: u * k < k exactly
-    if legal_actions is not None:
-        return np.take_along_axis(legal_actions, pick[:, None], axis=1)[:, 0].astype(np.int64)
+    if legal_actions is not None:  # one flat gather: row i's pick-th entry is at i * A + pick[i]
+        pick += np.arange(0, legal_actions.size, legal_actions.shape[1], dtype=np.int64)
+        return legal_actions.reshape(-1).take(pick).astype(np.int64)
     flat = np.flatnonzero(masks)
     start = np.cumsum(n_legal) - n_legal
     return flat[start + pick] - np.arange(masks.shape[0], dtype=np.int64) * masks.shape[1]

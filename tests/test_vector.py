@@ -394,3 +394,29 @@ def test_selfplay_policy_hook_gets_observations():
     assert rec["throughput"]["hands"] >= 4
     with pytest.raises(ValueError):
         run_selfplay(tables=4, hands=None, seconds=None)
+
+
+def test_legal_lists_and_bits_of_any_mask():
+    """``_list_legal`` (the kernel's list/bits writer) on arbitrary masks, kong ranges included."""
+    from mjenv.vector import _is_legal, _list_legal
+
+    rng = np.random.default_rng(3)
+    for density in (0.01, 0.05, 0.3, 0.9):
+        masks = rng.random((300, NUM_ACTIONS)) < density
+        masks[:, A.PASS] |= ~masks.any(axis=1)  # at least one legal action per row
+        bits = np.zeros((300, 2), np.uint64)
+        rows = np.zeros((300, NUM_ACTIONS), np.uint8)
+        for i in range(300):
+            n = int(masks[i].sum())
+            _list_legal(masks[i], rows[i], bits[i], n)
+            np.testing.assert_array_equal(rows[i, :n], np.flatnonzero(masks[i]))
+            for a in (-1, 0, 38, 39, 63, 64, 106, A.WIN, A.PASS, NUM_ACTIONS):
+                assert _is_legal(bits, i, a) == (0 <= a < NUM_ACTIONS and bool(masks[i, a]))
+
+
+def test_state_layout_hot_prefix():
+    """Every field sits in the state row exactly once; the prefetched prefix ends where the discards start."""
+    spans = sorted((off, name) for name, off in G.OFFSETS.items())
+    assert spans[0][0] == 0 and G.HOT_WORDS == G.DISC
+    assert max(G.HAND + 4 * 34, G.VIS + 34, G.CUR + 1, G.WAITS + 8) <= G.HOT_WORDS < G.STATE_SIZE
+    assert G.FANS + NUM_FANS == G.STATE_SIZE and "SCRATCH" not in G.OFFSETS
