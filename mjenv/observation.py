@@ -43,9 +43,8 @@ import numpy as np
 from mjenv import game as G
 from mjenv._jit import njit
 
-# The kernels below freeze mjenv.game's state offsets at compile time, and numba's on-disk cache does not
-# see changes in other files: this file is edited with every change of the state layout (2026-11-30: hot
-# fields first, SCRATCH removed) so that stale cached kernels are dropped.
+# The kernels below freeze mjenv.game's state offsets at compile time; numba's on-disk cache does not see
+# changes in other files, so mjenv._jit drops the package's cached kernels whenever a kernel module changes.
 
 FEATURES_VERSION = "v0"
 

@@ -174,9 +174,8 @@ def random_playout(state: np.ndarray, rng: np.random.Generator, *, win_always: b
 # ----------------------------------------------------------------------------------------------- compiled fuzzing
 from mjenv._jit import njit
 
-# The kernels below freeze mjenv.game's state offsets at compile time, and numba's on-disk cache does not
-# see changes in other files: this file is edited with every change of the state layout (2026-11-30: hot
-# fields first, SCRATCH removed) so that stale cached kernels are dropped.
+# The kernels below freeze mjenv.game's state offsets at compile time; numba's on-disk cache does not see
+# changes in other files, so mjenv._jit drops the package's cached kernels whenever a kernel module changes.
 
 ERR_TILES, ERR_SIZES, ERR_MASK, ERR_REWARDS, ERR_STEP, ERR_LENGTH = -11, -12, -13, -14, -15, -16
 CHECK_ERRORS = {ERR_TILES: "tiles not conserved", ERR_SIZES: "hand sizes inconsistent",
