@@ -1010,7 +1010,7 @@ def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, conc
     if fc[F_NINE_GATES] and fc[F_PUNG_OF_TERMINALS_OR_HONORS]:  # 九莲宝灯: 不计幺九刻×1
         fc[F_PUNG_OF_TERMINALS_OR_HONORS] -= 1
     if (wait > 0 or pair == win) and scr[16] < 0:
-        scr[16] = _single_wait(conc13, nfix, win, scr[40:74])
+        scr[16] = _single_wait(conc13, nfix, win, scr[40:74], knitted == 0)
     if scr[16] == 1 and (wait > 0 or pair == win):
         fc[F_EDGE_WAIT if wait == 1 else (F_CLOSED_WAIT if wait == 2 else F_SINGLE_WAIT)] += 1
     return _apply_excludes(fc)
@@ -1359,24 +1359,36 @@ def _group_code(h, g):
         return -1 if pairs > 1 else pairs
     b = 9 * g
     n = 0
-    for t in range(b, b + 9):
-        n += h[t]
+    wsum = 0
+    for r in range(9):
+        n += h[b + r]
+        wsum += r * h[b + r]
+    return _suit_code(h, b, n, wsum)
+
+
+@njit
+def _suit_code(h, b, n, wsum):
+    """``_group_code`` of the suit at tile ``b`` holding ``n`` tiles of rank sum ``wsum`` (ranks 0..8)."""
     if n % 3 == 1:
         return -1
     if n % 3 == 0:
         return 0 if _suit_sets(h, b, -1) else -1
-    for p in range(b, b + 9):
-        if h[p] >= 2 and _suit_sets(h, b, p):
+    # a chow or pung adds 0 mod 3 to the rank sum and a pair of rank r adds 2r: r = 2 * wsum mod 3
+    for r in range((2 * wsum) % 3, 9, 3):
+        if h[b + r] >= 2 and _suit_sets(h, b, b + r):
             return 1
     return -1
 
 
 @njit
-def _single_wait(conc13, nfix, win, h):
+def _single_wait(conc13, nfix, win, h, regular):
     """True when ``win`` is the only tile that completes the 13-tile hand (独听, needed for 边/嵌/单钓).
 
-    ``h``: int64[34] scratch. A regular hand is a win when every group splits (``_group_code``) with exactly
-    one pair; adding a tile changes one group, so the other groups' codes are computed once.
+    ``h``: int64[34] scratch; ``regular``: the hand with ``win`` is known to read as a pair and sets.
+    A regular hand is a win when every group splits (``_group_code``) with exactly one pair; adding a tile
+    changes one group, so a group can take it only when all the others split, and only with the code that
+    gives one pair in all. When ``regular``, the groups other than ``win``'s split already, as their tile
+    counts say (0 mod 3: sets, 2 mod 3: the pair).
     """
     distinct = 0
     odd = 0
@@ -1390,32 +1402,59 @@ def _single_wait(conc13, nfix, win, h):
             odd_t = t
     if nfix == 0 and odd == 1 and odd_t != win:  # the one odd tile completes seven pairs
         return False
-    c0 = _group_code(h, 0)
-    c1 = _group_code(h, 1)
-    c2 = _group_code(h, 2)
-    c3 = _group_code(h, 3)
-    for t in range(34):
+    gw = win // 9 if win < 27 else 3
+    codes = 0  # 2 bits per group: the code + 1
+    for g in range(4):
+        if regular and g != gw:
+            n = 0
+            for t in range(9 * g, 34 if g == 3 else 9 * g + 9):
+                n += h[t]
+            c = n % 3 // 2
+        else:
+            c = _group_code(h, g)
+        codes |= (c + 1) << (2 * g)
+    for g in range(4):
+        bad = 0
+        pairs = 0
+        for k in range(4):
+            c = ((codes >> (2 * k)) & 3) - 1
+            if k != g:
+                bad += c < 0
+                pairs += c
+        if bad == 0 and pairs <= 1 and _group_takes(h, g, win, 1 - pairs):
+            return False
+    # 十三幺, 全不靠, 组合龙 need many distinct standing tiles
+    return not (nfix <= 1 and distinct >= 8 and _special_wait(h, nfix, win))
+
+
+@njit
+def _group_takes(h, g, win, need):
+    """Does some tile of group ``g`` other than ``win`` give the group the code ``need`` (0 or 1)?"""
+    b = 9 * g
+    e = 34 if g == 3 else b + 9
+    n = 0
+    wsum = 0
+    for t in range(b, e):
+        n += h[t]
+        wsum += (t - b) * h[t]
+    if (n + 1) % 3 != 2 * need:  # code 0 needs 0 tiles mod 3, code 1 needs 2
+        return False
+    for t in range(b, e):
         if t == win:
             continue
+        r = t - b
         near = h[t] > 0
-        if t < 27:
-            r = t % 9
+        if g < 3:
             near |= (r > 0 and h[t - 1] > 0) or (r > 1 and h[t - 2] > 0)
             near |= (r < 8 and h[t + 1] > 0) or (r < 7 and h[t + 2] > 0)
         if not near:  # a tile with no neighbour in the hand joins no set or pair
             continue
-        g = t // 9 if t < 27 else 3
         h[t] += 1
-        cg = _group_code(h, g)
+        cg = _group_code(h, 3) if g == 3 else _suit_code(h, b, n + 1, wsum + r)
         h[t] -= 1
-        a = cg if g == 0 else c0
-        b = cg if g == 1 else c1
-        c = cg if g == 2 else c2
-        d = cg if g == 3 else c3
-        if a >= 0 and b >= 0 and c >= 0 and d >= 0 and a + b + c + d == 1:
-            return False
-    # 十三幺, 全不靠, 组合龙 need many distinct standing tiles
-    return not (nfix <= 1 and distinct >= 8 and _special_wait(h, nfix, win))
+        if cg == need:
+            return True
+    return False
 
 
 @njit
