@@ -576,6 +576,22 @@ for _x in (_TERM_HONOR, _GREEN, _REVERSIBLE, _KNITTED):
     _x.setflags(write=False)
 
 
+def _bits(flags) -> int:
+    return sum(1 << int(t) for t in np.flatnonzero(flags))
+
+
+# the same tile sets as 34-bit masks (bit t: tile t) for the mask kernels
+_TERM_HONOR_M = _bits(_TERM_HONOR)
+_GREEN_M = _bits(_GREEN)
+_REVERSIBLE_M = _bits(_REVERSIBLE)
+#: the nine tiles of each knitted straight as a mask
+_KNITTED_M = np.array(
+    [sum(1 << (9 * int(_KNITTED[k, s]) + s + 3 * j) for s in range(3) for j in range(3)) for k in range(6)],
+    dtype=np.int64,
+)
+_KNITTED_M.setflags(write=False)
+
+
 @njit
 def _copy(dst, src):
     """``dst[:] = src`` as a plain loop (numba's slice assignment is slower on these short arrays)."""
@@ -600,66 +616,53 @@ def _apply_excludes(fc):
 @njit
 def _tile_fans(tc, fc):
     """Fans decided by the set of tiles alone (suits, honours, ranks, colours). ``tc``: all 14+ tiles."""
-    suits = 0  # bit per suit
-    winds = 0
-    dragons = 0
-    green = True
-    rev = True
-    term = True  # only suited terminals
-    th = True  # only terminals and honours
-    simple = True  # no terminal or honour
-    lo = 9
-    hi = 1
+    mask = 0
     for t in range(34):
-        if tc[t] == 0:
-            continue
-        green &= _GREEN[t]
-        rev &= _REVERSIBLE[t]
-        th &= _TERM_HONOR[t]
-        simple &= not _TERM_HONOR[t]
-        if t >= 31:
-            dragons += 1
-            term = False
-        elif t >= 27:
-            winds += 1
-            term = False
-        else:
-            suits |= 1 << (t // 9)
-            r = t % 9 + 1
-            term &= r == 1 or r == 9
-            lo = min(lo, r)
-            hi = max(hi, r)
-    nsuits = (suits & 1) + ((suits >> 1) & 1) + (suits >> 2)
-    honors = winds + dragons > 0
-    if green:
+        if tc[t] > 0:
+            mask |= 1 << t
+    _tile_fans_mask(mask, fc)
+
+
+@njit
+def _tile_fans_mask(mask, fc):
+    """``_tile_fans`` of the tiles in ``mask`` (bit t: tile t is held or melded)."""
+    s0 = mask & 0x1FF
+    s1 = (mask >> 9) & 0x1FF
+    s2 = (mask >> 18) & 0x1FF
+    nsuits = (s0 != 0) + (s1 != 0) + (s2 != 0)
+    winds = (mask >> 27) & 0xF
+    dragons = (mask >> 31) & 0x7
+    honors = (winds | dragons) != 0
+    ranks = s0 | s1 | s2  # bit r: rank r + 1 in some suit
+    if mask & ~_GREEN_M == 0:
         fc[F_ALL_GREEN] = 1
     if nsuits == 0:
         fc[F_ALL_HONORS] = 1
-    elif term:
+    elif not honors and ranks & ~0x101 == 0:  # suited terminals only
         fc[F_ALL_TERMINALS] = 1
-    elif th and honors:
+    elif mask & ~_TERM_HONOR_M == 0 and honors:
         fc[F_ALL_TERMINALS_AND_HONORS] = 1
     if nsuits == 1:
         fc[F_HALF_FLUSH if honors else F_FULL_FLUSH] = 1
     elif nsuits == 2:
         fc[F_ONE_VOIDED_SUIT] = 1
-    if nsuits == 3 and winds > 0 and dragons > 0:
+    if nsuits == 3 and winds != 0 and dragons != 0:
         fc[F_ALL_TYPES] = 1
     if not honors:
         fc[F_NO_HONORS] = 1
-        if simple:
+        if mask & _TERM_HONOR_M == 0:
             fc[F_ALL_SIMPLES] = 1
-        if lo >= 7:
+        if ranks & 0x3F == 0:  # ranks 7-9 only
             fc[F_UPPER_TILES] = 1
-        elif lo >= 4 and hi <= 6:
+        elif ranks & 0x1C7 == 0:  # 4-6
             fc[F_MIDDLE_TILES] = 1
-        elif hi <= 3:
+        elif ranks & 0x1F8 == 0:  # 1-3
             fc[F_LOWER_TILES] = 1
-        if lo >= 6:
+        if ranks & 0x1F == 0:  # 6-9
             fc[F_UPPER_FOUR] = 1
-        elif hi <= 4:
+        elif ranks & 0x1F0 == 0:  # 1-4
             fc[F_LOWER_FOUR] = 1
-    if rev:
+    if mask & ~_REVERSIBLE_M == 0:
         fc[F_REVERSIBLE_TILES] = 1
 
 
@@ -1043,14 +1046,25 @@ def _terminal_chows(cs, cr, pair, fc):
 @njit
 def _context_fans(tc, sk, st, sc, nfix, conc13, win, flags, base):
     """Fans that do not depend on how the hand is read: tiles, kongs, 四归一, concealment and win flags."""
-    base[:] = 0
-    _tile_fans(tc, base)
+    mask = 0
+    fours = 0
+    for t in range(34):
+        if tc[t] > 0:
+            mask |= 1 << t
+        fours += tc[t] == 4
+    _context_fans_mask(mask, fours, tc, sk, st, sc, nfix, conc13, win, flags, base)
+
+
+@njit
+def _context_fans_mask(mask, fours, tc, sk, st, sc, nfix, conc13, win, flags, base):
+    """``_context_fans`` given the mask of the tiles in ``tc`` and how many of them are held four times."""
+    for k in range(NUM_FANS):
+        base[k] = 0
+    _tile_fans_mask(mask, base)
     nk = 0
     nck = 0
     nexp = 0
-    hog = 0
-    for t in range(34):
-        hog += tc[t] == 4
+    hog = fours
     for i in range(nfix):
         if sk[i] == _KONG:
             nk += 1
@@ -1259,6 +1273,15 @@ def _knitted_perm(h):
             b = 9 * _KNITTED[k, s] + s
             ok &= h[b] > 0 and h[b + 3] > 0 and h[b + 6] > 0
         if ok:
+            return k
+    return -1
+
+
+@njit
+def _knitted_of_mask(hmask):
+    """``_knitted_perm`` of the tiles in ``hmask`` (bit t: tile t held)."""
+    for k in range(6):
+        if hmask & _KNITTED_M[k] == _KNITTED_M[k]:
             return k
     return -1
 
@@ -1643,18 +1666,27 @@ def _score(
         return ERR_BAD_MELD
     distinct = 0
     odd = 0
+    mask = 0  # tiles held or melded
+    hmask = 0  # tiles held
+    fours = 0
     for t in range(34):
         c = concealed[t] + (t == win_tile)
         h[t] = c
-        tc[t] += c
-        if tc[t] > 4:
+        x = tc[t] + c
+        tc[t] = x
+        if x > 4:
             return ERR_TILE_COUNT_GREATER_THAN_4
+        if x > 0:
+            mask |= 1 << t
+        if c > 0:
+            hmask |= 1 << t
+        fours += x == 4
         distinct += c > 0
         odd += c % 2
     base = ws[_WS_BASE : _WS_BASE + NUM_FANS]
-    _context_fans(tc, sk, st, sc, n_melds, concealed, win_tile, flags, base)
+    _context_fans_mask(mask, fours, tc, sk, st, sc, n_melds, concealed, win_tile, flags, base)
     best = _best_reading(
-        concealed, n_melds, win_tile, flags, seat_wind, prevalent_wind, distinct, odd, fan_counts, ws
+        concealed, n_melds, win_tile, flags, seat_wind, prevalent_wind, distinct, odd, hmask, fan_counts, ws
     )
     if best < 0:
         return ERR_NOT_WIN
@@ -1666,7 +1698,7 @@ def _score(
 
 
 @njit
-def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, best_fc, ws):
+def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, hmask, best_fc, ws):
     """Best points (no flowers) over the regular, special and knitted-straight readings of ``ws``'s hand, or -1;
     the winning reading's fan counts in ``best_fc`` (written only by a reading that wins)."""
     h = ws[_WS_H : _WS_H + 34]
@@ -1684,7 +1716,7 @@ def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, best_f
     )
     best = _special_best(h, nfix, distinct, odd, base, fc, best_fc, best)
     if nfix <= 1 and distinct >= 9:
-        k = _knitted_perm(h)
+        k = _knitted_of_mask(hmask)
         if k >= 0:
             _take_knitted(h, k, -1)
             best = _regular_best(
