@@ -30,6 +30,8 @@ from enum import IntEnum
 
 import numpy as np
 
+from numba.cpython.unsafe.numbers import trailing_zeros
+
 from mjenv._jit import njit
 
 # --- win flags (bitmask) ---------------------------------------------------------------------------------
@@ -556,7 +558,22 @@ for _a, _bs in EXCLUDES.items():
     EXCLUDE_LIST[_a, : len(_bs)] = _bs
     EXCLUDE_LEN[_a] = len(_bs)
 EXCLUDE_LIST.setflags(write=False)
-_EXCLUDERS = np.array(sorted(EXCLUDES), dtype=np.int8)  # the fans that exclude something, in fan order
+_EXCLUDERS = np.array(sorted(EXCLUDES), dtype=np.int8)
+
+
+def _fan_mask(fans) -> np.ndarray:
+    """Fans as two int64 mask words (bit f % 64 of word f // 64)."""
+    words = [0, 0]
+    for f in fans:
+        words[int(f) >> 6] |= 1 << (int(f) & 63)
+    return np.array(words, dtype=np.uint64).view(np.int64)
+
+
+#: ``EXCLUDES`` as masks for the kernels: the excluding fans, and the fans each one removes
+_EXCLUDER_MASK = _fan_mask(EXCLUDES)
+_EXCLUDED_MASK = np.stack([_fan_mask(EXCLUDES.get(Fan(a), ())) for a in range(NUM_FANS)])
+_EXCLUDER_MASK.setflags(write=False)
+_EXCLUDED_MASK.setflags(write=False)  # the fans that exclude something, in fan order
 _EXCLUDERS.setflags(write=False)
 EXCLUDE_LEN.setflags(write=False)
 del _a, _bs, _b, _p, _r
@@ -739,20 +756,20 @@ def _group2(chow, s0, r0, s1, r1):
 
 
 @njit
-def _group4(chow, s, r):
+def _group4(chow, scr, o):
     """Four-set fans: 一色四同顺 / 一色四步高 (chows), 一色四节高 (pungs); or -1."""
-    if s[0] != s[1] or s[1] != s[2] or s[2] != s[3]:
+    if scr[o] != scr[o + 1] or scr[o + 1] != scr[o + 2] or scr[o + 2] != scr[o + 3]:
         return -1
-    lo = min(r[0], r[1], r[2], r[3])
-    hi = max(r[0], r[1], r[2], r[3])
+    lo = min(scr[o + 4], scr[o + 4 + 1], scr[o + 4 + 2], scr[o + 4 + 3])
+    hi = max(scr[o + 4], scr[o + 4 + 1], scr[o + 4 + 2], scr[o + 4 + 3])
     d = (hi - lo) // 3
     if (hi - lo) % 3:
         return -1
     for k in range(4):  # four distinct ranks lo, lo+d, lo+2d, lo+3d (or all equal when d == 0)
         for j in range(k):
-            if r[j] == r[k] and d != 0:
+            if scr[o + 4 + j] == scr[o + 4 + k] and d != 0:
                 return -1
-        if (r[k] - lo) % max(d, 1):
+        if (scr[o + 4 + k] - lo) % max(d, 1):
             return -1
     if chow:
         if d == 0:
@@ -765,7 +782,7 @@ def _group4(chow, s, r):
 
 
 @njit
-def _combo_fans(chow, s, r, n, fc):
+def _combo_fans(chow, scr, o, n, fc):
     """Fans between chows (or suited pungs): 不拆移, 不得相同, 套算一次.
 
     Four sets: a four-set fan, else the best three-set fan plus at most one pair fan of the fourth set with
@@ -773,9 +790,9 @@ def _combo_fans(chow, s, r, n, fc):
     part twice in the same fan (不得相同), as many as possible.
     """
     if n == 4:
-        f = _group4(chow, s, r)
+        f = _group4(chow, scr, o)
         if f >= 0:
-            fc[f] += 1
+            _add(fc, f, 1, scr)
             return
     if n >= 3:
         best = -1
@@ -786,17 +803,17 @@ def _combo_fans(chow, s, r, n, fc):
             )
             if n == 3 and k != 3:
                 continue
-            f = _group3(chow, s[i0], r[i0], s[i1], r[i1], s[i2], r[i2])
+            f = _group3(chow, scr[o + i0], scr[o + 4 + i0], scr[o + i1], scr[o + 4 + i1], scr[o + i2], scr[o + 4 + i2])
             if f >= 0 and (best < 0 or FAN_POINTS[f] > FAN_POINTS[best]):
                 best = f
                 skip = k
         if best >= 0:
-            fc[best] += 1
+            _add(fc, best, 1, scr)
             if n == 4:  # 套算一次: the fourth set pairs once, best 一般高 > 喜相逢 > 连六 > 老少副 (ref)
                 pick = -1
                 for j in range(4):
                     if j != skip:
-                        f = _group2(chow, s[skip], r[skip], s[j], r[j])
+                        f = _group2(chow, scr[o + skip], scr[o + 4 + skip], scr[o + j], scr[o + 4 + j])
                         if (
                             f >= 0
                             and not EXCLUDE_MATRIX[best, f]
@@ -804,9 +821,9 @@ def _combo_fans(chow, s, r, n, fc):
                         ):
                             pick = f
                 if pick >= 0:
-                    fc[pick] += 1
+                    _add(fc, pick, 1, scr)
             return
-    _pair_fans(chow, s, r, n, fc)
+    _pair_fans(chow, scr, o, n, fc)
 
 
 _PAIR_KEY = np.zeros(NUM_FANS, dtype=np.int64)
@@ -820,14 +837,15 @@ _PAIR_KEY.setflags(write=False)
 
 
 @njit
-def _pair_fans(chow, s, r, n, fc):
+def _pair_fans(chow, scr, o, n, fc):
     """Pair fans among n <= 4 sets with no three-set fan: the largest valid set of pairs (see _combo_fans)."""
     if n < 2:
         return
     if not chow:  # 双同刻: pungs of one rank (never of one suit); three of them would be 三同刻
         for i in range(n):
             for j in range(i + 1, n):
-                fc[F_DOUBLE_PUNG] += r[i] == r[j]
+                if scr[o + 4 + i] == scr[o + 4 + j]:
+                    _add(fc, F_DOUBLE_PUNG, 1, scr)
         return
     # the six pairs of sets (0,1) (0,2) (0,3) (1,2) (1,3) (2,3) are edges 0..5; ``ef``: 4 bits per edge, the
     # edge's fan - 64 (pair fans are 69..72), 0 for none. Two edges share a set unless their indices sum to 5.
@@ -837,7 +855,7 @@ def _pair_fans(chow, s, r, n, fc):
     for i in range(3):
         for j in range(i + 1, 4):
             if j < n:
-                f = _chow2(s[i], r[i], s[j], r[j])
+                f = _chow2(scr[o + i], scr[o + 4 + i], scr[o + j], scr[o + 4 + j])
                 if f >= 0:
                     present |= 1 << e
                     ef |= (f - 64) << (4 * e)
@@ -853,7 +871,7 @@ def _pair_fans(chow, s, r, n, fc):
         sub = (sub - 1) & present
     for e in range(6):
         if (best_mask >> e) & 1:
-            fc[64 + ((ef >> (4 * e)) & 15)] += 1
+            _add(fc, 64 + ((ef >> (4 * e)) & 15), 1, scr)
 
 
 @njit
@@ -878,7 +896,7 @@ def _pairs_key(sub, ef):
 
 
 @njit
-def _pung_fans(sk, st, n, pair, seat, prev, fc):
+def _pung_fans(sk, st, n, pair, seat, prev, fc, scr):
     """Wind and dragon fans, 幺九刻 on the terminal/honour pungs no wind/dragon fan used."""
     nw = 0
     nd = 0
@@ -897,29 +915,29 @@ def _pung_fans(sk, st, n, pair, seat, prev, fc):
             elif t >= 31:
                 nd += 1
     if nw == 4:
-        fc[F_BIG_FOUR_WINDS] += 1
+        _add(fc, F_BIG_FOUR_WINDS, 1, scr)
         yj -= 4
     elif nw == 3:
-        fc[F_LITTLE_FOUR_WINDS if 27 <= pair <= 30 else F_BIG_THREE_WINDS] += 1
+        _add(fc, F_LITTLE_FOUR_WINDS if 27 <= pair <= 30 else F_BIG_THREE_WINDS, 1, scr)
         yj -= 3
     if nd == 3:
-        fc[F_BIG_THREE_DRAGONS] += 1
+        _add(fc, F_BIG_THREE_DRAGONS, 1, scr)
     elif nd == 2:
-        fc[F_LITTLE_THREE_DRAGONS if pair >= 31 else F_TWO_DRAGONS_PUNGS] += 1
+        _add(fc, F_LITTLE_THREE_DRAGONS if pair >= 31 else F_TWO_DRAGONS_PUNGS, 1, scr)
     elif nd == 1:
-        fc[F_DRAGON_PUNG] += 1
+        _add(fc, F_DRAGON_PUNG, 1, scr)
     yj -= nd
     if has_prev:
-        fc[F_PREVALENT_WIND] += 1
+        _add(fc, F_PREVALENT_WIND, 1, scr)
     if has_seat:
-        fc[F_SEAT_WIND] += 1
+        _add(fc, F_SEAT_WIND, 1, scr)
     if nw < 3:
         if has_prev:
             yj -= 1
         if has_seat and seat != prev:
             yj -= 1
     if yj > 0:
-        fc[F_PUNG_OF_TERMINALS_OR_HONORS] += yj
+        _add(fc, F_PUNG_OF_TERMINALS_OR_HONORS, yj, scr)
 
 
 @njit
@@ -929,10 +947,6 @@ def _division_sets(sk, st, sc, n, nfix, pair, win, sd, knitted, fc, scr):
     Writes the chows and the suited pungs as (suit, rank 1..9) into ``scr[0:16]``; returns (chows, suited
     pungs, wait): wait 1 for an edge wait (边张), 2 for a closed wait (嵌张), else 0.
     """
-    cs = scr[0:4]
-    cr = scr[4:8]
-    ps = scr[8:12]
-    pr = scr[12:16]
     nch = 0
     npu = 0
     nps = 0
@@ -947,8 +961,8 @@ def _division_sets(sk, st, sc, n, nfix, pair, win, sd, knitted, fc, scr):
     for i in range(n):
         t = st[i]
         if sk[i] == _CHOW:
-            cs[nch] = t // 9
-            cr[nch] = t % 9 + 1
+            scr[nch] = t // 9
+            scr[4 + nch] = t % 9 + 1
             nch += 1
             outside &= t % 9 == 0 or t % 9 == 6
             five &= 2 <= t % 9 <= 4
@@ -964,8 +978,8 @@ def _division_sets(sk, st, sc, n, nfix, pair, win, sd, knitted, fc, scr):
             five &= t < 27 and t % 9 == 4
             even &= t < 27 and t % 9 % 2 == 1
             if t < 27:
-                ps[nps] = t // 9
-                pr[nps] = t % 9 + 1
+                scr[8 + nps] = t // 9
+                scr[12 + nps] = t % 9 + 1
                 nps += 1
             if sc[i]:
                 conc += 1
@@ -973,25 +987,26 @@ def _division_sets(sk, st, sc, n, nfix, pair, win, sd, knitted, fc, scr):
     if inpung and not sd and pair != win and not inchow:
         conc -= 1  # the pung completed by the discard is exposed
     if knitted:
-        fc[F_KNITTED_STRAIGHT] += 1
+        _add(fc, F_KNITTED_STRAIGHT, 1, scr)
         outside = False
         five = False
     if nch + 3 * knitted == 4 and pair < 27:
-        fc[F_ALL_CHOWS] += 1
+        _add(fc, F_ALL_CHOWS, 1, scr)
     if npu == 4:
-        fc[F_ALL_PUNGS] += 1
+        _add(fc, F_ALL_PUNGS, 1, scr)
         if even:
-            fc[F_ALL_EVEN_PUNGS] += 1
+            _add(fc, F_ALL_EVEN_PUNGS, 1, scr)
     if outside:
-        fc[F_OUTSIDE_HAND] += 1
+        _add(fc, F_OUTSIDE_HAND, 1, scr)
     if five:
-        fc[F_ALL_FIVE] += 1
+        _add(fc, F_ALL_FIVE, 1, scr)
     if conc >= 2:
-        fc[
-            F_TWO_CONCEALED_PUNGS
-            if conc == 2
-            else (F_THREE_CONCEALED_PUNGS if conc == 3 else F_FOUR_CONCEALED_PUNGS)
-        ] += 1
+        _add(
+            fc,
+            F_TWO_CONCEALED_PUNGS if conc == 2 else (F_THREE_CONCEALED_PUNGS if conc == 3 else F_FOUR_CONCEALED_PUNGS),
+            1,
+            scr,
+        )
     return nch, nps, 1 if edge else (2 if mid else 0)
 
 
@@ -1002,43 +1017,144 @@ def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, conc
     ``scr``: int64 scratch; ``scr[16]`` caches whether ``win`` is the only wait (-1 = not computed yet),
     ``scr[40:74]`` is work space for that test.
     """
-    _copy(fc, base)
+    _start_reading(base, fc, scr)
     nch, nps, wait = _division_sets(sk, st, sc, n, nfix, pair, win, sd, knitted, fc, scr)
-    cs = scr[0:4]
-    cr = scr[4:8]
-    if not (nch == 4 and _terminal_chows(cs, cr, pair, fc)):
-        _combo_fans(True, cs, cr, nch, fc)
-    _combo_fans(False, scr[8:12], scr[12:16], nps, fc)
-    _pung_fans(sk, st, n, pair, seat, prev, fc)
+    if nch >= 2 and not (nch == 4 and _terminal_chows(scr, pair, fc)):
+        _combo_fans(True, scr, 0, nch, fc)  # chows at scr[0:8]
+    if nps >= 2:
+        _combo_fans(False, scr, 8, nps, fc)  # suited pungs at scr[8:16]
+    if nch < n:
+        _pung_fans(sk, st, n, pair, seat, prev, fc, scr)
     if fc[F_NINE_GATES] and fc[F_PUNG_OF_TERMINALS_OR_HONORS]:  # 九莲宝灯: 不计幺九刻×1
-        fc[F_PUNG_OF_TERMINALS_OR_HONORS] -= 1
-    if (wait > 0 or pair == win) and scr[16] < 0:
-        scr[16] = _single_wait(conc13, nfix, win, scr[40:74], knitted == 0)
-    if scr[16] == 1 and (wait > 0 or pair == win):
-        fc[F_EDGE_WAIT if wait == 1 else (F_CLOSED_WAIT if wait == 2 else F_SINGLE_WAIT)] += 1
-    return _apply_excludes(fc)
+        _add(fc, F_PUNG_OF_TERMINALS_OR_HONORS, -1, scr)
+    if (wait > 0 or pair == win) and scr[_S_WAIT] < 0:
+        scr[_S_WAIT] = _single_wait(conc13, nfix, win, scr[40:74], knitted == 0)
+    if scr[_S_WAIT] == 1 and (wait > 0 or pair == win):
+        _add(fc, F_EDGE_WAIT if wait == 1 else (F_CLOSED_WAIT if wait == 2 else F_SINGLE_WAIT), 1, scr)
+    return _excluded_points(fc, scr)
+
+
+# ``scr`` slots of a reading's evaluation. A reading changes few fans of ``base``, so ``fc`` is not rebuilt
+# from ``base`` for every reading: it keeps ``base`` except the fans in the "touched" mask, which the next
+# reading restores. Masks are two int64 words, bit f of word f // 64 for fan f.
+_S_WAIT = 16  # 1 when win is the only wait, 0 when not, -1 not computed yet (see _eval_division)
+_S_STATE = 17  # 1: fc is base except the touched fans; anything else: fc must be rebuilt (fresh scr: 0)
+_S_TOUCH = 18  # 18, 19: fans the current reading changed in fc
+_S_BASE_MASK = 32  # 32, 33: fans present in base
+_S_BASE_PTS = 34  # points of base (no exclusions applied)
+_S_MASK = 35  # 35, 36: fans present in fc
+_S_PTS = 37  # points of fc (exclusions applied so far)
 
 
 @njit
-def _terminal_chows(cs, cr, pair, fc):
+def _start_reading(base, fc, scr):
+    """Make ``fc`` equal ``base`` again (a full copy the first time, else only the touched fans)."""
+    if scr[_S_STATE] != 1:
+        m0 = 0
+        m1 = 0
+        pts = 0
+        for k in range(NUM_FANS):
+            v = base[k]
+            fc[k] = v
+            pts += v * FAN_POINTS[k]
+            if v > 0:
+                if k < 64:
+                    m0 |= 1 << k
+                else:
+                    m1 |= 1 << (k - 64)
+        scr[_S_BASE_MASK] = m0
+        scr[_S_BASE_MASK + 1] = m1
+        scr[_S_BASE_PTS] = pts
+        scr[_S_STATE] = 1
+    else:
+        for w in range(2):
+            x = scr[_S_TOUCH + w]
+            while x != 0:
+                k = 64 * w + trailing_zeros(x)
+                fc[k] = base[k]
+                x &= x - 1
+    scr[_S_TOUCH] = 0
+    scr[_S_TOUCH + 1] = 0
+    scr[_S_MASK] = scr[_S_BASE_MASK]
+    scr[_S_MASK + 1] = scr[_S_BASE_MASK + 1]
+    scr[_S_PTS] = scr[_S_BASE_PTS]
+
+
+@njit
+def _add(fc, f, k, scr):
+    """``fc[f] += k`` for a reading begun with ``_start_reading``, keeping its masks and points."""
+    v = fc[f] + k
+    fc[f] = v
+    w = f >> 6
+    bit = 1 << (f & 63)
+    scr[_S_TOUCH + w] |= bit
+    if v > 0:
+        scr[_S_MASK + w] |= bit
+    else:
+        scr[_S_MASK + w] &= ~bit
+    scr[_S_PTS] += k * FAN_POINTS[f]
+
+
+@njit
+def _excluded_points(fc, scr):
+    """``_apply_excludes`` of a reading begun with ``_start_reading``: only the excluding fans present are
+    visited, in fan order, each removing those of its excluded fans still present."""
+    m0 = scr[_S_MASK]
+    m1 = scr[_S_MASK + 1]
+    pts = scr[_S_PTS]
+    t0 = scr[_S_TOUCH]
+    t1 = scr[_S_TOUCH + 1]
+    for w in range(2):
+        x = (m0 if w == 0 else m1) & _EXCLUDER_MASK[w]
+        while x != 0:
+            a = 64 * w + trailing_zeros(x)
+            x &= x - 1
+            if ((m0 if a < 64 else m1) >> (a & 63)) & 1 == 0:  # removed by an earlier fan
+                continue
+            r0 = m0 & _EXCLUDED_MASK[a, 0]
+            r1 = m1 & _EXCLUDED_MASK[a, 1]
+            m0 &= ~r0
+            m1 &= ~r1
+            t0 |= r0
+            t1 |= r1
+            while r0 != 0:
+                k = trailing_zeros(r0)
+                pts -= fc[k] * FAN_POINTS[k]
+                fc[k] = 0
+                r0 &= r0 - 1
+            while r1 != 0:
+                k = 64 + trailing_zeros(r1)
+                pts -= fc[k] * FAN_POINTS[k]
+                fc[k] = 0
+                r1 &= r1 - 1
+    scr[_S_MASK] = m0
+    scr[_S_MASK + 1] = m1
+    scr[_S_TOUCH] = t0
+    scr[_S_TOUCH + 1] = t1
+    scr[_S_PTS] = pts
+    return pts
+
+
+@njit
+def _terminal_chows(scr, pair, fc):
     """一色双龙会 / 三色双龙会 on four chows and the pair; True when one was counted."""
     if pair >= 27 or pair % 9 != 4:
         return False
     lo = 0  # 4-bit count per suit of 123 chows
     hi = 0  # and of 789 chows
     for i in range(4):
-        if cr[i] == 1:
-            lo += 1 << (4 * cs[i])
-        elif cr[i] == 7:
-            hi += 1 << (4 * cs[i])
+        if scr[4 + i] == 1:
+            lo += 1 << (4 * scr[i])
+        elif scr[4 + i] == 7:
+            hi += 1 << (4 * scr[i])
         else:
             return False
     ps = pair // 9
     if lo == hi == 2 << (4 * ps):
-        fc[F_PURE_TERMINAL_CHOWS] += 1
+        _add(fc, F_PURE_TERMINAL_CHOWS, 1, scr)
         return True
     if lo == hi and lo == 0x111 - (1 << (4 * ps)):
-        fc[F_THREE_SUITED_TERMINAL_CHOWS] += 1
+        _add(fc, F_THREE_SUITED_TERMINAL_CHOWS, 1, scr)
         return True
     return False
 
@@ -1650,16 +1766,53 @@ def _score(
     concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts, ws
 ):
     """``score_kernel`` with its int64 work space ``ws`` (``_WS_LEN``) passed in: allocates nothing."""
+    h, w, tc, sk, st, sc, scr, base, fc = _ws_views(ws)
+    return _score_views(
+        concealed,
+        melds,
+        n_melds,
+        win_tile,
+        flags,
+        seat_wind,
+        prevalent_wind,
+        flower_count,
+        fan_counts,
+        h,
+        w,
+        tc,
+        sk,
+        st,
+        sc,
+        scr,
+        base,
+        fc,
+    )
+
+
+@njit
+def _ws_views(ws):
+    """The work arrays in ``ws``: h, w, tc (int64[34]), sk, st, sc (int64[4]), scr, base, fc (see ``_WS_*``)."""
+    return (
+        ws[_WS_H : _WS_H + 34],
+        ws[_WS_W : _WS_W + 34],
+        ws[_WS_TC : _WS_TC + 34],
+        ws[_WS_SK : _WS_SK + 4],
+        ws[_WS_ST : _WS_ST + 4],
+        ws[_WS_SC : _WS_SC + 4],
+        ws[_WS_SCR : _WS_SCR + 74],
+        ws[_WS_BASE : _WS_BASE + NUM_FANS],
+        ws[_WS_FC : _WS_FC + NUM_FANS],
+    )
+
+
+@njit
+def _score_views(concealed, melds, n_melds, win_tile, flags, seat, prev, flowers, fan_counts, h, w, tc, sk, st, sc, scr, base, fc):
+    """``_score`` on the work arrays of ``_ws_views`` (made once per batch: a view costs a reference count)."""
     for k in range(NUM_FANS):
         fan_counts[k] = 0
-    err = _check_args(concealed, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count)
+    err = _check_args(concealed, n_melds, win_tile, flags, seat, prev, flowers)
     if err < 0:
         return err
-    h = ws[_WS_H : _WS_H + 34]
-    tc = ws[_WS_TC : _WS_TC + 34]
-    sk = ws[_WS_SK : _WS_SK + 4]
-    st = ws[_WS_ST : _WS_ST + 4]
-    sc = ws[_WS_SC : _WS_SC + 4]
     for t in range(34):
         tc[t] = 0
     if not _unpack_melds(melds, n_melds, sk, st, sc, tc):
@@ -1683,33 +1836,25 @@ def _score(
         fours += x == 4
         distinct += c > 0
         odd += c % 2
-    base = ws[_WS_BASE : _WS_BASE + NUM_FANS]
     _context_fans_mask(mask, fours, tc, sk, st, sc, n_melds, concealed, win_tile, flags, base)
     best = _best_reading(
-        concealed, n_melds, win_tile, flags, seat_wind, prevalent_wind, distinct, odd, hmask, fan_counts, ws
+        concealed, n_melds, win_tile, flags, seat, prev, distinct, odd, hmask, fan_counts, h, w, sk, st, sc, scr, base, fc
     )
     if best < 0:
         return ERR_NOT_WIN
     if best == 0:
         fan_counts[F_CHICKEN_HAND] = 1
         best = FAN_POINTS[F_CHICKEN_HAND]
-    fan_counts[F_FLOWER_TILES] = flower_count
-    return best + flower_count
+    fan_counts[F_FLOWER_TILES] = flowers
+    return best + flowers
 
 
 @njit
-def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, hmask, best_fc, ws):
-    """Best points (no flowers) over the regular, special and knitted-straight readings of ``ws``'s hand, or -1;
+def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, hmask, best_fc, h, w, sk, st, sc, scr, base, fc):
+    """Best points (no flowers) over the regular, special and knitted-straight readings of hand ``h``, or -1;
     the winning reading's fan counts in ``best_fc`` (written only by a reading that wins)."""
-    h = ws[_WS_H : _WS_H + 34]
-    w = ws[_WS_W : _WS_W + 34]
-    sk = ws[_WS_SK : _WS_SK + 4]
-    st = ws[_WS_ST : _WS_ST + 4]
-    sc = ws[_WS_SC : _WS_SC + 4]
-    scr = ws[_WS_SCR : _WS_SCR + 74]
-    base = ws[_WS_BASE : _WS_BASE + NUM_FANS]
-    fc = ws[_WS_FC : _WS_FC + NUM_FANS]
-    scr[16] = -1  # single wait: not computed yet
+    scr[_S_WAIT] = -1  # single wait: not computed yet
+    scr[_S_STATE] = 0  # fc: not built from this hand's base yet
     sd = (flags & WIN_SELF_DRAWN) != 0
     best = _regular_best(
         h, w, sk, st, sc, nfix, 4 - nfix, win, sd, seat, prev, 0, concealed, base, fc, best_fc, -1, scr
@@ -1718,6 +1863,7 @@ def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, hmask,
     if nfix <= 1 and distinct >= 9:
         k = _knitted_of_mask(hmask)
         if k >= 0:
+            scr[_S_STATE] = 0  # _special_best rewrote fc
             _take_knitted(h, k, -1)
             best = _regular_best(
                 h,
@@ -1745,8 +1891,9 @@ def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, hmask,
 @njit
 def _score_batch_kernel(concealed, melds, n_melds, win_tile, flags, seat, prevalent, flowers, totals, counts):
     ws = np.empty(_WS_LEN, dtype=np.int64)
+    h, w, tc, sk, st, sc, scr, base, fc = _ws_views(ws)
     for i in range(concealed.shape[0]):
-        totals[i] = _score(
+        totals[i] = _score_views(
             concealed[i],
             melds[i],
             n_melds[i],
@@ -1756,7 +1903,15 @@ def _score_batch_kernel(concealed, melds, n_melds, win_tile, flags, seat, preval
             prevalent[i],
             flowers[i],
             counts[i],
-            ws,
+            h,
+            w,
+            tc,
+            sk,
+            st,
+            sc,
+            scr,
+            base,
+            fc,
         )
 
 
