@@ -756,20 +756,20 @@ def _group2(chow, s0, r0, s1, r1):
 
 
 @njit
-def _group4(chow, scr, o):
+def _group4(chow, ws, o):
     """Four-set fans: 一色四同顺 / 一色四步高 (chows), 一色四节高 (pungs); or -1."""
-    if scr[o] != scr[o + 1] or scr[o + 1] != scr[o + 2] or scr[o + 2] != scr[o + 3]:
+    if ws[o] != ws[o + 1] or ws[o + 1] != ws[o + 2] or ws[o + 2] != ws[o + 3]:
         return -1
-    lo = min(scr[o + 4], scr[o + 4 + 1], scr[o + 4 + 2], scr[o + 4 + 3])
-    hi = max(scr[o + 4], scr[o + 4 + 1], scr[o + 4 + 2], scr[o + 4 + 3])
+    lo = min(ws[o + 4], ws[o + 4 + 1], ws[o + 4 + 2], ws[o + 4 + 3])
+    hi = max(ws[o + 4], ws[o + 4 + 1], ws[o + 4 + 2], ws[o + 4 + 3])
     d = (hi - lo) // 3
     if (hi - lo) % 3:
         return -1
     for k in range(4):  # four distinct ranks lo, lo+d, lo+2d, lo+3d (or all equal when d == 0)
         for j in range(k):
-            if scr[o + 4 + j] == scr[o + 4 + k] and d != 0:
+            if ws[o + 4 + j] == ws[o + 4 + k] and d != 0:
                 return -1
-        if (scr[o + 4 + k] - lo) % max(d, 1):
+        if (ws[o + 4 + k] - lo) % max(d, 1):
             return -1
     if chow:
         if d == 0:
@@ -782,7 +782,7 @@ def _group4(chow, scr, o):
 
 
 @njit
-def _combo_fans(chow, scr, o, n, fc):
+def _combo_fans(chow, ws, o, n):
     """Fans between chows (or suited pungs): 不拆移, 不得相同, 套算一次.
 
     Four sets: a four-set fan, else the best three-set fan plus at most one pair fan of the fourth set with
@@ -790,9 +790,9 @@ def _combo_fans(chow, scr, o, n, fc):
     part twice in the same fan (不得相同), as many as possible.
     """
     if n == 4:
-        f = _group4(chow, scr, o)
+        f = _group4(chow, ws, o)
         if f >= 0:
-            _add(fc, f, 1, scr)
+            _add(ws, f, 1)
             return
     if n >= 3:
         best = -1
@@ -803,17 +803,17 @@ def _combo_fans(chow, scr, o, n, fc):
             )
             if n == 3 and k != 3:
                 continue
-            f = _group3(chow, scr[o + i0], scr[o + 4 + i0], scr[o + i1], scr[o + 4 + i1], scr[o + i2], scr[o + 4 + i2])
+            f = _group3(chow, ws[o + i0], ws[o + 4 + i0], ws[o + i1], ws[o + 4 + i1], ws[o + i2], ws[o + 4 + i2])
             if f >= 0 and (best < 0 or FAN_POINTS[f] > FAN_POINTS[best]):
                 best = f
                 skip = k
         if best >= 0:
-            _add(fc, best, 1, scr)
+            _add(ws, best, 1)
             if n == 4:  # 套算一次: the fourth set pairs once, best 一般高 > 喜相逢 > 连六 > 老少副 (ref)
                 pick = -1
                 for j in range(4):
                     if j != skip:
-                        f = _group2(chow, scr[o + skip], scr[o + 4 + skip], scr[o + j], scr[o + 4 + j])
+                        f = _group2(chow, ws[o + skip], ws[o + 4 + skip], ws[o + j], ws[o + 4 + j])
                         if (
                             f >= 0
                             and not EXCLUDE_MATRIX[best, f]
@@ -821,9 +821,9 @@ def _combo_fans(chow, scr, o, n, fc):
                         ):
                             pick = f
                 if pick >= 0:
-                    _add(fc, pick, 1, scr)
+                    _add(ws, pick, 1)
             return
-    _pair_fans(chow, scr, o, n, fc)
+    _pair_fans(chow, ws, o, n)
 
 
 _PAIR_KEY = np.zeros(NUM_FANS, dtype=np.int64)
@@ -837,15 +837,15 @@ _PAIR_KEY.setflags(write=False)
 
 
 @njit
-def _pair_fans(chow, scr, o, n, fc):
+def _pair_fans(chow, ws, o, n):
     """Pair fans among n <= 4 sets with no three-set fan: the largest valid set of pairs (see _combo_fans)."""
     if n < 2:
         return
     if not chow:  # 双同刻: pungs of one rank (never of one suit); three of them would be 三同刻
         for i in range(n):
             for j in range(i + 1, n):
-                if scr[o + 4 + i] == scr[o + 4 + j]:
-                    _add(fc, F_DOUBLE_PUNG, 1, scr)
+                if ws[o + 4 + i] == ws[o + 4 + j]:
+                    _add(ws, F_DOUBLE_PUNG, 1)
         return
     # the six pairs of sets (0,1) (0,2) (0,3) (1,2) (1,3) (2,3) are edges 0..5; ``ef``: 4 bits per edge, the
     # edge's fan - 64 (pair fans are 69..72), 0 for none. Two edges share a set unless their indices sum to 5.
@@ -855,7 +855,7 @@ def _pair_fans(chow, scr, o, n, fc):
     for i in range(3):
         for j in range(i + 1, 4):
             if j < n:
-                f = _chow2(scr[o + i], scr[o + 4 + i], scr[o + j], scr[o + 4 + j])
+                f = _chow2(ws[o + i], ws[o + 4 + i], ws[o + j], ws[o + 4 + j])
                 if f >= 0:
                     present |= 1 << e
                     ef |= (f - 64) << (4 * e)
@@ -871,7 +871,7 @@ def _pair_fans(chow, scr, o, n, fc):
         sub = (sub - 1) & present
     for e in range(6):
         if (best_mask >> e) & 1:
-            _add(fc, 64 + ((ef >> (4 * e)) & 15), 1, scr)
+            _add(ws, 64 + ((ef >> (4 * e)) & 15), 1)
 
 
 @njit
@@ -896,7 +896,7 @@ def _pairs_key(sub, ef):
 
 
 @njit
-def _pung_fans(sk, st, n, pair, seat, prev, fc, scr):
+def _pung_fans(ws, n, pair, seat, prev):
     """Wind and dragon fans, 幺九刻 on the terminal/honour pungs no wind/dragon fan used."""
     nw = 0
     nd = 0
@@ -904,8 +904,8 @@ def _pung_fans(sk, st, n, pair, seat, prev, fc, scr):
     has_prev = False
     has_seat = False
     for i in range(n):
-        if sk[i] >= _PUNG:
-            t = st[i]
+        if ws[_WS_SK + i] >= _PUNG:
+            t = ws[_WS_ST + i]
             if _TERM_HONOR[t]:
                 yj += 1
             if 27 <= t <= 30:
@@ -915,36 +915,36 @@ def _pung_fans(sk, st, n, pair, seat, prev, fc, scr):
             elif t >= 31:
                 nd += 1
     if nw == 4:
-        _add(fc, F_BIG_FOUR_WINDS, 1, scr)
+        _add(ws, F_BIG_FOUR_WINDS, 1)
         yj -= 4
     elif nw == 3:
-        _add(fc, F_LITTLE_FOUR_WINDS if 27 <= pair <= 30 else F_BIG_THREE_WINDS, 1, scr)
+        _add(ws, F_LITTLE_FOUR_WINDS if 27 <= pair <= 30 else F_BIG_THREE_WINDS, 1)
         yj -= 3
     if nd == 3:
-        _add(fc, F_BIG_THREE_DRAGONS, 1, scr)
+        _add(ws, F_BIG_THREE_DRAGONS, 1)
     elif nd == 2:
-        _add(fc, F_LITTLE_THREE_DRAGONS if pair >= 31 else F_TWO_DRAGONS_PUNGS, 1, scr)
+        _add(ws, F_LITTLE_THREE_DRAGONS if pair >= 31 else F_TWO_DRAGONS_PUNGS, 1)
     elif nd == 1:
-        _add(fc, F_DRAGON_PUNG, 1, scr)
+        _add(ws, F_DRAGON_PUNG, 1)
     yj -= nd
     if has_prev:
-        _add(fc, F_PREVALENT_WIND, 1, scr)
+        _add(ws, F_PREVALENT_WIND, 1)
     if has_seat:
-        _add(fc, F_SEAT_WIND, 1, scr)
+        _add(ws, F_SEAT_WIND, 1)
     if nw < 3:
         if has_prev:
             yj -= 1
         if has_seat and seat != prev:
             yj -= 1
     if yj > 0:
-        _add(fc, F_PUNG_OF_TERMINALS_OR_HONORS, yj, scr)
+        _add(ws, F_PUNG_OF_TERMINALS_OR_HONORS, yj)
 
 
 @njit
-def _division_sets(sk, st, sc, n, nfix, pair, win, sd, knitted, fc, scr):
-    """Shape fans of one reading (组合龙, 平和, 碰碰和, 全双刻, 全带幺, 全带五, 暗刻) into ``fc``.
+def _division_sets(ws, n, nfix, pair, win, sd, knitted):
+    """Shape fans of one reading (组合龙, 平和, 碰碰和, 全双刻, 全带幺, 全带五, 暗刻) into the reading's fan counts.
 
-    Writes the chows and the suited pungs as (suit, rank 1..9) into ``scr[0:16]``; returns (chows, suited
+    Writes the chows and the suited pungs as (suit, rank 1..9) into ``ws[0:16]``; returns (chows, suited
     pungs, wait): wait 1 for an edge wait (边张), 2 for a closed wait (嵌张), else 0.
     """
     nch = 0
@@ -959,15 +959,15 @@ def _division_sets(sk, st, sc, n, nfix, pair, win, sd, knitted, fc, scr):
     inchow = False
     inpung = False
     for i in range(n):
-        t = st[i]
-        if sk[i] == _CHOW:
-            scr[nch] = t // 9
-            scr[4 + nch] = t % 9 + 1
+        t = ws[_WS_ST + i]
+        if ws[_WS_SK + i] == _CHOW:
+            ws[nch] = t // 9
+            ws[4 + nch] = t % 9 + 1
             nch += 1
             outside &= t % 9 == 0 or t % 9 == 6
             five &= 2 <= t % 9 <= 4
             even = False
-            if sc[i] and t <= win <= t + 2:  # a standing (or offer-0) chow holds the win tile
+            if ws[_WS_SC + i] and t <= win <= t + 2:  # a standing (or offer-0) chow holds the win tile
                 inchow = True
                 if i >= nfix:
                     mid |= win == t + 1
@@ -978,132 +978,145 @@ def _division_sets(sk, st, sc, n, nfix, pair, win, sd, knitted, fc, scr):
             five &= t < 27 and t % 9 == 4
             even &= t < 27 and t % 9 % 2 == 1
             if t < 27:
-                scr[8 + nps] = t // 9
-                scr[12 + nps] = t % 9 + 1
+                ws[8 + nps] = t // 9
+                ws[12 + nps] = t % 9 + 1
                 nps += 1
-            if sc[i]:
+            if ws[_WS_SC + i]:
                 conc += 1
                 inpung |= i >= nfix and t == win
     if inpung and not sd and pair != win and not inchow:
         conc -= 1  # the pung completed by the discard is exposed
     if knitted:
-        _add(fc, F_KNITTED_STRAIGHT, 1, scr)
+        _add(ws, F_KNITTED_STRAIGHT, 1)
         outside = False
         five = False
     if nch + 3 * knitted == 4 and pair < 27:
-        _add(fc, F_ALL_CHOWS, 1, scr)
+        _add(ws, F_ALL_CHOWS, 1)
     if npu == 4:
-        _add(fc, F_ALL_PUNGS, 1, scr)
+        _add(ws, F_ALL_PUNGS, 1)
         if even:
-            _add(fc, F_ALL_EVEN_PUNGS, 1, scr)
+            _add(ws, F_ALL_EVEN_PUNGS, 1)
     if outside:
-        _add(fc, F_OUTSIDE_HAND, 1, scr)
+        _add(ws, F_OUTSIDE_HAND, 1)
     if five:
-        _add(fc, F_ALL_FIVE, 1, scr)
+        _add(ws, F_ALL_FIVE, 1)
     if conc >= 2:
-        _add(
-            fc,
-            F_TWO_CONCEALED_PUNGS if conc == 2 else (F_THREE_CONCEALED_PUNGS if conc == 3 else F_FOUR_CONCEALED_PUNGS),
-            1,
-            scr,
-        )
+        _add(ws, F_TWO_CONCEALED_PUNGS if conc == 2 else (F_THREE_CONCEALED_PUNGS if conc == 3 else F_FOUR_CONCEALED_PUNGS), 1)
     return nch, nps, 1 if edge else (2 if mid else 0)
 
 
 @njit
 def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, conc13, base, fc, scr):
-    """Fans of one reading of the hand (sets ``sk/st/sc[:n]``, fixed melds first, then pair); returns points.
-
-    ``scr``: int64 scratch; ``scr[16]`` caches whether ``win`` is the only wait (-1 = not computed yet),
-    ``scr[40:74]`` is work space for that test.
+    """Fans of one reading of the hand (sets ``sk/st/sc[:n]``, fixed melds first, then pair) into ``fc``;
+    returns points. ``scr``: int64 scratch whose ``scr[16]`` caches whether ``win`` is the only wait (-1 = not
+    computed yet). Stand-alone form of ``_eval_ws`` (scripts/tie_break_lab.py); the scorer calls that.
     """
-    _start_reading(base, fc, scr)
-    nch, nps, wait = _division_sets(sk, st, sc, n, nfix, pair, win, sd, knitted, fc, scr)
-    if nch >= 2 and not (nch == 4 and _terminal_chows(scr, pair, fc)):
-        _combo_fans(True, scr, 0, nch, fc)  # chows at scr[0:8]
-    if nps >= 2:
-        _combo_fans(False, scr, 8, nps, fc)  # suited pungs at scr[8:16]
-    if nch < n:
-        _pung_fans(sk, st, n, pair, seat, prev, fc, scr)
-    if fc[F_NINE_GATES] and fc[F_PUNG_OF_TERMINALS_OR_HONORS]:  # 九莲宝灯: 不计幺九刻×1
-        _add(fc, F_PUNG_OF_TERMINALS_OR_HONORS, -1, scr)
-    if (wait > 0 or pair == win) and scr[_S_WAIT] < 0:
-        scr[_S_WAIT] = _single_wait(conc13, nfix, win, scr[40:74], knitted == 0)
-    if scr[_S_WAIT] == 1 and (wait > 0 or pair == win):
-        _add(fc, F_EDGE_WAIT if wait == 1 else (F_CLOSED_WAIT if wait == 2 else F_SINGLE_WAIT), 1, scr)
-    return _excluded_points(fc, scr)
-
-
-# ``scr`` slots of a reading's evaluation. A reading changes few fans of ``base``, so ``fc`` is not rebuilt
-# from ``base`` for every reading: it keeps ``base`` except the fans in the "touched" mask, which the next
-# reading restores. Masks are two int64 words, bit f of word f // 64 for fan f.
-_S_WAIT = 16  # 1 when win is the only wait, 0 when not, -1 not computed yet (see _eval_division)
-_S_STATE = 17  # 1: fc is base except the touched fans; anything else: fc must be rebuilt (fresh scr: 0)
-_S_TOUCH = 18  # 18, 19: fans the current reading changed in fc
-_S_BASE_MASK = 32  # 32, 33: fans present in base
-_S_BASE_PTS = 34  # points of base (no exclusions applied)
-_S_MASK = 35  # 35, 36: fans present in fc
-_S_PTS = 37  # points of fc (exclusions applied so far)
+    ws = np.zeros(_WS_LEN, dtype=np.int64)
+    for i in range(4):
+        ws[_WS_SK + i] = sk[i]
+        ws[_WS_ST + i] = st[i]
+        ws[_WS_SC + i] = sc[i]
+    for k in range(NUM_FANS):
+        ws[_WS_BASE + k] = base[k]
+    ws[_S_WAIT] = scr[_S_WAIT]
+    pts = _eval_ws(ws, conc13, n, nfix, pair, win, sd, seat, prev, knitted)
+    scr[_S_WAIT] = ws[_S_WAIT]
+    for k in range(NUM_FANS):
+        fc[k] = ws[_WS_FC + k]
+    return pts
 
 
 @njit
-def _start_reading(base, fc, scr):
-    """Make ``fc`` equal ``base`` again (a full copy the first time, else only the touched fans)."""
-    if scr[_S_STATE] != 1:
+def _eval_ws(ws, conc13, n, nfix, pair, win, sd, seat, prev, knitted):
+    """``_eval_division`` on the work space ``ws`` (``_WS_*``): the sets at ``_WS_SK/ST/SC``, ``base`` at
+    ``_WS_BASE``, the reading's fan counts into ``_WS_FC``, scratch ``ws[0:80]``. One array argument: numba
+    reference-counts every array passed to a call."""
+    _start_reading(ws)
+    nch, nps, wait = _division_sets(ws, n, nfix, pair, win, sd, knitted)
+    if nch >= 2 and not (nch == 4 and _terminal_chows(ws, pair)):
+        _combo_fans(True, ws, 0, nch)  # chows at ws[0:8]
+    if nps >= 2:
+        _combo_fans(False, ws, 8, nps)  # suited pungs at ws[8:16]
+    if nch < n:
+        _pung_fans(ws, n, pair, seat, prev)
+    if ws[_WS_FC + F_NINE_GATES] and ws[_WS_FC + F_PUNG_OF_TERMINALS_OR_HONORS]:  # 九莲宝灯: 不计幺九刻×1
+        _add(ws, F_PUNG_OF_TERMINALS_OR_HONORS, -1)
+    if (wait > 0 or pair == win) and ws[_S_WAIT] < 0:
+        ws[_S_WAIT] = _single_wait(conc13, nfix, win, ws[40:74], knitted == 0)
+    if ws[_S_WAIT] == 1 and (wait > 0 or pair == win):
+        _add(ws, F_EDGE_WAIT if wait == 1 else (F_CLOSED_WAIT if wait == 2 else F_SINGLE_WAIT), 1)
+    return _excluded_points(ws)
+
+# ``scr`` slots of a reading's evaluation. A reading changes few fans of ``base``, so its fan counts are not
+# rebuilt from ``base`` for every reading: they keep ``base`` except the fans in the "touched" mask, which
+# the next reading restores. Masks are two int64 words, bit f % 64 of word f // 64 for fan f.
+_S_WAIT = 16  # 1 when win is the only wait, 0 when not, -1 not computed yet (see _eval_ws)
+_S_STATE = 17  # 1: the fan counts are base except the touched fans; else rebuild them (fresh scr: 0)
+_S_TOUCH = 18  # 18, 19: fans the current reading changed
+_S_BASE_MASK = 32  # 32, 33: fans present in base
+_S_BASE_PTS = 34  # points of base (no exclusions applied)
+_S_MASK = 35  # 35, 36: fans present in the reading
+_S_PTS = 37  # points of the reading (exclusions applied so far)
+
+
+@njit
+def _start_reading(ws):
+    """Make the reading's fan counts equal ``base`` again (a full copy the first time, else only the touched fans)."""
+    if ws[_S_STATE] != 1:
         m0 = 0
         m1 = 0
         pts = 0
         for k in range(NUM_FANS):
-            v = base[k]
-            fc[k] = v
+            v = ws[_WS_BASE + k]
+            ws[_WS_FC + k] = v
             pts += v * FAN_POINTS[k]
             if v > 0:
                 if k < 64:
                     m0 |= 1 << k
                 else:
                     m1 |= 1 << (k - 64)
-        scr[_S_BASE_MASK] = m0
-        scr[_S_BASE_MASK + 1] = m1
-        scr[_S_BASE_PTS] = pts
-        scr[_S_STATE] = 1
+        ws[_S_BASE_MASK] = m0
+        ws[_S_BASE_MASK + 1] = m1
+        ws[_S_BASE_PTS] = pts
+        ws[_S_STATE] = 1
     else:
         for w in range(2):
-            x = scr[_S_TOUCH + w]
+            x = ws[_S_TOUCH + w]
             while x != 0:
                 k = 64 * w + trailing_zeros(x)
-                fc[k] = base[k]
+                ws[_WS_FC + k] = ws[_WS_BASE + k]
                 x &= x - 1
-    scr[_S_TOUCH] = 0
-    scr[_S_TOUCH + 1] = 0
-    scr[_S_MASK] = scr[_S_BASE_MASK]
-    scr[_S_MASK + 1] = scr[_S_BASE_MASK + 1]
-    scr[_S_PTS] = scr[_S_BASE_PTS]
+    ws[_S_TOUCH] = 0
+    ws[_S_TOUCH + 1] = 0
+    ws[_S_MASK] = ws[_S_BASE_MASK]
+    ws[_S_MASK + 1] = ws[_S_BASE_MASK + 1]
+    ws[_S_PTS] = ws[_S_BASE_PTS]
 
 
 @njit
-def _add(fc, f, k, scr):
-    """``fc[f] += k`` for a reading begun with ``_start_reading``, keeping its masks and points."""
-    v = fc[f] + k
-    fc[f] = v
+def _add(ws, f, k):
+    """Count fan ``f`` ``k`` more times for a reading begun with ``_start_reading``, keeping its masks and points."""
+    v = ws[_WS_FC + f] + k
+    ws[_WS_FC + f] = v
     w = f >> 6
     bit = 1 << (f & 63)
-    scr[_S_TOUCH + w] |= bit
+    ws[_S_TOUCH + w] |= bit
     if v > 0:
-        scr[_S_MASK + w] |= bit
+        ws[_S_MASK + w] |= bit
     else:
-        scr[_S_MASK + w] &= ~bit
-    scr[_S_PTS] += k * FAN_POINTS[f]
+        ws[_S_MASK + w] &= ~bit
+    ws[_S_PTS] += k * FAN_POINTS[f]
 
 
 @njit
-def _excluded_points(fc, scr):
+def _excluded_points(ws):
     """``_apply_excludes`` of a reading begun with ``_start_reading``: only the excluding fans present are
     visited, in fan order, each removing those of its excluded fans still present."""
-    m0 = scr[_S_MASK]
-    m1 = scr[_S_MASK + 1]
-    pts = scr[_S_PTS]
-    t0 = scr[_S_TOUCH]
-    t1 = scr[_S_TOUCH + 1]
+    m0 = ws[_S_MASK]
+    m1 = ws[_S_MASK + 1]
+    pts = ws[_S_PTS]
+    t0 = ws[_S_TOUCH]
+    t1 = ws[_S_TOUCH + 1]
     for w in range(2):
         x = (m0 if w == 0 else m1) & _EXCLUDER_MASK[w]
         while x != 0:
@@ -1119,42 +1132,42 @@ def _excluded_points(fc, scr):
             t1 |= r1
             while r0 != 0:
                 k = trailing_zeros(r0)
-                pts -= fc[k] * FAN_POINTS[k]
-                fc[k] = 0
+                pts -= ws[_WS_FC + k] * FAN_POINTS[k]
+                ws[_WS_FC + k] = 0
                 r0 &= r0 - 1
             while r1 != 0:
                 k = 64 + trailing_zeros(r1)
-                pts -= fc[k] * FAN_POINTS[k]
-                fc[k] = 0
+                pts -= ws[_WS_FC + k] * FAN_POINTS[k]
+                ws[_WS_FC + k] = 0
                 r1 &= r1 - 1
-    scr[_S_MASK] = m0
-    scr[_S_MASK + 1] = m1
-    scr[_S_TOUCH] = t0
-    scr[_S_TOUCH + 1] = t1
-    scr[_S_PTS] = pts
+    ws[_S_MASK] = m0
+    ws[_S_MASK + 1] = m1
+    ws[_S_TOUCH] = t0
+    ws[_S_TOUCH + 1] = t1
+    ws[_S_PTS] = pts
     return pts
 
 
 @njit
-def _terminal_chows(scr, pair, fc):
+def _terminal_chows(ws, pair):
     """一色双龙会 / 三色双龙会 on four chows and the pair; True when one was counted."""
     if pair >= 27 or pair % 9 != 4:
         return False
     lo = 0  # 4-bit count per suit of 123 chows
     hi = 0  # and of 789 chows
     for i in range(4):
-        if scr[4 + i] == 1:
-            lo += 1 << (4 * scr[i])
-        elif scr[4 + i] == 7:
-            hi += 1 << (4 * scr[i])
+        if ws[4 + i] == 1:
+            lo += 1 << (4 * ws[i])
+        elif ws[4 + i] == 7:
+            hi += 1 << (4 * ws[i])
         else:
             return False
     ps = pair // 9
     if lo == hi == 2 << (4 * ps):
-        _add(fc, F_PURE_TERMINAL_CHOWS, 1, scr)
+        _add(ws, F_PURE_TERMINAL_CHOWS, 1)
         return True
     if lo == hi and lo == 0x111 - (1 << (4 * ps)):
-        _add(fc, F_THREE_SUITED_TERMINAL_CHOWS, 1, scr)
+        _add(ws, F_THREE_SUITED_TERMINAL_CHOWS, 1)
         return True
     return False
 
@@ -1260,23 +1273,51 @@ def _tie_prefers(fc, best_fc):
 
 @njit
 def _pair_range(h):
-    """Tiles ``[lo, hi)`` where the pair of a regular reading of ``h`` must lie: the one group (suit or honours)
-    whose count is 2 mod 3 when all others are 0 mod 3; (0, 0) when there is no regular reading."""
-    lo = 0
-    hi = 0
+    """Tiles ``[lo, hi)`` where the pair of a regular reading of ``h`` can lie; (0, 0) when there is no regular
+    reading. The pair's group is the one whose count is 2 mod 3 (all others 0 mod 3 and splitting into sets);
+    in it, a pair leaves sets (``_suit_sets``), and its rank r has 2r = the group's rank sum mod 3.
+    """
+    pg = -1
     for g in range(4):
         b = 9 * g
         e = 34 if g == 3 else b + 9
         n = 0
         for t in range(b, e):
             n += h[t]
-        if n % 3 == 1 or (n % 3 == 2 and hi > 0):
+        if n % 3 == 1 or (n % 3 == 2 and pg >= 0):
             return 0, 0
         if n % 3 == 2:
-            lo = b
-            hi = e
+            pg = g
+        elif g == 3:
+            for t in range(27, 34):
+                if h[t] % 3:
+                    return 0, 0
+        elif not _suit_sets(h, b, -1):
+            return 0, 0
+    if pg < 0:
+        return 0, 0
+    if pg == 3:  # honours: pungs and one pair
+        p = -1
+        for t in range(27, 34):
+            if h[t] % 3 == 1 or (h[t] % 3 == 2 and p >= 0):
+                return 0, 0
+            if h[t] % 3 == 2:
+                p = t
+        return p, p + 1
+    b = 9 * pg
+    wsum = 0
+    for r in range(9):
+        wsum += r * h[b + r]
+    lo = -1
+    hi = 0
+    for r in range((2 * wsum) % 3, 9, 3):
+        if h[b + r] >= 2 and _suit_sets(h, b, b + r):
+            if lo < 0:
+                lo = b + r
+            hi = b + r + 1
+    if lo < 0:
+        return 0, 0
     return lo, hi
-
 
 @njit
 def _regular_best(
@@ -1333,29 +1374,9 @@ def _regular_best(
                 ch[j] = -1
                 app[j] = 0
             else:
-                best = _consider(
-                    sk,
-                    st,
-                    sc,
-                    nfix + nneed,
-                    nfix,
-                    p,
-                    win,
-                    sd,
-                    seat,
-                    prev,
-                    knitted,
-                    conc13,
-                    base,
-                    fc,
-                    best_fc,
-                    best,
-                    scr,
-                )
+                best = _consider(nfix + nneed, nfix, p, win, sd, seat, prev, knitted, conc13, best_fc, best, scr)
         if nneed == 0:
-            best = _consider(
-                sk, st, sc, nfix, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, best_fc, best, scr
-            )
+            best = _consider(nfix, nfix, p, win, sd, seat, prev, knitted, conc13, best_fc, best, scr)
         w[p] += 2
     return best
 
@@ -1371,11 +1392,14 @@ def _unapply(w, i, choice):
 
 
 @njit
-def _consider(sk, st, sc, n, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, best_fc, best, scr):
-    """Score one reading; copy it to ``best_fc`` when it beats (or wins the tie with) the best so far."""
-    pts = _eval_division(sk, st, sc, n, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, scr)
-    if pts > best or (pts == best and _tie_prefers(fc, best_fc)):
-        _copy(best_fc, fc)
+def _consider(n, nfix, p, win, sd, seat, prev, knitted, conc13, best_fc, best, ws):
+    """Score one reading; copy it to ``best_fc`` when it beats (or wins the tie with) the best so far.
+
+    ``ws``: the work space (the reading's sets, ``base`` and fan counts at ``_WS_*``; ``_regular_best`` passes
+    it as ``scr``)."""
+    pts = _eval_ws(ws, conc13, n, nfix, p, win, sd, seat, prev, knitted)
+    if pts > best or (pts == best and _tie_prefers(ws[_WS_FC : _WS_FC + NUM_FANS], best_fc)):
+        _copy(best_fc, ws[_WS_FC : _WS_FC + NUM_FANS])
         return pts
     return best
 
@@ -1714,17 +1738,19 @@ def _special_best(h, nfix, distinct, odd, base, fc, best_fc, best):
     return best
 
 
-# int64 work space of one scoring call: offsets into ``ws``
-_WS_H, _WS_W, _WS_TC, _WS_SK, _WS_ST, _WS_SC, _WS_SCR, _WS_BASE, _WS_FC = (
+# int64 work space of one scoring call: offsets into ``ws``. The scratch ``scr`` is ``ws`` itself (its slots
+# 0..79: ``_regular_best``'s 16..31, ``_S_*``, the single-wait test's 40..73), so a kernel that gets ``scr``
+# reaches every work array through one argument.
+_WS_SCR, _WS_H, _WS_W, _WS_TC, _WS_SK, _WS_ST, _WS_SC, _WS_BASE, _WS_FC = (
     0,
-    34,
-    68,
-    102,
-    106,
-    110,
+    80,
     114,
-    188,
-    270,
+    148,
+    182,
+    186,
+    190,
+    194,
+    194 + NUM_FANS,
 )
 _WS_LEN = _WS_FC + NUM_FANS
 
@@ -1799,7 +1825,7 @@ def _ws_views(ws):
         ws[_WS_SK : _WS_SK + 4],
         ws[_WS_ST : _WS_ST + 4],
         ws[_WS_SC : _WS_SC + 4],
-        ws[_WS_SCR : _WS_SCR + 74],
+        ws,  # scr: the whole work space (see _WS_SCR)
         ws[_WS_BASE : _WS_BASE + NUM_FANS],
         ws[_WS_FC : _WS_FC + NUM_FANS],
     )
