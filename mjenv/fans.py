@@ -637,12 +637,12 @@ def _tile_fans(tc, fc):
     for t in range(34):
         if tc[t] > 0:
             mask |= 1 << t
-    _tile_fans_mask(mask, fc)
+    _tile_fans_mask(mask, fc, 0)
 
 
 @njit
-def _tile_fans_mask(mask, fc):
-    """``_tile_fans`` of the tiles in ``mask`` (bit t: tile t is held or melded)."""
+def _tile_fans_mask(mask, fc, o):
+    """``_tile_fans`` of the tiles in ``mask`` (bit t: tile t is held or melded), into ``fc[o + o:]``."""
     s0 = mask & 0x1FF
     s1 = (mask >> 9) & 0x1FF
     s2 = (mask >> 18) & 0x1FF
@@ -652,35 +652,35 @@ def _tile_fans_mask(mask, fc):
     honors = (winds | dragons) != 0
     ranks = s0 | s1 | s2  # bit r: rank r + 1 in some suit
     if mask & ~_GREEN_M == 0:
-        fc[F_ALL_GREEN] = 1
+        fc[o + F_ALL_GREEN] = 1
     if nsuits == 0:
-        fc[F_ALL_HONORS] = 1
+        fc[o + F_ALL_HONORS] = 1
     elif not honors and ranks & ~0x101 == 0:  # suited terminals only
-        fc[F_ALL_TERMINALS] = 1
+        fc[o + F_ALL_TERMINALS] = 1
     elif mask & ~_TERM_HONOR_M == 0 and honors:
-        fc[F_ALL_TERMINALS_AND_HONORS] = 1
+        fc[o + F_ALL_TERMINALS_AND_HONORS] = 1
     if nsuits == 1:
-        fc[F_HALF_FLUSH if honors else F_FULL_FLUSH] = 1
+        fc[o + (F_HALF_FLUSH if honors else F_FULL_FLUSH)] = 1
     elif nsuits == 2:
-        fc[F_ONE_VOIDED_SUIT] = 1
+        fc[o + F_ONE_VOIDED_SUIT] = 1
     if nsuits == 3 and winds != 0 and dragons != 0:
-        fc[F_ALL_TYPES] = 1
+        fc[o + F_ALL_TYPES] = 1
     if not honors:
-        fc[F_NO_HONORS] = 1
+        fc[o + F_NO_HONORS] = 1
         if mask & _TERM_HONOR_M == 0:
-            fc[F_ALL_SIMPLES] = 1
+            fc[o + F_ALL_SIMPLES] = 1
         if ranks & 0x3F == 0:  # ranks 7-9 only
-            fc[F_UPPER_TILES] = 1
+            fc[o + F_UPPER_TILES] = 1
         elif ranks & 0x1C7 == 0:  # 4-6
-            fc[F_MIDDLE_TILES] = 1
+            fc[o + F_MIDDLE_TILES] = 1
         elif ranks & 0x1F8 == 0:  # 1-3
-            fc[F_LOWER_TILES] = 1
+            fc[o + F_LOWER_TILES] = 1
         if ranks & 0x1F == 0:  # 6-9
-            fc[F_UPPER_FOUR] = 1
+            fc[o + F_UPPER_FOUR] = 1
         elif ranks & 0x1F0 == 0:  # 1-4
-            fc[F_LOWER_FOUR] = 1
+            fc[o + F_LOWER_FOUR] = 1
     if mask & ~_REVERSIBLE_M == 0:
-        fc[F_REVERSIBLE_TILES] = 1
+        fc[o + F_REVERSIBLE_TILES] = 1
 
 
 @njit
@@ -1181,62 +1181,75 @@ def _context_fans(tc, sk, st, sc, nfix, conc13, win, flags, base):
         if tc[t] > 0:
             mask |= 1 << t
         fours += tc[t] == 4
-    _context_fans_mask(mask, fours, tc, sk, st, sc, nfix, conc13, win, flags, base)
+    ws = np.zeros(_WS_LEN, dtype=np.int64)
+    for t in range(34):
+        ws[_WS_TC + t] = tc[t]
+    for i in range(nfix):
+        ws[_WS_SK + i] = sk[i]
+        ws[_WS_ST + i] = st[i]
+        ws[_WS_SC + i] = sc[i]
+    _context_ws(mask, fours, ws, nfix, conc13, win, flags)
+    for k in range(NUM_FANS):
+        base[k] = ws[_WS_BASE + k]
 
 
 @njit
-def _context_fans_mask(mask, fours, tc, sk, st, sc, nfix, conc13, win, flags, base):
-    """``_context_fans`` given the mask of the tiles in ``tc`` and how many of them are held four times."""
+def _context_ws(mask, fours, ws, nfix, conc13, win, flags):
+    """``_context_fans`` on the work space ``ws`` (``_WS_TC/SK/SC`` in, ``_WS_BASE`` out), given the mask of the
+    tiles in ``tc`` and how many of them are held four times."""
     for k in range(NUM_FANS):
-        base[k] = 0
-    _tile_fans_mask(mask, base)
+        ws[_WS_BASE + k] = 0
+    _tile_fans_mask(mask, ws, _WS_BASE)
     nk = 0
     nck = 0
     nexp = 0
     hog = fours
     for i in range(nfix):
-        if sk[i] == _KONG:
+        if ws[_WS_SK + i] == _KONG:
             nk += 1
-            nck += sc[i]
+            nck += ws[_WS_SC + i]
             hog -= 1
-        if not sc[i]:
+        if not ws[_WS_SC + i]:
             nexp += 1
     if hog > 0:
-        base[F_TILE_HOG] = hog
+        ws[_WS_BASE + F_TILE_HOG] = hog
     if nfix == 0 and _nine_gates(conc13, win):
-        base[F_NINE_GATES] = 1
+        ws[_WS_BASE + F_NINE_GATES] = 1
     if nk == 4:
-        base[F_FOUR_KONGS] = 1
+        ws[_WS_BASE + F_FOUR_KONGS] = 1
     elif nk == 3:
-        base[F_THREE_KONGS] = 1
+        ws[_WS_BASE + F_THREE_KONGS] = 1
     elif nk == 2:
-        base[
-            F_TWO_CONCEALED_KONGS
-            if nck == 2
-            else (F_CONCEALED_KONG_AND_MELDED_KONG if nck == 1 else F_TWO_MELDED_KONGS)
+        ws[
+            _WS_BASE
+            + (
+                F_TWO_CONCEALED_KONGS
+                if nck == 2
+                else (F_CONCEALED_KONG_AND_MELDED_KONG if nck == 1 else F_TWO_MELDED_KONGS)
+            )
         ] = 1
     elif nk == 1:
-        base[F_CONCEALED_KONG if nck == 1 else F_MELDED_KONG] = 1
+        ws[_WS_BASE + (F_CONCEALED_KONG if nck == 1 else F_MELDED_KONG)] = 1
     sd = flags & WIN_SELF_DRAWN
     if sd:
-        base[F_SELF_DRAWN] = 1
+        ws[_WS_BASE + F_SELF_DRAWN] = 1
     if nexp == 0:
-        base[F_FULLY_CONCEALED_HAND if sd else F_CONCEALED_HAND] = 1
+        ws[_WS_BASE + (F_FULLY_CONCEALED_HAND if sd else F_CONCEALED_HAND)] = 1
     elif nexp == 4 and not sd:
-        base[F_MELDED_HAND] = 1
+        ws[_WS_BASE + F_MELDED_HAND] = 1
     if flags & WIN_WALL_LAST:
-        base[F_LAST_TILE_DRAW if sd else F_LAST_TILE_CLAIM] = 1
+        ws[_WS_BASE + (F_LAST_TILE_DRAW if sd else F_LAST_TILE_CLAIM)] = 1
     # a flag the tiles make impossible is ignored, as the reference does
     if flags & WIN_ABOUT_KONG:
         if sd:
             if nk > 0:
-                base[F_OUT_WITH_REPLACEMENT_TILE] = 1
-        elif tc[win] == 1:
-            base[F_ROBBING_THE_KONG] = 1
+                ws[_WS_BASE + F_OUT_WITH_REPLACEMENT_TILE] = 1
+        elif ws[_WS_TC + win] == 1:
+            ws[_WS_BASE + F_ROBBING_THE_KONG] = 1
     # 和绝张: never with a copy of the win tile among the standing tiles; always when the melds show the
     # other three (ref)
-    if conc13[win] == 0 and (flags & WIN_4TH_TILE or tc[win] == 4):
-        base[F_LAST_TILE] = 1
+    if conc13[win] == 0 and (flags & WIN_4TH_TILE or ws[_WS_TC + win] == 4):
+        ws[_WS_BASE + F_LAST_TILE] = 1
 
 
 @njit
@@ -1675,8 +1688,8 @@ def _take_knitted(h, k, d):
 
 
 @njit
-def _unpack_melds(melds, n_melds, sk, st, sc, tc):
-    """Fixed melds -> kernel sets (chow by lowest tile), their tiles added to ``tc``; False if malformed."""
+def _unpack_melds(melds, n_melds, ws):
+    """Fixed melds -> kernel sets (chow by lowest tile), at ``_WS_SK/ST/SC`` of ``ws``, their tiles added to ``_WS_TC``; False if malformed."""
     for i in range(n_melds):
         m = melds[i]
         kind = (m >> 8) & 3
@@ -1684,18 +1697,18 @@ def _unpack_melds(melds, n_melds, sk, st, sc, tc):
         offer = (m >> 6) & 3
         if kind == 0 or t >= 34 or m < 0:
             return False
-        sk[i] = kind
-        sc[i] = offer == 0  # offer 0: concealed (the reference also accepts a concealed chow/pung)
+        ws[_WS_SK + i] = kind
+        ws[_WS_SC + i] = offer == 0  # offer 0: concealed (the reference also accepts a concealed chow/pung)
         if kind == _CHOW:
             if t >= 27 or t % 9 == 0 or t % 9 == 8:
                 return False
-            st[i] = t - 1
-            tc[t - 1] += 1
-            tc[t] += 1
-            tc[t + 1] += 1
+            ws[_WS_ST + i] = t - 1
+            ws[_WS_TC + t - 1] += 1
+            ws[_WS_TC + t] += 1
+            ws[_WS_TC + t + 1] += 1
         else:
-            st[i] = t
-            tc[t] += kind + 1
+            ws[_WS_ST + i] = t
+            ws[_WS_TC + t] += kind + 1
     return True
 
 
@@ -1792,56 +1805,14 @@ def _score(
     concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts, ws
 ):
     """``score_kernel`` with its int64 work space ``ws`` (``_WS_LEN``) passed in: allocates nothing."""
-    h, w, tc, sk, st, sc, scr, base, fc = _ws_views(ws)
-    return _score_views(
-        concealed,
-        melds,
-        n_melds,
-        win_tile,
-        flags,
-        seat_wind,
-        prevalent_wind,
-        flower_count,
-        fan_counts,
-        h,
-        w,
-        tc,
-        sk,
-        st,
-        sc,
-        scr,
-        base,
-        fc,
-    )
-
-
-@njit
-def _ws_views(ws):
-    """The work arrays in ``ws``: h, w, tc (int64[34]), sk, st, sc (int64[4]), scr, base, fc (see ``_WS_*``)."""
-    return (
-        ws[_WS_H : _WS_H + 34],
-        ws[_WS_W : _WS_W + 34],
-        ws[_WS_TC : _WS_TC + 34],
-        ws[_WS_SK : _WS_SK + 4],
-        ws[_WS_ST : _WS_ST + 4],
-        ws[_WS_SC : _WS_SC + 4],
-        ws,  # scr: the whole work space (see _WS_SCR)
-        ws[_WS_BASE : _WS_BASE + NUM_FANS],
-        ws[_WS_FC : _WS_FC + NUM_FANS],
-    )
-
-
-@njit
-def _score_views(concealed, melds, n_melds, win_tile, flags, seat, prev, flowers, fan_counts, h, w, tc, sk, st, sc, scr, base, fc):
-    """``_score`` on the work arrays of ``_ws_views`` (made once per batch: a view costs a reference count)."""
     for k in range(NUM_FANS):
         fan_counts[k] = 0
-    err = _check_args(concealed, n_melds, win_tile, flags, seat, prev, flowers)
+    err = _check_args(concealed, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count)
     if err < 0:
         return err
     for t in range(34):
-        tc[t] = 0
-    if not _unpack_melds(melds, n_melds, sk, st, sc, tc):
+        ws[_WS_TC + t] = 0
+    if not _unpack_melds(melds, n_melds, ws):
         return ERR_BAD_MELD
     distinct = 0
     odd = 0
@@ -1850,9 +1821,9 @@ def _score_views(concealed, melds, n_melds, win_tile, flags, seat, prev, flowers
     fours = 0
     for t in range(34):
         c = concealed[t] + (t == win_tile)
-        h[t] = c
-        x = tc[t] + c
-        tc[t] = x
+        ws[_WS_H + t] = c
+        x = ws[_WS_TC + t] + c
+        ws[_WS_TC + t] = x
         if x > 4:
             return ERR_TILE_COUNT_GREATER_THAN_4
         if x > 0:
@@ -1862,30 +1833,39 @@ def _score_views(concealed, melds, n_melds, win_tile, flags, seat, prev, flowers
         fours += x == 4
         distinct += c > 0
         odd += c % 2
-    _context_fans_mask(mask, fours, tc, sk, st, sc, n_melds, concealed, win_tile, flags, base)
+    _context_ws(mask, fours, ws, n_melds, concealed, win_tile, flags)
     best = _best_reading(
-        concealed, n_melds, win_tile, flags, seat, prev, distinct, odd, hmask, fan_counts, h, w, sk, st, sc, scr, base, fc
+        concealed, n_melds, win_tile, flags, seat_wind, prevalent_wind, distinct, odd, hmask, fan_counts, ws
     )
     if best < 0:
         return ERR_NOT_WIN
     if best == 0:
         fan_counts[F_CHICKEN_HAND] = 1
         best = FAN_POINTS[F_CHICKEN_HAND]
-    fan_counts[F_FLOWER_TILES] = flowers
-    return best + flowers
+    fan_counts[F_FLOWER_TILES] = flower_count
+    return best + flower_count
 
 
 @njit
-def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, hmask, best_fc, h, w, sk, st, sc, scr, base, fc):
-    """Best points (no flowers) over the regular, special and knitted-straight readings of hand ``h``, or -1;
+def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, hmask, best_fc, ws):
+    """Best points (no flowers) over the regular, special and knitted-straight readings of ``ws``'s hand, or -1;
     the winning reading's fan counts in ``best_fc`` (written only by a reading that wins)."""
+    h = ws[_WS_H : _WS_H + 34]
+    w = ws[_WS_W : _WS_W + 34]
+    sk = ws[_WS_SK : _WS_SK + 4]
+    st = ws[_WS_ST : _WS_ST + 4]
+    sc = ws[_WS_SC : _WS_SC + 4]
+    scr = ws  # see _WS_SCR
+    base = ws[_WS_BASE : _WS_BASE + NUM_FANS]
+    fc = ws[_WS_FC : _WS_FC + NUM_FANS]
     scr[_S_WAIT] = -1  # single wait: not computed yet
     scr[_S_STATE] = 0  # fc: not built from this hand's base yet
     sd = (flags & WIN_SELF_DRAWN) != 0
     best = _regular_best(
         h, w, sk, st, sc, nfix, 4 - nfix, win, sd, seat, prev, 0, concealed, base, fc, best_fc, -1, scr
     )
-    best = _special_best(h, nfix, distinct, odd, base, fc, best_fc, best)
+    if nfix == 0 and (odd == 0 or distinct >= 13):  # the shapes of _special_best
+        best = _special_best(h, nfix, distinct, odd, base, fc, best_fc, best)
     if nfix <= 1 and distinct >= 9:
         k = _knitted_of_mask(hmask)
         if k >= 0:
@@ -1917,9 +1897,8 @@ def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, hmask,
 @njit
 def _score_batch_kernel(concealed, melds, n_melds, win_tile, flags, seat, prevalent, flowers, totals, counts):
     ws = np.empty(_WS_LEN, dtype=np.int64)
-    h, w, tc, sk, st, sc, scr, base, fc = _ws_views(ws)
     for i in range(concealed.shape[0]):
-        totals[i] = _score_views(
+        totals[i] = _score(
             concealed[i],
             melds[i],
             n_melds[i],
@@ -1929,15 +1908,7 @@ def _score_batch_kernel(concealed, melds, n_melds, win_tile, flags, seat, preval
             prevalent[i],
             flowers[i],
             counts[i],
-            h,
-            w,
-            tc,
-            sk,
-            st,
-            sc,
-            scr,
-            base,
-            fc,
+            ws,
         )
 
 
