@@ -860,6 +860,18 @@ def _pair_fans(chow, ws, o, n):
                     present |= 1 << e
                     ef |= (f - 64) << (4 * e)
             e += 1
+    if present & (present - 1) == 0:  # at most one pair fan: nothing to choose
+        best_mask = present
+    else:
+        best_mask = _best_pairs(present, ef)
+    for e in range(6):
+        if (best_mask >> e) & 1:
+            _add(ws, 64 + ((ef >> (4 * e)) & 15), 1)
+
+
+@njit
+def _best_pairs(present, ef):
+    """The best valid subset of the pair-fan edges ``present`` (see ``_pairs_key``)."""
     best_mask = 0
     best_key = 0
     sub = present
@@ -869,9 +881,7 @@ def _pair_fans(chow, ws, o, n):
             best_key = key
             best_mask = sub
         sub = (sub - 1) & present
-    for e in range(6):
-        if (best_mask >> e) & 1:
-            _add(ws, 64 + ((ef >> (4 * e)) & 15), 1)
+    return best_mask
 
 
 @njit
