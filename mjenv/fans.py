@@ -869,18 +869,33 @@ def _pair_fans(chow, ws, o, n):
             _add(ws, 64 + ((ef >> (4 * e)) & 15), 1)
 
 
+#: the subsets of the six pair edges (see ``_pair_fans``) by size, 3 then 2 then 1; triangles left out
+_EDGE_SUBSETS = np.array(
+    [m for k in (3, 2, 1) for m in range(1, 64) if bin(m).count("1") == k and m not in (11, 21, 38, 56)],
+    dtype=np.int64,
+)
+_EDGE_SUBSETS.setflags(write=False)
+
+
 @njit
 def _best_pairs(present, ef):
-    """The best valid subset of the pair-fan edges ``present`` (see ``_pairs_key``)."""
+    """The best valid subset of the pair-fan edges ``present`` (``_pairs_key``): the most pairs first, so the
+    subsets are tried by size and the first size with a valid one decides (equal keys: equal fans)."""
     best_mask = 0
-    best_key = 0
-    sub = present
-    while sub:  # every subset, largest first; ">=" keeps the smallest of the best (the reference's choice)
-        key = _pairs_key(sub, ef)
-        if key >= best_key:
-            best_key = key
-            best_mask = sub
-        sub = (sub - 1) & present
+    best_key = -1
+    size = 3
+    for j in range(_EDGE_SUBSETS.shape[0]):
+        m = _EDGE_SUBSETS[j]
+        k = 3 if j < 16 else (2 if j < 31 else 1)
+        if k < size:
+            if best_key >= 0:
+                break
+            size = k
+        if m & present == m:
+            key = _pairs_key(m, ef)
+            if key > best_key:
+                best_key = key
+                best_mask = m
     return best_mask
 
 
