@@ -1508,7 +1508,8 @@ def _suit_sets(h, b, pair):
         c = h[b + i] - s1 - s2 - (2 if b + i == pair else 0)
         if c < 0:
             return False
-        c %= 3
+        if c >= 3:  # c <= 4: c % 3 without a division
+            c -= 3
         if c > 0 and i > 6:
             return False
         s2 = s1
@@ -1816,10 +1817,12 @@ def _check_args(concealed, n_melds, win_tile, flags, seat_wind, prevalent_wind, 
     if seat_wind < 0 or prevalent_wind < 0 or flower_count < 0:  # a wind >= 4 matches no wind
         return ERR_BAD_ARGUMENT
     n = 0
-    for t in range(34):
-        if concealed[t] < 0:
-            return ERR_BAD_ARGUMENT
+    neg = False
+    for t in range(34):  # no early exit: the loop vectorizes
+        neg |= concealed[t] < 0
         n += concealed[t]
+    if neg:
+        return ERR_BAD_ARGUMENT
     if n != 13 - 3 * n_melds:
         return ERR_WRONG_TILES_COUNT
     return 0
@@ -1844,20 +1847,20 @@ def _score(
     mask = 0  # tiles held or melded
     hmask = 0  # tiles held
     fours = 0
-    for t in range(34):
-        c = concealed[t] + (t == win_tile)
+    over = False
+    for t in range(34):  # no early exit or branch: the loop vectorizes
+        c = np.int64(concealed[t]) + (t == win_tile)
         ws[_WS_H + t] = c
         x = ws[_WS_TC + t] + c
         ws[_WS_TC + t] = x
-        if x > 4:
-            return ERR_TILE_COUNT_GREATER_THAN_4
-        if x > 0:
-            mask |= 1 << t
-        if c > 0:
-            hmask |= 1 << t
+        over |= x > 4
+        mask |= np.int64(x > 0) << t
+        hmask |= np.int64(c > 0) << t
         fours += x == 4
         distinct += c > 0
-        odd += c % 2
+        odd += c & 1
+    if over:
+        return ERR_TILE_COUNT_GREATER_THAN_4
     _context_ws(mask, fours, ws, n_melds, concealed, win_tile, flags)
     best = _best_reading(
         concealed, n_melds, win_tile, flags, seat_wind, prevalent_wind, distinct, odd, hmask, fan_counts, ws
