@@ -29,7 +29,6 @@ from __future__ import annotations
 from enum import IntEnum
 
 import numpy as np
-
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 from mjenv._jit import njit
@@ -803,7 +802,9 @@ def _combo_fans(chow, ws, o, n):
             )
             if n == 3 and k != 3:
                 continue
-            f = _group3(chow, ws[o + i0], ws[o + 4 + i0], ws[o + i1], ws[o + 4 + i1], ws[o + i2], ws[o + 4 + i2])
+            f = _group3(
+                chow, ws[o + i0], ws[o + 4 + i0], ws[o + i1], ws[o + 4 + i1], ws[o + i2], ws[o + 4 + i2]
+            )
             if f >= 0 and (best < 0 or FAN_POINTS[f] > FAN_POINTS[best]):
                 best = f
                 skip = k
@@ -871,7 +872,7 @@ def _pair_fans(chow, ws, o, n):
 
 #: the subsets of the six pair edges (see ``_pair_fans``) by size, 3 then 2 then 1; triangles left out
 _EDGE_SUBSETS = np.array(
-    [m for k in (3, 2, 1) for m in range(1, 64) if bin(m).count("1") == k and m not in (11, 21, 38, 56)],
+    [m for k in (3, 2, 1) for m in range(1, 64) if m.bit_count() == k and m not in (11, 21, 38, 56)],
     dtype=np.int64,
 )
 _EDGE_SUBSETS.setflags(write=False)
@@ -1026,7 +1027,13 @@ def _division_sets(ws, n, nfix, pair, win, sd, knitted):
     if five:
         _add(ws, F_ALL_FIVE, 1)
     if conc >= 2:
-        _add(ws, F_TWO_CONCEALED_PUNGS if conc == 2 else (F_THREE_CONCEALED_PUNGS if conc == 3 else F_FOUR_CONCEALED_PUNGS), 1)
+        _add(
+            ws,
+            F_TWO_CONCEALED_PUNGS
+            if conc == 2
+            else (F_THREE_CONCEALED_PUNGS if conc == 3 else F_FOUR_CONCEALED_PUNGS),
+            1,
+        )
     return nch, nps, 1 if edge else (2 if mid else 0)
 
 
@@ -1072,6 +1079,7 @@ def _eval_ws(ws, conc13, n, nfix, pair, win, sd, seat, prev, knitted):
         _add(ws, F_EDGE_WAIT if wait == 1 else (F_CLOSED_WAIT if wait == 2 else F_SINGLE_WAIT), 1)
     return _excluded_points(ws)
 
+
 # ``scr`` slots of a reading's evaluation. A reading changes few fans of ``base``, so its fan counts are not
 # rebuilt from ``base`` for every reading: they keep ``base`` except the fans in the "touched" mask, which
 # the next reading restores. Masks are two int64 words, bit f % 64 of word f // 64 for fan f.
@@ -1091,15 +1099,16 @@ def _start_reading(ws):
         m0 = 0
         m1 = 0
         pts = 0
-        for k in range(NUM_FANS):
+        for k in range(64):  # branch-free loops: they vectorize
             v = ws[_WS_BASE + k]
             ws[_WS_FC + k] = v
             pts += v * FAN_POINTS[k]
-            if v > 0:
-                if k < 64:
-                    m0 |= 1 << k
-                else:
-                    m1 |= 1 << (k - 64)
+            m0 |= np.int64(v > 0) << k
+        for k in range(64, NUM_FANS):
+            v = ws[_WS_BASE + k]
+            ws[_WS_FC + k] = v
+            pts += v * FAN_POINTS[k]
+            m1 |= np.int64(v > 0) << (k - 64)
         ws[_S_BASE_MASK] = m0
         ws[_S_BASE_MASK + 1] = m1
         ws[_S_BASE_PTS] = pts
@@ -1312,8 +1321,9 @@ def _tie_prefers(fc, best_fc):
 @njit
 def _pair_range(h):
     """Tiles ``[lo, hi)`` where the pair of a regular reading of ``h`` can lie; (0, 0) when there is no regular
-    reading. The pair's group is the one whose count is 2 mod 3 (all others 0 mod 3 and splitting into sets);
-    in it, a pair leaves sets (``_suit_sets``), and its rank r has 2r = the group's rank sum mod 3.
+    reading. The pair's group is the one whose count is 2 mod 3 when all others are 0 mod 3; in it, a pair
+    must leave sets (``_suit_sets``), and its rank r has 2r = the group's rank sum mod 3 (a chow or pung adds
+    0 mod 3). Only pairs that give no reading are left out, so the readings and their order are unchanged.
     """
     pg = -1
     for g in range(4):
@@ -1326,12 +1336,6 @@ def _pair_range(h):
             return 0, 0
         if n % 3 == 2:
             pg = g
-        elif g == 3:
-            for t in range(27, 34):
-                if h[t] % 3:
-                    return 0, 0
-        elif not _suit_sets(h, b, -1):
-            return 0, 0
     if pg < 0:
         return 0, 0
     if pg == 3:  # honours: pungs and one pair
@@ -1356,6 +1360,7 @@ def _pair_range(h):
     if lo < 0:
         return 0, 0
     return lo, hi
+
 
 @njit
 def _regular_best(
@@ -1412,7 +1417,9 @@ def _regular_best(
                 ch[j] = -1
                 app[j] = 0
             else:
-                best = _consider(nfix + nneed, nfix, p, win, sd, seat, prev, knitted, conc13, best_fc, best, scr)
+                best = _consider(
+                    nfix + nneed, nfix, p, win, sd, seat, prev, knitted, conc13, best_fc, best, scr
+                )
         if nneed == 0:
             best = _consider(nfix, nfix, p, win, sd, seat, prev, knitted, conc13, best_fc, best, scr)
         w[p] += 2
