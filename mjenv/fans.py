@@ -29,6 +29,7 @@ from __future__ import annotations
 from enum import IntEnum
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from mjenv._jit import njit
 
@@ -556,7 +557,22 @@ for _a, _bs in EXCLUDES.items():
     EXCLUDE_LIST[_a, : len(_bs)] = _bs
     EXCLUDE_LEN[_a] = len(_bs)
 EXCLUDE_LIST.setflags(write=False)
-_EXCLUDERS = np.array(sorted(EXCLUDES), dtype=np.int8)  # the fans that exclude something, in fan order
+_EXCLUDERS = np.array(sorted(EXCLUDES), dtype=np.int8)
+
+
+def _fan_mask(fans) -> np.ndarray:
+    """Fans as two int64 mask words (bit f % 64 of word f // 64)."""
+    words = [0, 0]
+    for f in fans:
+        words[int(f) >> 6] |= 1 << (int(f) & 63)
+    return np.array(words, dtype=np.uint64).view(np.int64)
+
+
+#: ``EXCLUDES`` as masks for the kernels: the excluding fans, and the fans each one removes
+_EXCLUDER_MASK = _fan_mask(EXCLUDES)
+_EXCLUDED_MASK = np.stack([_fan_mask(EXCLUDES.get(Fan(a), ())) for a in range(NUM_FANS)])
+_EXCLUDER_MASK.setflags(write=False)
+_EXCLUDED_MASK.setflags(write=False)  # the fans that exclude something, in fan order
 _EXCLUDERS.setflags(write=False)
 EXCLUDE_LEN.setflags(write=False)
 del _a, _bs, _b, _p, _r
@@ -574,6 +590,22 @@ _REVERSIBLE[[18, 19, 20, 21, 22, 25, 26, 10, 12, 13, 14, 16, 17, 33]] = True
 _KNITTED = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]], dtype=np.int8)
 for _x in (_TERM_HONOR, _GREEN, _REVERSIBLE, _KNITTED):
     _x.setflags(write=False)
+
+
+def _bits(flags) -> int:
+    return sum(1 << int(t) for t in np.flatnonzero(flags))
+
+
+# the same tile sets as 34-bit masks (bit t: tile t) for the mask kernels
+_TERM_HONOR_M = _bits(_TERM_HONOR)
+_GREEN_M = _bits(_GREEN)
+_REVERSIBLE_M = _bits(_REVERSIBLE)
+#: the nine tiles of each knitted straight as a mask
+_KNITTED_M = np.array(
+    [sum(1 << (9 * int(_KNITTED[k, s]) + s + 3 * j) for s in range(3) for j in range(3)) for k in range(6)],
+    dtype=np.int64,
+)
+_KNITTED_M.setflags(write=False)
 
 
 @njit
@@ -600,67 +632,54 @@ def _apply_excludes(fc):
 @njit
 def _tile_fans(tc, fc):
     """Fans decided by the set of tiles alone (suits, honours, ranks, colours). ``tc``: all 14+ tiles."""
-    suits = 0  # bit per suit
-    winds = 0
-    dragons = 0
-    green = True
-    rev = True
-    term = True  # only suited terminals
-    th = True  # only terminals and honours
-    simple = True  # no terminal or honour
-    lo = 9
-    hi = 1
+    mask = 0
     for t in range(34):
-        if tc[t] == 0:
-            continue
-        green &= _GREEN[t]
-        rev &= _REVERSIBLE[t]
-        th &= _TERM_HONOR[t]
-        simple &= not _TERM_HONOR[t]
-        if t >= 31:
-            dragons += 1
-            term = False
-        elif t >= 27:
-            winds += 1
-            term = False
-        else:
-            suits |= 1 << (t // 9)
-            r = t % 9 + 1
-            term &= r == 1 or r == 9
-            lo = min(lo, r)
-            hi = max(hi, r)
-    nsuits = (suits & 1) + ((suits >> 1) & 1) + (suits >> 2)
-    honors = winds + dragons > 0
-    if green:
-        fc[F_ALL_GREEN] = 1
+        if tc[t] > 0:
+            mask |= 1 << t
+    _tile_fans_mask(mask, fc, 0)
+
+
+@njit
+def _tile_fans_mask(mask, fc, o):
+    """``_tile_fans`` of the tiles in ``mask`` (bit t: tile t is held or melded), into ``fc[o + o:]``."""
+    s0 = mask & 0x1FF
+    s1 = (mask >> 9) & 0x1FF
+    s2 = (mask >> 18) & 0x1FF
+    nsuits = (s0 != 0) + (s1 != 0) + (s2 != 0)
+    winds = (mask >> 27) & 0xF
+    dragons = (mask >> 31) & 0x7
+    honors = (winds | dragons) != 0
+    ranks = s0 | s1 | s2  # bit r: rank r + 1 in some suit
+    if mask & ~_GREEN_M == 0:
+        fc[o + F_ALL_GREEN] = 1
     if nsuits == 0:
-        fc[F_ALL_HONORS] = 1
-    elif term:
-        fc[F_ALL_TERMINALS] = 1
-    elif th and honors:
-        fc[F_ALL_TERMINALS_AND_HONORS] = 1
+        fc[o + F_ALL_HONORS] = 1
+    elif not honors and ranks & ~0x101 == 0:  # suited terminals only
+        fc[o + F_ALL_TERMINALS] = 1
+    elif mask & ~_TERM_HONOR_M == 0 and honors:
+        fc[o + F_ALL_TERMINALS_AND_HONORS] = 1
     if nsuits == 1:
-        fc[F_HALF_FLUSH if honors else F_FULL_FLUSH] = 1
+        fc[o + (F_HALF_FLUSH if honors else F_FULL_FLUSH)] = 1
     elif nsuits == 2:
-        fc[F_ONE_VOIDED_SUIT] = 1
-    if nsuits == 3 and winds > 0 and dragons > 0:
-        fc[F_ALL_TYPES] = 1
+        fc[o + F_ONE_VOIDED_SUIT] = 1
+    if nsuits == 3 and winds != 0 and dragons != 0:
+        fc[o + F_ALL_TYPES] = 1
     if not honors:
-        fc[F_NO_HONORS] = 1
-        if simple:
-            fc[F_ALL_SIMPLES] = 1
-        if lo >= 7:
-            fc[F_UPPER_TILES] = 1
-        elif lo >= 4 and hi <= 6:
-            fc[F_MIDDLE_TILES] = 1
-        elif hi <= 3:
-            fc[F_LOWER_TILES] = 1
-        if lo >= 6:
-            fc[F_UPPER_FOUR] = 1
-        elif hi <= 4:
-            fc[F_LOWER_FOUR] = 1
-    if rev:
-        fc[F_REVERSIBLE_TILES] = 1
+        fc[o + F_NO_HONORS] = 1
+        if mask & _TERM_HONOR_M == 0:
+            fc[o + F_ALL_SIMPLES] = 1
+        if ranks & 0x3F == 0:  # ranks 7-9 only
+            fc[o + F_UPPER_TILES] = 1
+        elif ranks & 0x1C7 == 0:  # 4-6
+            fc[o + F_MIDDLE_TILES] = 1
+        elif ranks & 0x1F8 == 0:  # 1-3
+            fc[o + F_LOWER_TILES] = 1
+        if ranks & 0x1F == 0:  # 6-9
+            fc[o + F_UPPER_FOUR] = 1
+        elif ranks & 0x1F0 == 0:  # 1-4
+            fc[o + F_LOWER_FOUR] = 1
+    if mask & ~_REVERSIBLE_M == 0:
+        fc[o + F_REVERSIBLE_TILES] = 1
 
 
 @njit
@@ -736,20 +755,20 @@ def _group2(chow, s0, r0, s1, r1):
 
 
 @njit
-def _group4(chow, s, r):
+def _group4(chow, ws, o):
     """Four-set fans: 一色四同顺 / 一色四步高 (chows), 一色四节高 (pungs); or -1."""
-    if s[0] != s[1] or s[1] != s[2] or s[2] != s[3]:
+    if ws[o] != ws[o + 1] or ws[o + 1] != ws[o + 2] or ws[o + 2] != ws[o + 3]:
         return -1
-    lo = min(r[0], r[1], r[2], r[3])
-    hi = max(r[0], r[1], r[2], r[3])
+    lo = min(ws[o + 4], ws[o + 4 + 1], ws[o + 4 + 2], ws[o + 4 + 3])
+    hi = max(ws[o + 4], ws[o + 4 + 1], ws[o + 4 + 2], ws[o + 4 + 3])
     d = (hi - lo) // 3
     if (hi - lo) % 3:
         return -1
     for k in range(4):  # four distinct ranks lo, lo+d, lo+2d, lo+3d (or all equal when d == 0)
         for j in range(k):
-            if r[j] == r[k] and d != 0:
+            if ws[o + 4 + j] == ws[o + 4 + k] and d != 0:
                 return -1
-        if (r[k] - lo) % max(d, 1):
+        if (ws[o + 4 + k] - lo) % max(d, 1):
             return -1
     if chow:
         if d == 0:
@@ -762,7 +781,7 @@ def _group4(chow, s, r):
 
 
 @njit
-def _combo_fans(chow, s, r, n, fc):
+def _combo_fans(chow, ws, o, n):
     """Fans between chows (or suited pungs): 不拆移, 不得相同, 套算一次.
 
     Four sets: a four-set fan, else the best three-set fan plus at most one pair fan of the fourth set with
@@ -770,9 +789,9 @@ def _combo_fans(chow, s, r, n, fc):
     part twice in the same fan (不得相同), as many as possible.
     """
     if n == 4:
-        f = _group4(chow, s, r)
+        f = _group4(chow, ws, o)
         if f >= 0:
-            fc[f] += 1
+            _add(ws, f, 1)
             return
     if n >= 3:
         best = -1
@@ -783,17 +802,19 @@ def _combo_fans(chow, s, r, n, fc):
             )
             if n == 3 and k != 3:
                 continue
-            f = _group3(chow, s[i0], r[i0], s[i1], r[i1], s[i2], r[i2])
+            f = _group3(
+                chow, ws[o + i0], ws[o + 4 + i0], ws[o + i1], ws[o + 4 + i1], ws[o + i2], ws[o + 4 + i2]
+            )
             if f >= 0 and (best < 0 or FAN_POINTS[f] > FAN_POINTS[best]):
                 best = f
                 skip = k
         if best >= 0:
-            fc[best] += 1
+            _add(ws, best, 1)
             if n == 4:  # 套算一次: the fourth set pairs once, best 一般高 > 喜相逢 > 连六 > 老少副 (ref)
                 pick = -1
                 for j in range(4):
                     if j != skip:
-                        f = _group2(chow, s[skip], r[skip], s[j], r[j])
+                        f = _group2(chow, ws[o + skip], ws[o + 4 + skip], ws[o + j], ws[o + 4 + j])
                         if (
                             f >= 0
                             and not EXCLUDE_MATRIX[best, f]
@@ -801,9 +822,9 @@ def _combo_fans(chow, s, r, n, fc):
                         ):
                             pick = f
                 if pick >= 0:
-                    fc[pick] += 1
+                    _add(ws, pick, 1)
             return
-    _pair_fans(chow, s, r, n, fc)
+    _pair_fans(chow, ws, o, n)
 
 
 _PAIR_KEY = np.zeros(NUM_FANS, dtype=np.int64)
@@ -817,14 +838,15 @@ _PAIR_KEY.setflags(write=False)
 
 
 @njit
-def _pair_fans(chow, s, r, n, fc):
+def _pair_fans(chow, ws, o, n):
     """Pair fans among n <= 4 sets with no three-set fan: the largest valid set of pairs (see _combo_fans)."""
     if n < 2:
         return
     if not chow:  # 双同刻: pungs of one rank (never of one suit); three of them would be 三同刻
         for i in range(n):
             for j in range(i + 1, n):
-                fc[F_DOUBLE_PUNG] += r[i] == r[j]
+                if ws[o + 4 + i] == ws[o + 4 + j]:
+                    _add(ws, F_DOUBLE_PUNG, 1)
         return
     # the six pairs of sets (0,1) (0,2) (0,3) (1,2) (1,3) (2,3) are edges 0..5; ``ef``: 4 bits per edge, the
     # edge's fan - 64 (pair fans are 69..72), 0 for none. Two edges share a set unless their indices sum to 5.
@@ -834,23 +856,48 @@ def _pair_fans(chow, s, r, n, fc):
     for i in range(3):
         for j in range(i + 1, 4):
             if j < n:
-                f = _chow2(s[i], r[i], s[j], r[j])
+                f = _chow2(ws[o + i], ws[o + 4 + i], ws[o + j], ws[o + 4 + j])
                 if f >= 0:
                     present |= 1 << e
                     ef |= (f - 64) << (4 * e)
             e += 1
-    best_mask = 0
-    best_key = 0
-    sub = present
-    while sub:  # every subset, largest first; ">=" keeps the smallest of the best (the reference's choice)
-        key = _pairs_key(sub, ef)
-        if key >= best_key:
-            best_key = key
-            best_mask = sub
-        sub = (sub - 1) & present
+    if present & (present - 1) == 0:  # at most one pair fan: nothing to choose
+        best_mask = present
+    else:
+        best_mask = _best_pairs(present, ef)
     for e in range(6):
         if (best_mask >> e) & 1:
-            fc[64 + ((ef >> (4 * e)) & 15)] += 1
+            _add(ws, 64 + ((ef >> (4 * e)) & 15), 1)
+
+
+#: the subsets of the six pair edges (see ``_pair_fans``) by size, 3 then 2 then 1; triangles left out
+_EDGE_SUBSETS = np.array(
+    [m for k in (3, 2, 1) for m in range(1, 64) if m.bit_count() == k and m not in (11, 21, 38, 56)],
+    dtype=np.int64,
+)
+_EDGE_SUBSETS.setflags(write=False)
+
+
+@njit
+def _best_pairs(present, ef):
+    """The best valid subset of the pair-fan edges ``present`` (``_pairs_key``): the most pairs first, so the
+    subsets are tried by size and the first size with a valid one decides (equal keys: equal fans)."""
+    best_mask = 0
+    best_key = -1
+    size = 3
+    for j in range(_EDGE_SUBSETS.shape[0]):
+        m = _EDGE_SUBSETS[j]
+        k = 3 if j < 16 else (2 if j < 31 else 1)
+        if k < size:
+            if best_key >= 0:
+                break
+            size = k
+        if m & present == m:
+            key = _pairs_key(m, ef)
+            if key > best_key:
+                best_key = key
+                best_mask = m
+    return best_mask
 
 
 @njit
@@ -875,7 +922,7 @@ def _pairs_key(sub, ef):
 
 
 @njit
-def _pung_fans(sk, st, n, pair, seat, prev, fc):
+def _pung_fans(ws, n, pair, seat, prev):
     """Wind and dragon fans, 幺九刻 on the terminal/honour pungs no wind/dragon fan used."""
     nw = 0
     nd = 0
@@ -883,8 +930,8 @@ def _pung_fans(sk, st, n, pair, seat, prev, fc):
     has_prev = False
     has_seat = False
     for i in range(n):
-        if sk[i] >= _PUNG:
-            t = st[i]
+        if ws[_WS_SK + i] >= _PUNG:
+            t = ws[_WS_ST + i]
             if _TERM_HONOR[t]:
                 yj += 1
             if 27 <= t <= 30:
@@ -894,42 +941,38 @@ def _pung_fans(sk, st, n, pair, seat, prev, fc):
             elif t >= 31:
                 nd += 1
     if nw == 4:
-        fc[F_BIG_FOUR_WINDS] += 1
+        _add(ws, F_BIG_FOUR_WINDS, 1)
         yj -= 4
     elif nw == 3:
-        fc[F_LITTLE_FOUR_WINDS if 27 <= pair <= 30 else F_BIG_THREE_WINDS] += 1
+        _add(ws, F_LITTLE_FOUR_WINDS if 27 <= pair <= 30 else F_BIG_THREE_WINDS, 1)
         yj -= 3
     if nd == 3:
-        fc[F_BIG_THREE_DRAGONS] += 1
+        _add(ws, F_BIG_THREE_DRAGONS, 1)
     elif nd == 2:
-        fc[F_LITTLE_THREE_DRAGONS if pair >= 31 else F_TWO_DRAGONS_PUNGS] += 1
+        _add(ws, F_LITTLE_THREE_DRAGONS if pair >= 31 else F_TWO_DRAGONS_PUNGS, 1)
     elif nd == 1:
-        fc[F_DRAGON_PUNG] += 1
+        _add(ws, F_DRAGON_PUNG, 1)
     yj -= nd
     if has_prev:
-        fc[F_PREVALENT_WIND] += 1
+        _add(ws, F_PREVALENT_WIND, 1)
     if has_seat:
-        fc[F_SEAT_WIND] += 1
+        _add(ws, F_SEAT_WIND, 1)
     if nw < 3:
         if has_prev:
             yj -= 1
         if has_seat and seat != prev:
             yj -= 1
     if yj > 0:
-        fc[F_PUNG_OF_TERMINALS_OR_HONORS] += yj
+        _add(ws, F_PUNG_OF_TERMINALS_OR_HONORS, yj)
 
 
 @njit
-def _division_sets(sk, st, sc, n, nfix, pair, win, sd, knitted, fc, scr):
-    """Shape fans of one reading (组合龙, 平和, 碰碰和, 全双刻, 全带幺, 全带五, 暗刻) into ``fc``.
+def _division_sets(ws, n, nfix, pair, win, sd, knitted):
+    """Shape fans of one reading (组合龙, 平和, 碰碰和, 全双刻, 全带幺, 全带五, 暗刻) into the reading's fan counts.
 
-    Writes the chows and the suited pungs as (suit, rank 1..9) into ``scr[0:16]``; returns (chows, suited
+    Writes the chows and the suited pungs as (suit, rank 1..9) into ``ws[0:16]``; returns (chows, suited
     pungs, wait): wait 1 for an edge wait (边张), 2 for a closed wait (嵌张), else 0.
     """
-    cs = scr[0:4]
-    cr = scr[4:8]
-    ps = scr[8:12]
-    pr = scr[12:16]
     nch = 0
     npu = 0
     nps = 0
@@ -942,15 +985,15 @@ def _division_sets(sk, st, sc, n, nfix, pair, win, sd, knitted, fc, scr):
     inchow = False
     inpung = False
     for i in range(n):
-        t = st[i]
-        if sk[i] == _CHOW:
-            cs[nch] = t // 9
-            cr[nch] = t % 9 + 1
+        t = ws[_WS_ST + i]
+        if ws[_WS_SK + i] == _CHOW:
+            ws[nch] = t // 9
+            ws[4 + nch] = t % 9 + 1
             nch += 1
             outside &= t % 9 == 0 or t % 9 == 6
             five &= 2 <= t % 9 <= 4
             even = False
-            if sc[i] and t <= win <= t + 2:  # a standing (or offer-0) chow holds the win tile
+            if ws[_WS_SC + i] and t <= win <= t + 2:  # a standing (or offer-0) chow holds the win tile
                 inchow = True
                 if i >= nfix:
                     mid |= win == t + 1
@@ -961,81 +1004,204 @@ def _division_sets(sk, st, sc, n, nfix, pair, win, sd, knitted, fc, scr):
             five &= t < 27 and t % 9 == 4
             even &= t < 27 and t % 9 % 2 == 1
             if t < 27:
-                ps[nps] = t // 9
-                pr[nps] = t % 9 + 1
+                ws[8 + nps] = t // 9
+                ws[12 + nps] = t % 9 + 1
                 nps += 1
-            if sc[i]:
+            if ws[_WS_SC + i]:
                 conc += 1
                 inpung |= i >= nfix and t == win
     if inpung and not sd and pair != win and not inchow:
         conc -= 1  # the pung completed by the discard is exposed
     if knitted:
-        fc[F_KNITTED_STRAIGHT] += 1
+        _add(ws, F_KNITTED_STRAIGHT, 1)
         outside = False
         five = False
     if nch + 3 * knitted == 4 and pair < 27:
-        fc[F_ALL_CHOWS] += 1
+        _add(ws, F_ALL_CHOWS, 1)
     if npu == 4:
-        fc[F_ALL_PUNGS] += 1
+        _add(ws, F_ALL_PUNGS, 1)
         if even:
-            fc[F_ALL_EVEN_PUNGS] += 1
+            _add(ws, F_ALL_EVEN_PUNGS, 1)
     if outside:
-        fc[F_OUTSIDE_HAND] += 1
+        _add(ws, F_OUTSIDE_HAND, 1)
     if five:
-        fc[F_ALL_FIVE] += 1
+        _add(ws, F_ALL_FIVE, 1)
     if conc >= 2:
-        fc[
+        _add(
+            ws,
             F_TWO_CONCEALED_PUNGS
             if conc == 2
-            else (F_THREE_CONCEALED_PUNGS if conc == 3 else F_FOUR_CONCEALED_PUNGS)
-        ] += 1
+            else (F_THREE_CONCEALED_PUNGS if conc == 3 else F_FOUR_CONCEALED_PUNGS),
+            1,
+        )
     return nch, nps, 1 if edge else (2 if mid else 0)
 
 
 @njit
 def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, conc13, base, fc, scr):
-    """Fans of one reading of the hand (sets ``sk/st/sc[:n]``, fixed melds first, then pair); returns points.
-
-    ``scr``: int64 scratch; ``scr[16]`` caches whether ``win`` is the only wait (-1 = not computed yet),
-    ``scr[40:74]`` is work space for that test.
+    """Fans of one reading of the hand (sets ``sk/st/sc[:n]``, fixed melds first, then pair) into ``fc``;
+    returns points. ``scr``: int64 scratch whose ``scr[16]`` caches whether ``win`` is the only wait (-1 = not
+    computed yet). Stand-alone form of ``_eval_ws`` (scripts/tie_break_lab.py); the scorer calls that.
     """
-    _copy(fc, base)
-    nch, nps, wait = _division_sets(sk, st, sc, n, nfix, pair, win, sd, knitted, fc, scr)
-    cs = scr[0:4]
-    cr = scr[4:8]
-    if not (nch == 4 and _terminal_chows(cs, cr, pair, fc)):
-        _combo_fans(True, cs, cr, nch, fc)
-    _combo_fans(False, scr[8:12], scr[12:16], nps, fc)
-    _pung_fans(sk, st, n, pair, seat, prev, fc)
-    if fc[F_NINE_GATES] and fc[F_PUNG_OF_TERMINALS_OR_HONORS]:  # 九莲宝灯: 不计幺九刻×1
-        fc[F_PUNG_OF_TERMINALS_OR_HONORS] -= 1
-    if (wait > 0 or pair == win) and scr[16] < 0:
-        scr[16] = _single_wait(conc13, nfix, win, scr[40:74])
-    if scr[16] == 1 and (wait > 0 or pair == win):
-        fc[F_EDGE_WAIT if wait == 1 else (F_CLOSED_WAIT if wait == 2 else F_SINGLE_WAIT)] += 1
-    return _apply_excludes(fc)
+    ws = np.zeros(_WS_LEN, dtype=np.int64)
+    for i in range(4):
+        ws[_WS_SK + i] = sk[i]
+        ws[_WS_ST + i] = st[i]
+        ws[_WS_SC + i] = sc[i]
+    for k in range(NUM_FANS):
+        ws[_WS_BASE + k] = base[k]
+    ws[_S_WAIT] = scr[_S_WAIT]
+    pts = _eval_ws(ws, conc13, n, nfix, pair, win, sd, seat, prev, knitted)
+    scr[_S_WAIT] = ws[_S_WAIT]
+    for k in range(NUM_FANS):
+        fc[k] = ws[_WS_FC + k]
+    return pts
 
 
 @njit
-def _terminal_chows(cs, cr, pair, fc):
+def _eval_ws(ws, conc13, n, nfix, pair, win, sd, seat, prev, knitted):
+    """``_eval_division`` on the work space ``ws`` (``_WS_*``): the sets at ``_WS_SK/ST/SC``, ``base`` at
+    ``_WS_BASE``, the reading's fan counts into ``_WS_FC``, scratch ``ws[0:80]``. One array argument: numba
+    reference-counts every array passed to a call."""
+    _start_reading(ws)
+    nch, nps, wait = _division_sets(ws, n, nfix, pair, win, sd, knitted)
+    if nch >= 2 and not (nch == 4 and _terminal_chows(ws, pair)):
+        _combo_fans(True, ws, 0, nch)  # chows at ws[0:8]
+    if nps >= 2:
+        _combo_fans(False, ws, 8, nps)  # suited pungs at ws[8:16]
+    if nch < n:
+        _pung_fans(ws, n, pair, seat, prev)
+    if ws[_WS_FC + F_NINE_GATES] and ws[_WS_FC + F_PUNG_OF_TERMINALS_OR_HONORS]:  # 九莲宝灯: 不计幺九刻×1
+        _add(ws, F_PUNG_OF_TERMINALS_OR_HONORS, -1)
+    if (wait > 0 or pair == win) and ws[_S_WAIT] < 0:
+        ws[_S_WAIT] = _single_wait(conc13, nfix, win, ws[40:74], knitted == 0)
+    if ws[_S_WAIT] == 1 and (wait > 0 or pair == win):
+        _add(ws, F_EDGE_WAIT if wait == 1 else (F_CLOSED_WAIT if wait == 2 else F_SINGLE_WAIT), 1)
+    return _excluded_points(ws)
+
+
+# ``scr`` slots of a reading's evaluation. A reading changes few fans of ``base``, so its fan counts are not
+# rebuilt from ``base`` for every reading: they keep ``base`` except the fans in the "touched" mask, which
+# the next reading restores. Masks are two int64 words, bit f % 64 of word f // 64 for fan f.
+_S_WAIT = 16  # 1 when win is the only wait, 0 when not, -1 not computed yet (see _eval_ws)
+_S_STATE = 17  # 1: the fan counts are base except the touched fans; else rebuild them (fresh scr: 0)
+_S_TOUCH = 18  # 18, 19: fans the current reading changed
+_S_BASE_MASK = 32  # 32, 33: fans present in base
+_S_BASE_PTS = 34  # points of base (no exclusions applied)
+_S_MASK = 35  # 35, 36: fans present in the reading
+_S_PTS = 37  # points of the reading (exclusions applied so far)
+
+
+@njit
+def _start_reading(ws):
+    """Make the reading's fan counts equal ``base`` again (a full copy the first time, else only the touched fans)."""
+    if ws[_S_STATE] != 1:
+        m0 = 0
+        m1 = 0
+        pts = 0
+        for k in range(64):  # branch-free loops: they vectorize
+            v = ws[_WS_BASE + k]
+            ws[_WS_FC + k] = v
+            pts += v * FAN_POINTS[k]
+            m0 |= np.int64(v > 0) << k
+        for k in range(64, NUM_FANS):
+            v = ws[_WS_BASE + k]
+            ws[_WS_FC + k] = v
+            pts += v * FAN_POINTS[k]
+            m1 |= np.int64(v > 0) << (k - 64)
+        ws[_S_BASE_MASK] = m0
+        ws[_S_BASE_MASK + 1] = m1
+        ws[_S_BASE_PTS] = pts
+        ws[_S_STATE] = 1
+    else:
+        for w in range(2):
+            x = ws[_S_TOUCH + w]
+            while x != 0:
+                k = 64 * w + trailing_zeros(x)
+                ws[_WS_FC + k] = ws[_WS_BASE + k]
+                x &= x - 1
+    ws[_S_TOUCH] = 0
+    ws[_S_TOUCH + 1] = 0
+    ws[_S_MASK] = ws[_S_BASE_MASK]
+    ws[_S_MASK + 1] = ws[_S_BASE_MASK + 1]
+    ws[_S_PTS] = ws[_S_BASE_PTS]
+
+
+@njit
+def _add(ws, f, k):
+    """Count fan ``f`` ``k`` more times for a reading begun with ``_start_reading``, keeping its masks and points."""
+    v = ws[_WS_FC + f] + k
+    ws[_WS_FC + f] = v
+    w = f >> 6
+    bit = 1 << (f & 63)
+    ws[_S_TOUCH + w] |= bit
+    if v > 0:
+        ws[_S_MASK + w] |= bit
+    else:
+        ws[_S_MASK + w] &= ~bit
+    ws[_S_PTS] += k * FAN_POINTS[f]
+
+
+@njit
+def _excluded_points(ws):
+    """``_apply_excludes`` of a reading begun with ``_start_reading``: only the excluding fans present are
+    visited, in fan order, each removing those of its excluded fans still present."""
+    m0 = ws[_S_MASK]
+    m1 = ws[_S_MASK + 1]
+    pts = ws[_S_PTS]
+    t0 = ws[_S_TOUCH]
+    t1 = ws[_S_TOUCH + 1]
+    for w in range(2):
+        x = (m0 if w == 0 else m1) & _EXCLUDER_MASK[w]
+        while x != 0:
+            a = 64 * w + trailing_zeros(x)
+            x &= x - 1
+            if ((m0 if a < 64 else m1) >> (a & 63)) & 1 == 0:  # removed by an earlier fan
+                continue
+            r0 = m0 & _EXCLUDED_MASK[a, 0]
+            r1 = m1 & _EXCLUDED_MASK[a, 1]
+            m0 &= ~r0
+            m1 &= ~r1
+            t0 |= r0
+            t1 |= r1
+            while r0 != 0:
+                k = trailing_zeros(r0)
+                pts -= ws[_WS_FC + k] * FAN_POINTS[k]
+                ws[_WS_FC + k] = 0
+                r0 &= r0 - 1
+            while r1 != 0:
+                k = 64 + trailing_zeros(r1)
+                pts -= ws[_WS_FC + k] * FAN_POINTS[k]
+                ws[_WS_FC + k] = 0
+                r1 &= r1 - 1
+    ws[_S_MASK] = m0
+    ws[_S_MASK + 1] = m1
+    ws[_S_TOUCH] = t0
+    ws[_S_TOUCH + 1] = t1
+    ws[_S_PTS] = pts
+    return pts
+
+
+@njit
+def _terminal_chows(ws, pair):
     """一色双龙会 / 三色双龙会 on four chows and the pair; True when one was counted."""
     if pair >= 27 or pair % 9 != 4:
         return False
     lo = 0  # 4-bit count per suit of 123 chows
     hi = 0  # and of 789 chows
     for i in range(4):
-        if cr[i] == 1:
-            lo += 1 << (4 * cs[i])
-        elif cr[i] == 7:
-            hi += 1 << (4 * cs[i])
+        if ws[4 + i] == 1:
+            lo += 1 << (4 * ws[i])
+        elif ws[4 + i] == 7:
+            hi += 1 << (4 * ws[i])
         else:
             return False
     ps = pair // 9
     if lo == hi == 2 << (4 * ps):
-        fc[F_PURE_TERMINAL_CHOWS] += 1
+        _add(ws, F_PURE_TERMINAL_CHOWS, 1)
         return True
     if lo == hi and lo == 0x111 - (1 << (4 * ps)):
-        fc[F_THREE_SUITED_TERMINAL_CHOWS] += 1
+        _add(ws, F_THREE_SUITED_TERMINAL_CHOWS, 1)
         return True
     return False
 
@@ -1043,57 +1209,81 @@ def _terminal_chows(cs, cr, pair, fc):
 @njit
 def _context_fans(tc, sk, st, sc, nfix, conc13, win, flags, base):
     """Fans that do not depend on how the hand is read: tiles, kongs, 四归一, concealment and win flags."""
-    base[:] = 0
-    _tile_fans(tc, base)
+    mask = 0
+    fours = 0
+    for t in range(34):
+        if tc[t] > 0:
+            mask |= 1 << t
+        fours += tc[t] == 4
+    ws = np.zeros(_WS_LEN, dtype=np.int64)
+    for t in range(34):
+        ws[_WS_TC + t] = tc[t]
+    for i in range(nfix):
+        ws[_WS_SK + i] = sk[i]
+        ws[_WS_ST + i] = st[i]
+        ws[_WS_SC + i] = sc[i]
+    _context_ws(mask, fours, ws, nfix, conc13, win, flags)
+    for k in range(NUM_FANS):
+        base[k] = ws[_WS_BASE + k]
+
+
+@njit
+def _context_ws(mask, fours, ws, nfix, conc13, win, flags):
+    """``_context_fans`` on the work space ``ws`` (``_WS_TC/SK/SC`` in, ``_WS_BASE`` out), given the mask of the
+    tiles in ``tc`` and how many of them are held four times."""
+    for k in range(NUM_FANS):
+        ws[_WS_BASE + k] = 0
+    _tile_fans_mask(mask, ws, _WS_BASE)
     nk = 0
     nck = 0
     nexp = 0
-    hog = 0
-    for t in range(34):
-        hog += tc[t] == 4
+    hog = fours
     for i in range(nfix):
-        if sk[i] == _KONG:
+        if ws[_WS_SK + i] == _KONG:
             nk += 1
-            nck += sc[i]
+            nck += ws[_WS_SC + i]
             hog -= 1
-        if not sc[i]:
+        if not ws[_WS_SC + i]:
             nexp += 1
     if hog > 0:
-        base[F_TILE_HOG] = hog
+        ws[_WS_BASE + F_TILE_HOG] = hog
     if nfix == 0 and _nine_gates(conc13, win):
-        base[F_NINE_GATES] = 1
+        ws[_WS_BASE + F_NINE_GATES] = 1
     if nk == 4:
-        base[F_FOUR_KONGS] = 1
+        ws[_WS_BASE + F_FOUR_KONGS] = 1
     elif nk == 3:
-        base[F_THREE_KONGS] = 1
+        ws[_WS_BASE + F_THREE_KONGS] = 1
     elif nk == 2:
-        base[
-            F_TWO_CONCEALED_KONGS
-            if nck == 2
-            else (F_CONCEALED_KONG_AND_MELDED_KONG if nck == 1 else F_TWO_MELDED_KONGS)
+        ws[
+            _WS_BASE
+            + (
+                F_TWO_CONCEALED_KONGS
+                if nck == 2
+                else (F_CONCEALED_KONG_AND_MELDED_KONG if nck == 1 else F_TWO_MELDED_KONGS)
+            )
         ] = 1
     elif nk == 1:
-        base[F_CONCEALED_KONG if nck == 1 else F_MELDED_KONG] = 1
+        ws[_WS_BASE + (F_CONCEALED_KONG if nck == 1 else F_MELDED_KONG)] = 1
     sd = flags & WIN_SELF_DRAWN
     if sd:
-        base[F_SELF_DRAWN] = 1
+        ws[_WS_BASE + F_SELF_DRAWN] = 1
     if nexp == 0:
-        base[F_FULLY_CONCEALED_HAND if sd else F_CONCEALED_HAND] = 1
+        ws[_WS_BASE + (F_FULLY_CONCEALED_HAND if sd else F_CONCEALED_HAND)] = 1
     elif nexp == 4 and not sd:
-        base[F_MELDED_HAND] = 1
+        ws[_WS_BASE + F_MELDED_HAND] = 1
     if flags & WIN_WALL_LAST:
-        base[F_LAST_TILE_DRAW if sd else F_LAST_TILE_CLAIM] = 1
+        ws[_WS_BASE + (F_LAST_TILE_DRAW if sd else F_LAST_TILE_CLAIM)] = 1
     # a flag the tiles make impossible is ignored, as the reference does
     if flags & WIN_ABOUT_KONG:
         if sd:
             if nk > 0:
-                base[F_OUT_WITH_REPLACEMENT_TILE] = 1
-        elif tc[win] == 1:
-            base[F_ROBBING_THE_KONG] = 1
+                ws[_WS_BASE + F_OUT_WITH_REPLACEMENT_TILE] = 1
+        elif ws[_WS_TC + win] == 1:
+            ws[_WS_BASE + F_ROBBING_THE_KONG] = 1
     # 和绝张: never with a copy of the win tile among the standing tiles; always when the melds show the
     # other three (ref)
-    if conc13[win] == 0 and (flags & WIN_4TH_TILE or tc[win] == 4):
-        base[F_LAST_TILE] = 1
+    if conc13[win] == 0 and (flags & WIN_4TH_TILE or ws[_WS_TC + win] == 4):
+        ws[_WS_BASE + F_LAST_TILE] = 1
 
 
 @njit
@@ -1134,21 +1324,45 @@ def _tie_prefers(fc, best_fc):
 
 @njit
 def _pair_range(h):
-    """Tiles ``[lo, hi)`` where the pair of a regular reading of ``h`` must lie: the one group (suit or honours)
-    whose count is 2 mod 3 when all others are 0 mod 3; (0, 0) when there is no regular reading."""
-    lo = 0
-    hi = 0
+    """Tiles ``[lo, hi)`` where the pair of a regular reading of ``h`` can lie; (0, 0) when there is no regular
+    reading. The pair's group is the one whose count is 2 mod 3 when all others are 0 mod 3; in it, a pair
+    must leave sets (``_suit_sets``), and its rank r has 2r = the group's rank sum mod 3 (a chow or pung adds
+    0 mod 3). Only pairs that give no reading are left out, so the readings and their order are unchanged.
+    """
+    pg = -1
     for g in range(4):
         b = 9 * g
         e = 34 if g == 3 else b + 9
         n = 0
         for t in range(b, e):
             n += h[t]
-        if n % 3 == 1 or (n % 3 == 2 and hi > 0):
+        if n % 3 == 1 or (n % 3 == 2 and pg >= 0):
             return 0, 0
         if n % 3 == 2:
-            lo = b
-            hi = e
+            pg = g
+    if pg < 0:
+        return 0, 0
+    if pg == 3:  # honours: pungs and one pair
+        p = -1
+        for t in range(27, 34):
+            if h[t] % 3 == 1 or (h[t] % 3 == 2 and p >= 0):
+                return 0, 0
+            if h[t] % 3 == 2:
+                p = t
+        return p, p + 1
+    b = 9 * pg
+    wsum = 0
+    for r in range(9):
+        wsum += r * h[b + r]
+    lo = -1
+    hi = 0
+    for r in range((2 * wsum) % 3, 9, 3):
+        if h[b + r] >= 2 and _suit_sets(h, b, b + r):
+            if lo < 0:
+                lo = b + r
+            hi = b + r + 1
+    if lo < 0:
+        return 0, 0
     return lo, hi
 
 
@@ -1208,28 +1422,10 @@ def _regular_best(
                 app[j] = 0
             else:
                 best = _consider(
-                    sk,
-                    st,
-                    sc,
-                    nfix + nneed,
-                    nfix,
-                    p,
-                    win,
-                    sd,
-                    seat,
-                    prev,
-                    knitted,
-                    conc13,
-                    base,
-                    fc,
-                    best_fc,
-                    best,
-                    scr,
+                    nfix + nneed, nfix, p, win, sd, seat, prev, knitted, conc13, best_fc, best, scr
                 )
         if nneed == 0:
-            best = _consider(
-                sk, st, sc, nfix, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, best_fc, best, scr
-            )
+            best = _consider(nfix, nfix, p, win, sd, seat, prev, knitted, conc13, best_fc, best, scr)
         w[p] += 2
     return best
 
@@ -1245,11 +1441,14 @@ def _unapply(w, i, choice):
 
 
 @njit
-def _consider(sk, st, sc, n, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, best_fc, best, scr):
-    """Score one reading; copy it to ``best_fc`` when it beats (or wins the tie with) the best so far."""
-    pts = _eval_division(sk, st, sc, n, nfix, p, win, sd, seat, prev, knitted, conc13, base, fc, scr)
-    if pts > best or (pts == best and _tie_prefers(fc, best_fc)):
-        _copy(best_fc, fc)
+def _consider(n, nfix, p, win, sd, seat, prev, knitted, conc13, best_fc, best, ws):
+    """Score one reading; copy it to ``best_fc`` when it beats (or wins the tie with) the best so far.
+
+    ``ws``: the work space (the reading's sets, ``base`` and fan counts at ``_WS_*``; ``_regular_best`` passes
+    it as ``scr``)."""
+    pts = _eval_ws(ws, conc13, n, nfix, p, win, sd, seat, prev, knitted)
+    if pts > best or (pts == best and _tie_prefers(ws[_WS_FC : _WS_FC + NUM_FANS], best_fc)):
+        _copy(best_fc, ws[_WS_FC : _WS_FC + NUM_FANS])
         return pts
     return best
 
@@ -1263,6 +1462,15 @@ def _knitted_perm(h):
             b = 9 * _KNITTED[k, s] + s
             ok &= h[b] > 0 and h[b + 3] > 0 and h[b + 6] > 0
         if ok:
+            return k
+    return -1
+
+
+@njit
+def _knitted_of_mask(hmask):
+    """``_knitted_perm`` of the tiles in ``hmask`` (bit t: tile t held)."""
+    for k in range(6):
+        if hmask & _KNITTED_M[k] == _KNITTED_M[k]:
             return k
     return -1
 
@@ -1311,7 +1519,8 @@ def _suit_sets(h, b, pair):
         c = h[b + i] - s1 - s2 - (2 if b + i == pair else 0)
         if c < 0:
             return False
-        c %= 3
+        if c >= 3:  # c <= 4: c % 3 without a division
+            c -= 3
         if c > 0 and i > 6:
             return False
         s2 = s1
@@ -1363,24 +1572,36 @@ def _group_code(h, g):
         return -1 if pairs > 1 else pairs
     b = 9 * g
     n = 0
-    for t in range(b, b + 9):
-        n += h[t]
+    wsum = 0
+    for r in range(9):
+        n += h[b + r]
+        wsum += r * h[b + r]
+    return _suit_code(h, b, n, wsum)
+
+
+@njit
+def _suit_code(h, b, n, wsum):
+    """``_group_code`` of the suit at tile ``b`` holding ``n`` tiles of rank sum ``wsum`` (ranks 0..8)."""
     if n % 3 == 1:
         return -1
     if n % 3 == 0:
         return 0 if _suit_sets(h, b, -1) else -1
-    for p in range(b, b + 9):
-        if h[p] >= 2 and _suit_sets(h, b, p):
+    # a chow or pung adds 0 mod 3 to the rank sum and a pair of rank r adds 2r: r = 2 * wsum mod 3
+    for r in range((2 * wsum) % 3, 9, 3):
+        if h[b + r] >= 2 and _suit_sets(h, b, b + r):
             return 1
     return -1
 
 
 @njit
-def _single_wait(conc13, nfix, win, h):
+def _single_wait(conc13, nfix, win, h, regular):
     """True when ``win`` is the only tile that completes the 13-tile hand (独听, needed for 边/嵌/单钓).
 
-    ``h``: int64[34] scratch. A regular hand is a win when every group splits (``_group_code``) with exactly
-    one pair; adding a tile changes one group, so the other groups' codes are computed once.
+    ``h``: int64[34] scratch; ``regular``: the hand with ``win`` is known to read as a pair and sets.
+    A regular hand is a win when every group splits (``_group_code``) with exactly one pair; adding a tile
+    changes one group, so a group can take it only when all the others split, and only with the code that
+    gives one pair in all. When ``regular``, the groups other than ``win``'s split already, as their tile
+    counts say (0 mod 3: sets, 2 mod 3: the pair).
     """
     distinct = 0
     odd = 0
@@ -1394,32 +1615,59 @@ def _single_wait(conc13, nfix, win, h):
             odd_t = t
     if nfix == 0 and odd == 1 and odd_t != win:  # the one odd tile completes seven pairs
         return False
-    c0 = _group_code(h, 0)
-    c1 = _group_code(h, 1)
-    c2 = _group_code(h, 2)
-    c3 = _group_code(h, 3)
-    for t in range(34):
+    gw = win // 9 if win < 27 else 3
+    codes = 0  # 2 bits per group: the code + 1
+    for g in range(4):
+        if regular and g != gw:
+            n = 0
+            for t in range(9 * g, 34 if g == 3 else 9 * g + 9):
+                n += h[t]
+            c = n % 3 // 2
+        else:
+            c = _group_code(h, g)
+        codes |= (c + 1) << (2 * g)
+    for g in range(4):
+        bad = 0
+        pairs = 0
+        for k in range(4):
+            c = ((codes >> (2 * k)) & 3) - 1
+            if k != g:
+                bad += c < 0
+                pairs += c
+        if bad == 0 and pairs <= 1 and _group_takes(h, g, win, 1 - pairs):
+            return False
+    # 十三幺, 全不靠, 组合龙 need many distinct standing tiles
+    return not (nfix <= 1 and distinct >= 8 and _special_wait(h, nfix, win))
+
+
+@njit
+def _group_takes(h, g, win, need):
+    """Does some tile of group ``g`` other than ``win`` give the group the code ``need`` (0 or 1)?"""
+    b = 9 * g
+    e = 34 if g == 3 else b + 9
+    n = 0
+    wsum = 0
+    for t in range(b, e):
+        n += h[t]
+        wsum += (t - b) * h[t]
+    if (n + 1) % 3 != 2 * need:  # code 0 needs 0 tiles mod 3, code 1 needs 2
+        return False
+    for t in range(b, e):
         if t == win:
             continue
+        r = t - b
         near = h[t] > 0
-        if t < 27:
-            r = t % 9
+        if g < 3:
             near |= (r > 0 and h[t - 1] > 0) or (r > 1 and h[t - 2] > 0)
             near |= (r < 8 and h[t + 1] > 0) or (r < 7 and h[t + 2] > 0)
         if not near:  # a tile with no neighbour in the hand joins no set or pair
             continue
-        g = t // 9 if t < 27 else 3
         h[t] += 1
-        cg = _group_code(h, g)
+        cg = _group_code(h, 3) if g == 3 else _suit_code(h, b, n + 1, wsum + r)
         h[t] -= 1
-        a = cg if g == 0 else c0
-        b = cg if g == 1 else c1
-        c = cg if g == 2 else c2
-        d = cg if g == 3 else c3
-        if a >= 0 and b >= 0 and c >= 0 and d >= 0 and a + b + c + d == 1:
-            return False
-    # 十三幺, 全不靠, 组合龙 need many distinct standing tiles
-    return not (nfix <= 1 and distinct >= 8 and _special_wait(h, nfix, win))
+        if cg == need:
+            return True
+    return False
 
 
 @njit
@@ -1477,8 +1725,8 @@ def _take_knitted(h, k, d):
 
 
 @njit
-def _unpack_melds(melds, n_melds, sk, st, sc, tc):
-    """Fixed melds -> kernel sets (chow by lowest tile), their tiles added to ``tc``; False if malformed."""
+def _unpack_melds(melds, n_melds, ws):
+    """Fixed melds -> kernel sets (chow by lowest tile), at ``_WS_SK/ST/SC`` of ``ws``, their tiles added to ``_WS_TC``; False if malformed."""
     for i in range(n_melds):
         m = melds[i]
         kind = (m >> 8) & 3
@@ -1486,18 +1734,18 @@ def _unpack_melds(melds, n_melds, sk, st, sc, tc):
         offer = (m >> 6) & 3
         if kind == 0 or t >= 34 or m < 0:
             return False
-        sk[i] = kind
-        sc[i] = offer == 0  # offer 0: concealed (the reference also accepts a concealed chow/pung)
+        ws[_WS_SK + i] = kind
+        ws[_WS_SC + i] = offer == 0  # offer 0: concealed (the reference also accepts a concealed chow/pung)
         if kind == _CHOW:
             if t >= 27 or t % 9 == 0 or t % 9 == 8:
                 return False
-            st[i] = t - 1
-            tc[t - 1] += 1
-            tc[t] += 1
-            tc[t + 1] += 1
+            ws[_WS_ST + i] = t - 1
+            ws[_WS_TC + t - 1] += 1
+            ws[_WS_TC + t] += 1
+            ws[_WS_TC + t + 1] += 1
         else:
-            st[i] = t
-            tc[t] += kind + 1
+            ws[_WS_ST + i] = t
+            ws[_WS_TC + t] += kind + 1
     return True
 
 
@@ -1540,17 +1788,19 @@ def _special_best(h, nfix, distinct, odd, base, fc, best_fc, best):
     return best
 
 
-# int64 work space of one scoring call: offsets into ``ws``
-_WS_H, _WS_W, _WS_TC, _WS_SK, _WS_ST, _WS_SC, _WS_SCR, _WS_BASE, _WS_FC = (
+# int64 work space of one scoring call: offsets into ``ws``. The scratch ``scr`` is ``ws`` itself (its slots
+# 0..79: ``_regular_best``'s 16..31, ``_S_*``, the single-wait test's 40..73), so a kernel that gets ``scr``
+# reaches every work array through one argument.
+_WS_SCR, _WS_H, _WS_W, _WS_TC, _WS_SK, _WS_ST, _WS_SC, _WS_BASE, _WS_FC = (
     0,
-    34,
-    68,
-    102,
-    106,
-    110,
+    80,
     114,
-    188,
-    270,
+    148,
+    182,
+    186,
+    190,
+    194,
+    194 + NUM_FANS,
 )
 _WS_LEN = _WS_FC + NUM_FANS
 
@@ -1578,10 +1828,12 @@ def _check_args(concealed, n_melds, win_tile, flags, seat_wind, prevalent_wind, 
     if seat_wind < 0 or prevalent_wind < 0 or flower_count < 0:  # a wind >= 4 matches no wind
         return ERR_BAD_ARGUMENT
     n = 0
-    for t in range(34):
-        if concealed[t] < 0:
-            return ERR_BAD_ARGUMENT
+    neg = False
+    for t in range(34):  # no early exit: the loop vectorizes
+        neg |= concealed[t] < 0
         n += concealed[t]
+    if neg:
+        return ERR_BAD_ARGUMENT
     if n != 13 - 3 * n_melds:
         return ERR_WRONG_TILES_COUNT
     return 0
@@ -1597,29 +1849,32 @@ def _score(
     err = _check_args(concealed, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count)
     if err < 0:
         return err
-    h = ws[_WS_H : _WS_H + 34]
-    tc = ws[_WS_TC : _WS_TC + 34]
-    sk = ws[_WS_SK : _WS_SK + 4]
-    st = ws[_WS_ST : _WS_ST + 4]
-    sc = ws[_WS_SC : _WS_SC + 4]
     for t in range(34):
-        tc[t] = 0
-    if not _unpack_melds(melds, n_melds, sk, st, sc, tc):
+        ws[_WS_TC + t] = 0
+    if not _unpack_melds(melds, n_melds, ws):
         return ERR_BAD_MELD
     distinct = 0
     odd = 0
-    for t in range(34):
-        c = concealed[t] + (t == win_tile)
-        h[t] = c
-        tc[t] += c
-        if tc[t] > 4:
-            return ERR_TILE_COUNT_GREATER_THAN_4
+    mask = 0  # tiles held or melded
+    hmask = 0  # tiles held
+    fours = 0
+    over = False
+    for t in range(34):  # no early exit or branch: the loop vectorizes
+        c = np.int64(concealed[t]) + (t == win_tile)
+        ws[_WS_H + t] = c
+        x = ws[_WS_TC + t] + c
+        ws[_WS_TC + t] = x
+        over |= x > 4
+        mask |= np.int64(x > 0) << t
+        hmask |= np.int64(c > 0) << t
+        fours += x == 4
         distinct += c > 0
-        odd += c % 2
-    base = ws[_WS_BASE : _WS_BASE + NUM_FANS]
-    _context_fans(tc, sk, st, sc, n_melds, concealed, win_tile, flags, base)
+        odd += c & 1
+    if over:
+        return ERR_TILE_COUNT_GREATER_THAN_4
+    _context_ws(mask, fours, ws, n_melds, concealed, win_tile, flags)
     best = _best_reading(
-        concealed, n_melds, win_tile, flags, seat_wind, prevalent_wind, distinct, odd, fan_counts, ws
+        concealed, n_melds, win_tile, flags, seat_wind, prevalent_wind, distinct, odd, hmask, fan_counts, ws
     )
     if best < 0:
         return ERR_NOT_WIN
@@ -1631,7 +1886,7 @@ def _score(
 
 
 @njit
-def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, best_fc, ws):
+def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, hmask, best_fc, ws):
     """Best points (no flowers) over the regular, special and knitted-straight readings of ``ws``'s hand, or -1;
     the winning reading's fan counts in ``best_fc`` (written only by a reading that wins)."""
     h = ws[_WS_H : _WS_H + 34]
@@ -1639,18 +1894,21 @@ def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, best_f
     sk = ws[_WS_SK : _WS_SK + 4]
     st = ws[_WS_ST : _WS_ST + 4]
     sc = ws[_WS_SC : _WS_SC + 4]
-    scr = ws[_WS_SCR : _WS_SCR + 74]
+    scr = ws  # see _WS_SCR
     base = ws[_WS_BASE : _WS_BASE + NUM_FANS]
     fc = ws[_WS_FC : _WS_FC + NUM_FANS]
-    scr[16] = -1  # single wait: not computed yet
+    scr[_S_WAIT] = -1  # single wait: not computed yet
+    scr[_S_STATE] = 0  # fc: not built from this hand's base yet
     sd = (flags & WIN_SELF_DRAWN) != 0
     best = _regular_best(
         h, w, sk, st, sc, nfix, 4 - nfix, win, sd, seat, prev, 0, concealed, base, fc, best_fc, -1, scr
     )
-    best = _special_best(h, nfix, distinct, odd, base, fc, best_fc, best)
+    if nfix == 0 and (odd == 0 or distinct >= 13):  # the shapes of _special_best
+        best = _special_best(h, nfix, distinct, odd, base, fc, best_fc, best)
     if nfix <= 1 and distinct >= 9:
-        k = _knitted_perm(h)
+        k = _knitted_of_mask(hmask)
         if k >= 0:
+            scr[_S_STATE] = 0  # _special_best rewrote fc
             _take_knitted(h, k, -1)
             best = _regular_best(
                 h,
