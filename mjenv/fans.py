@@ -29,9 +29,21 @@ from __future__ import annotations
 from enum import IntEnum
 
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
 
 from mjenv._jit import njit
+
+try:  # count trailing zeros as one instruction (numba's own intrinsic; internal, so it has a fallback)
+    from numba.cpython.unsafe.numbers import trailing_zeros
+except ImportError:  # pragma: no cover - only on a numba without the intrinsic
+
+    @njit
+    def trailing_zeros(x):
+        """Index of the lowest set bit of ``x`` (> 0)."""
+        n = 0
+        while (x & 1) == 0:
+            x >>= 1
+            n += 1
+        return n
 
 # --- win flags (bitmask) ---------------------------------------------------------------------------------
 WIN_SELF_DRAWN = 1
