@@ -45,6 +45,7 @@ except ImportError:  # pragma: no cover - only on a numba without the intrinsic
             n += 1
         return n
 
+
 # --- win flags (bitmask) ---------------------------------------------------------------------------------
 WIN_SELF_DRAWN = 1
 WIN_4TH_TILE = 2
@@ -1379,9 +1380,7 @@ def _pair_range(h):
 
 
 @njit
-def _regular_best(
-    h, w, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, conc13, base, fc, best_fc, best, scr
-):
+def _regular_best(h, w, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, conc13, best_fc, best, scr):
     """Every reading of ``h`` as pair + ``nneed`` sets after the fixed sets; keeps the best in ``best_fc``.
 
     Pairs in tile order; for each, the sets depth-first over the lowest remaining tile, pung before chow. Equal
@@ -1913,7 +1912,7 @@ def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, hmask,
     scr[_S_STATE] = 0  # fc: not built from this hand's base yet
     sd = (flags & WIN_SELF_DRAWN) != 0
     best = _regular_best(
-        h, w, sk, st, sc, nfix, 4 - nfix, win, sd, seat, prev, 0, concealed, base, fc, best_fc, -1, scr
+        h, w, sk, st, sc, nfix, 4 - nfix, win, sd, seat, prev, 0, concealed, best_fc, -1, scr
     )
     if nfix == 0 and (odd == 0 or distinct >= 13):  # the shapes of _special_best
         best = _special_best(h, nfix, distinct, odd, base, fc, best_fc, best)
@@ -1936,8 +1935,6 @@ def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, hmask,
                 prev,
                 1,
                 concealed,
-                base,
-                fc,
                 best_fc,
                 best,
                 scr,
