@@ -12,7 +12,7 @@ __all__ = ["__version__", "format_tiles", "parse_tiles", "env", "raw_env", "Mahj
            "VectorEnv", "RandomPolicy", "score", "warmup"]
 
 _LAZY = {"env": "mjenv.pettingzoo_env", "raw_env": "mjenv.pettingzoo_env", "MahjongGymEnv": "mjenv.gym_env",
-         "RuleConfig": "mjenv.rules", "VectorEnv": "mjenv.vector", "RandomPolicy": "mjenv.vector",
+         "RuleConfig": "mjenv.rules", "VectorEnv": "mjenv.vector", "RandomPolicy": "mjenv.policy",
          "score": "mjenv.fans"}
 
 

@@ -71,7 +71,6 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
-from typing import Protocol
 
 import numba
 import numpy as np
@@ -86,6 +85,7 @@ from mjenv import game as G
 from mjenv._jit import CACHE
 from mjenv.fans import NUM_FANS
 from mjenv.observation import OBS_SIZE, observe_kernel
+from mjenv.policy import Policy, RandomPolicy, random_legal_actions  # noqa: F401  (re-exported)
 from mjenv.rules import RuleConfig
 
 # Numba's OpenMP threads spin between parallel regions by default; on a shared or oversubscribed machine the
@@ -612,84 +612,7 @@ class VectorEnv:
 
 
 # ------------------------------------------------------------------------------------------------ policies
-class Policy(Protocol):
-    """What :class:`VectorEnv` loops (and ``mjenv selfplay``) call to choose one action per table.
-
-    ``policy(obs, masks, seats) -> int array (N,)`` with ``obs`` None in masks-only mode. A trained agent
-    wraps its network: ``torch.from_numpy`` the inputs, mask the logits, sample, return ``.numpy()``.
-    """
-
-    def __call__(self, obs: np.ndarray | None, masks: np.ndarray, seats: np.ndarray) -> np.ndarray: ...
-
-
-def random_legal_actions(
-    masks: np.ndarray,
-    rng: np.random.Generator,
-    n_legal: np.ndarray | None = None,
-    legal_actions: np.ndarray | None = None,
-) -> np.ndarray:
-    """A uniformly random legal action per row of ``masks`` (``bool[N, NUM_ACTIONS]``), in numpy.
-
-    Draws one uniform per row and scales it by the row's number of legal actions ``k``. With the env's
-    legal-action lists (``VectorEnv.legal_actions``, written by the step kernel) the pick is one gather
-    (about 0.06 us per row); from ``masks`` alone it takes that legal action from the row-major list of legal
-    entries (``np.flatnonzero``, about 0.2-0.3 us per row). Both give the same actions for the same ``rng``.
-
-    Parameters
-    ----------
-    masks : ndarray[bool, (N, A)]
-    rng : numpy.random.Generator
-    n_legal : ndarray[int, (N,)], optional
-        Legal actions per row (``VectorEnv.n_legal``); counted from ``masks`` when not given.
-    legal_actions : ndarray[uint8, (N, A)], optional
-        ``VectorEnv.legal_actions`` of the same env as ``masks`` (needs ``n_legal`` too).
-
-    Returns
-    -------
-    ndarray[int64, (N,)]
-    """
-    if not isinstance(masks, np.ndarray) or masks.dtype != np.bool_ or masks.ndim != 2:
-        raise ValueError(f"masks must be a 2-D bool array, got {getattr(masks, 'dtype', type(masks))}")
-    if n_legal is None:
-        if legal_actions is not None:
-            raise ValueError("legal_actions needs n_legal (VectorEnv.n_legal)")
-        n_legal = np.count_nonzero(masks, axis=1)
-    elif n_legal.shape != masks.shape[:1]:
-        raise ValueError(f"n_legal must have shape {masks.shape[:1]}, got {n_legal.shape}")
-    if n_legal.shape[0] and n_legal.min() <= 0:
-        raise ValueError(f"row {int(np.argmin(n_legal))} of masks has no legal action")
-    if legal_actions is not None and legal_actions.shape != masks.shape:
-        raise ValueError(f"legal_actions must have shape {masks.shape}, got {legal_actions.shape}")
-    pick = (rng.random(masks.shape[0]) * n_legal).astype(np.int64)  # float64: u * k < k exactly
-    if legal_actions is not None:  # one flat gather: row i's pick-th entry is at i * A + pick[i]
-        pick += np.arange(0, legal_actions.size, legal_actions.shape[1], dtype=np.int64)
-        return legal_actions.reshape(-1).take(pick).astype(np.int64)
-    flat = np.flatnonzero(masks)
-    start = np.cumsum(n_legal) - n_legal
-    return flat[start + pick] - np.arange(masks.shape[0], dtype=np.int64) * masks.shape[1]
-
-
-class RandomPolicy:
-    """Uniformly random legal actions, chosen in numpy over the whole batch (:func:`random_legal_actions`).
-
-    ``needs_observations = False``: ``mjenv selfplay`` runs it in the masks-only mode. Given ``env`` (a
-    :class:`VectorEnv`), calls whose ``masks`` are that env's own array use its ``n_legal`` and
-    ``legal_actions`` (the same actions, drawn 3-5x faster); other masks are handled from the mask alone.
-    """
-
-    needs_observations = False
-
-    def __init__(self, seed: int | None = 0, env: VectorEnv | None = None) -> None:
-        if env is not None and not isinstance(env, VectorEnv):
-            raise TypeError(f"env must be a VectorEnv or None, got {type(env).__name__}")
-        self.rng = np.random.default_rng(seed)
-        self.env = env
-
-    def __call__(self, obs: np.ndarray | None, masks: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        env = self.env
-        if env is not None and masks is env.masks:
-            return random_legal_actions(masks, self.rng, env.n_legal, env.legal_actions)
-        return random_legal_actions(masks, self.rng)
+# the policy protocol lives in mjenv.policy (Policy, RandomPolicy, random_legal_actions are re-exported here)
 
 
 def warmup(observations: bool = True) -> float:
