@@ -5,7 +5,6 @@ import collections
 import json
 from pathlib import Path
 
-import MahjongGB
 import numpy as np
 import pytest
 
@@ -14,6 +13,11 @@ from mjenv.compat.mahjonggb import MahjongFanCalculator
 from mjenv.fans import EXCLUDES, FAN_NAME_EN, FAN_NAME_ZH, FAN_POINTS, NUM_FANS, Fan, score, score_batch
 from mjenv.testing.fan_gen import random_case
 from mjenv.tiles import parse_tiles, tile_to_botzone
+
+
+def _oracle():
+    """The reference calculator, or skip the calling test (only the tests that use it) when it is absent."""
+    return pytest.importorskip("MahjongGB", reason="the PyMahjongGB oracle (test extra) is not installed")
 
 GOLDEN = [
     json.loads(line)
@@ -113,7 +117,7 @@ def test_reference_differential_corpus():
     for _ in range(20_000):
         kw = random_case(rng)
         try:
-            ref = MahjongGB.MahjongFanCalculator(**kw, verbose=True)
+            ref = _oracle().MahjongFanCalculator(**kw, verbose=True)
         except TypeError as e:
             ref = str(e)
         try:
@@ -124,10 +128,11 @@ def test_reference_differential_corpus():
             bad.append((kw, ref, got))
         if not isinstance(ref, str):
             seen.update(x[2] for x in ref)
-            names = {x[2] for x in ref}  # 不重复: no fan is listed with a fan it excludes
+        if not isinstance(got, str):
+            names = {x[2] for x in got}  # 不重复: none of OUR fans is listed with a fan it excludes
             for a, bs in EXCLUDES.items():
                 if FAN_NAME_ZH[a] in names:
-                    assert not names & {FAN_NAME_ZH[b] for b in bs}, (kw, ref)
+                    assert not names & {FAN_NAME_ZH[b] for b in bs}, (kw, got)
     assert not bad, bad[:3]
     assert [n for n in FAN_NAME_ZH if not seen[n]] == []
 
@@ -145,7 +150,7 @@ def test_non_verbose_and_errors():
         seatWind=0,
         prevalentWind=0,
     )
-    assert MahjongFanCalculator(**kw) == MahjongGB.MahjongFanCalculator(**kw)
+    assert MahjongFanCalculator(**kw) == _oracle().MahjongFanCalculator(**kw)
     for bad, msg in [
         (dict(hand=list(kw["hand"])), "Param `hand` must be a tuple!"),
         (dict(pack=[]), "Param `pack` must be a tuple!"),
@@ -158,7 +163,7 @@ def test_non_verbose_and_errors():
         with pytest.raises(TypeError) as ours:
             MahjongFanCalculator(**{**kw, **bad})
         with pytest.raises(TypeError) as ref:
-            MahjongGB.MahjongFanCalculator(**{**kw, **bad})
+            _oracle().MahjongFanCalculator(**{**kw, **bad})
         assert str(ours.value) == str(ref.value) == msg
 
 
@@ -275,7 +280,7 @@ def test_tie_breaks(hand, win, pack, fans_zh, why):
         prevalentWind=0,
     )
     got = MahjongFanCalculator(**kw, verbose=True)
-    assert got == MahjongGB.MahjongFanCalculator(**kw, verbose=True)
+    assert got == _oracle().MahjongFanCalculator(**kw, verbose=True)
     if fans_zh is not None:
         assert [f[2] for f in got] == fans_zh.split()
 
@@ -310,4 +315,4 @@ def test_tie_break_shared_pure_triple_chow(suit, chows, hand, win, wait):
     )
     got = MahjongFanCalculator(**kw, verbose=True)
     assert wait in [f[2] for f in got]
-    assert got == MahjongGB.MahjongFanCalculator(**kw, verbose=True)
+    assert got == _oracle().MahjongFanCalculator(**kw, verbose=True)
