@@ -66,7 +66,7 @@ def _run_kernels(seconds: float, seed: int = 0) -> dict:
     steps = hands = 0
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
-        G.reset_kernel(st, seed + hands, 0, 0, 8, *tab)
+        G.reset_kernel(st, seed + hands, 0, 0, G.DEFAULT_RULES, *tab)
         while st[G.PHASE] != G.PH_OVER:
             seat = int(st[G.CUR])
             G.legal_mask_kernel(st, seat, mask)
@@ -88,13 +88,13 @@ def _run_compiled(seconds: float, seed: int = 0) -> dict:
     st = G.new_state()
     rs = np.array([seed * 2654435761 + 88172645463325252], np.uint64)
     tab = G.win_tables()
-    G.reset_kernel(st, seed, 0, 0, 8, *tab)
+    G.reset_kernel(st, seed, 0, 0, G.DEFAULT_RULES, *tab)
     playout_kernel(st, 0, rs, False, *tab)  # compile (or load) outside the timed loop
     steps = hands = 0
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
         for _ in range(100):
-            G.reset_kernel(st, seed + hands, 0, 0, 8, *tab)
+            G.reset_kernel(st, seed + hands, 0, 0, G.DEFAULT_RULES, *tab)
             steps += playout_kernel(st, 0, rs, False, *tab)
             hands += 1
     dt = time.perf_counter() - t0

@@ -49,7 +49,7 @@ from mjenv.vector import VectorEnv, random_legal_actions, warmup
 def _corpus(n_states, seed, suit_win, honor_win):
     """States reached by random legal play (one row each), with the action random play takes there."""
     st = np.zeros(G.STATE_SIZE, np.int32)
-    G.reset_kernel(st, seed, 0, 0, 8, suit_win, honor_win)
+    G.reset_kernel(st, seed, 0, 0, G.DEFAULT_RULES, suit_win, honor_win)
     out = np.zeros((n_states, G.STATE_SIZE), np.int32)
     acts = np.zeros(n_states, np.int64)
     mask = np.zeros(G.NUM_ACTIONS, np.bool_)
@@ -72,7 +72,7 @@ def _corpus(n_states, seed, suit_win, honor_win):
         acts[k] = a
         G.step_kernel(st, a, rw, suit_win, honor_win)
         if st[G.PHASE] == G.PH_OVER:
-            G.reset_kernel(st, G.next_seed_kernel(st), 0, 0, 8, suit_win, honor_win)
+            G.reset_kernel(st, G.next_seed_kernel(st), 0, 0, G.DEFAULT_RULES, suit_win, honor_win)
     return out, acts
 
 
@@ -115,7 +115,7 @@ def _time_copies(states, sel, scratch):
 @numba.njit(cache=True)
 def _time_resets(n, scratch, suit_win, honor_win):
     for k in range(n):
-        G.reset_kernel(scratch, k, 0, 0, 8, suit_win, honor_win)
+        G.reset_kernel(scratch, k, 0, 0, G.DEFAULT_RULES, suit_win, honor_win)
 
 
 def _cpu(fn, *args) -> float:

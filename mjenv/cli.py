@@ -110,7 +110,7 @@ def _cmd_play(args) -> int:
     print(render_table(st, names, args.style))
     if args.log:
         with open(args.log, "w", encoding="utf-8") as f:
-            json.dump(make_log(args.seed, 0, 0, 8, ops), f, ensure_ascii=False, indent=1)
+            json.dump(make_log(args.seed, 0, 0, None, ops), f, ensure_ascii=False, indent=1)
         print(f"game record written to {args.log}")
 
 def _register_selfplay(sub) -> None:

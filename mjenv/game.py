@@ -25,9 +25,11 @@ Specification in mjenv
     scalars: PHASE, CUR (seat to act, -1 when over), TURN (seat whose turn it is), OFFER_TILE OFFER_SEAT (tile on
     offer in a claim/rob window, -1 otherwise), DRAWN (tile just drawn by TURN, -1 after a claim), DRAW_KIND
     (0 normal, 1 kong replacement, 2 flower replacement), JUST_CLAIMED (1: must discard), FRONT, BACK, N_STEPS,
-    N_DRAWS, LAST_ACTOR, LAST_ACTION, EVENTS (EV_* bits of what happened this hand), DEALER, PREVALENT,
-    MIN_FAN, WINNER, LOSER, WIN_TILE, WIN_FLAGS, WIN_TOTAL, DICE (d1*10+d2), SEED_LO SEED_HI (episode seed),
+    N_DRAWS, LAST_ACTOR, LAST_ACTION, EVENTS (EV_* bits of what happened this hand), DEALER, PREVALENT, WINNER, LOSER, WIN_TILE, WIN_FLAGS, WIN_TOTAL, DICE (d1*10+d2), SEED_LO SEED_HI (episode seed),
     RNG_LO RNG_HI (splitmix64 state)
+    RULES       8     the rules block (mjenv.rules.RULE_FIELDS: MIN_FAN, BASE_PAY, FALSE_WIN_PAY, ILLEGAL_PAY,
+                      ILLEGAL_MODE, HAS_FLOWERS, ASK_ALL, a spare word), copied from RuleConfig.encode() by
+                      reset_kernel: the only place the kernels read rule options and amounts from
     CLAIM       4     claim window answers: -1 not asked, -2 still to answer, else the action chosen
     WIN_FAN     4     total fan of the win open to each seat right now (-1: none; cached for the mask)
     WIN_FLAGS_P 4     the win flags that go with WIN_FAN
@@ -46,15 +48,17 @@ Specification in mjenv
     (HOT_WORDS ends here)
     DISC        4*48  discards of each seat in order: tile id, +64 when a player claimed it (chow/pung/kong/win)
     WALL        144   the wall read from the break point: WALL[FRONT] is the next draw, WALL[BACK-1] the next
-                      replacement; tile ids 0..41 (flowers 34..41)
+                      replacement; tile ids 0..41 (flowers 34..41); 136 tiles and no flowers with flowers=False
     FANS        NUM_FANS  fan counts of the winning hand (mjenv.fans order)
 
   Code reads fields only through these names, never by position: the order is a memory-layout choice.
 
-* Kernels: ``reset_kernel(state, seed, dealer, prevalent, min_fan, suit_win, honor_win)``,
+* Kernels: ``reset_kernel(state, seed, dealer, prevalent, rules, suit_win, honor_win)`` (``rules`` the
+  ``int32[RULE_WORDS]`` block of :meth:`mjenv.rules.RuleConfig.encode`),
   ``legal_mask_kernel(state, seat, mask)``, ``step_kernel(state, action, rewards, suit_win, honor_win) -> err``
   (acting seat is ``state[CUR]``; rewards ``float32[4]`` are this step's score deltas),
-  ``observe_kernel(state, seat, obs)`` (mjenv.observation), ``penalize_kernel``. ``suit_win, honor_win`` are the
+  ``observe_kernel(state, seat, obs)`` (mjenv.observation), ``penalty_kind_kernel`` and ``penalize_kernel``
+  (illegal actions). ``suit_win, honor_win`` are the
   rules core's win tables (:func:`win_tables`, from :func:`mjenv.hand.load_tables`): win tests are
   :mod:`mjenv.hand`'s kernels (there is no second win test in the engine).
   ``next_seed_kernel(state)`` draws the seed of the next hand from the table's own RNG (auto-reset).
@@ -78,6 +82,21 @@ from mjenv import actions as A
 from mjenv._jit import njit
 from mjenv.fans import NUM_FANS, WIN_4TH_TILE, WIN_ABOUT_KONG, WIN_SELF_DRAWN, WIN_WALL_LAST, score_kernel
 from mjenv.hand import _KNIT_MASK, KNITS, _groups_win, _win_code_at
+from mjenv.rules import (
+    ILLEGAL_TERMINATE,
+    PENALTY_FALSE_WIN,
+    PENALTY_TERMINATE,
+    PENALTY_WRONG_CLAIM,
+    R_ASK_ALL,
+    R_BASE_PAY,
+    R_FALSE_WIN_PAY,
+    R_FLOWERS,
+    R_ILLEGAL,
+    R_ILLEGAL_PAY,
+    R_MIN_FAN,
+    RULE_WORDS,
+    RuleConfig,
+)
 
 MAX_DISCARDS = 48  # per seat; a seat can discard at most ~40 times in a hand
 NUM_ACTIONS = A.NUM_ACTIONS
@@ -87,7 +106,7 @@ NUM_ACTIONS = A.NUM_ACTIONS
 _layout: list[tuple[str, int]] = [
     ("PHASE", 1), ("CUR", 1), ("TURN", 1), ("OFFER_TILE", 1), ("OFFER_SEAT", 1), ("DRAWN", 1), ("DRAW_KIND", 1),
     ("JUST_CLAIMED", 1), ("FRONT", 1), ("BACK", 1), ("N_STEPS", 1), ("N_DRAWS", 1), ("LAST_ACTOR", 1),
-    ("LAST_ACTION", 1), ("EVENTS", 1), ("DEALER", 1), ("PREVALENT", 1), ("MIN_FAN", 1), ("WINNER", 1),
+    ("LAST_ACTION", 1), ("EVENTS", 1), ("DEALER", 1), ("PREVALENT", 1), ("RULES", RULE_WORDS), ("WINNER", 1),
     ("LOSER", 1), ("WIN_TILE", 1), ("WIN_FLAGS", 1), ("WIN_TOTAL", 1), ("DICE", 1),
     ("SEED_LO", 1), ("SEED_HI", 1), ("RNG_LO", 1), ("RNG_HI", 1),
     ("CLAIM", 4), ("WIN_FAN", 4), ("WIN_FLAGS_P", 4), ("NO_WIN", 4), ("WAITS", 8), ("N_MELDS", 4), ("N_DISC", 4),
@@ -106,7 +125,11 @@ WIN_FLAGS_P, NO_WIN, SCORES, FANS = (OFFSETS[k] for k in ("WIN_FLAGS_P", "NO_WIN
 SEED_LO, SEED_HI, RNG_LO, RNG_HI, DICE = (OFFSETS[k] for k in ("SEED_LO", "SEED_HI", "RNG_LO", "RNG_HI", "DICE"))
 FRONT, BACK, PHASE, CUR, TURN = (OFFSETS[k] for k in ("FRONT", "BACK", "PHASE", "CUR", "TURN"))
 OFFER_TILE, OFFER_SEAT, DRAWN, DRAW_KIND = (OFFSETS[k] for k in ("OFFER_TILE", "OFFER_SEAT", "DRAWN", "DRAW_KIND"))
-JUST_CLAIMED, DEALER, PREVALENT, MIN_FAN = (OFFSETS[k] for k in ("JUST_CLAIMED", "DEALER", "PREVALENT", "MIN_FAN"))
+JUST_CLAIMED, DEALER, PREVALENT, RULES = (OFFSETS[k] for k in ("JUST_CLAIMED", "DEALER", "PREVALENT", "RULES"))
+#: words of the rules block (``mjenv.rules.RULE_FIELDS``), written once per hand by reset_kernel
+MIN_FAN, BASE_PAY, FALSE_WIN_PAY = RULES + R_MIN_FAN, RULES + R_BASE_PAY, RULES + R_FALSE_WIN_PAY
+ILLEGAL_PAY, ILLEGAL_MODE, HAS_FLOWERS, ASK_ALL = (RULES + R_ILLEGAL_PAY, RULES + R_ILLEGAL, RULES + R_FLOWERS,
+                                                   RULES + R_ASK_ALL)
 WINNER, LOSER, WIN_TILE, WIN_FLAGS, WIN_TOTAL = (OFFSETS[k] for k in ("WINNER", "LOSER", "WIN_TILE", "WIN_FLAGS", "WIN_TOTAL"))
 N_STEPS, N_DRAWS, LAST_ACTOR, LAST_ACTION, EVENTS = (OFFSETS[k] for k in ("N_STEPS", "N_DRAWS", "LAST_ACTOR", "LAST_ACTION", "EVENTS"))
 WAITS = OFFSETS["WAITS"]
@@ -384,16 +407,22 @@ def _seed_rng(state, seed):
 
 
 @njit
-def reset_kernel(state, seed, dealer, prevalent, min_fan, suit_win, honor_win):
-    """Start a hand: shuffle the wall from ``seed``, roll the dice, deal, replace initial flowers.
+def reset_kernel(state, seed, dealer, prevalent, rules, suit_win, honor_win):
+    """Start a hand: copy the rules block, shuffle the wall from ``seed``, roll the dice, deal, replace flowers.
 
-    The dealer (``dealer`` chair) then has 14 tiles and the turn. ``state`` is ``int32[STATE_SIZE]``.
+    ``rules`` is ``int32[RULE_WORDS]`` (:meth:`mjenv.rules.RuleConfig.encode`); every kernel reads the rules from
+    the copy in the state. The dealer (``dealer`` chair) then has 14 tiles and the turn. ``state`` is
+    ``int32[STATE_SIZE]``. Without flowers (``rules[R_FLOWERS] == 0``) the wall holds the 136 suited and honour
+    tiles only (``WALL[136:]`` stays 0 and unused).
     """
     state[:] = 0
+    for i in range(RULE_WORDS):
+        state[RULES + i] = rules[i]
     _seed_rng(state, seed)
-    for i in range(144):
+    n_tiles = 144 if rules[R_FLOWERS] != 0 else 136
+    for i in range(n_tiles):
         state[WALL + i] = i // 4 if i < 136 else 34 + (i - 136)
-    for i in range(143, 0, -1):
+    for i in range(n_tiles - 1, 0, -1):
         j = _rng_int(state, i + 1)
         tmp = state[WALL + i]
         state[WALL + i] = state[WALL + j]
@@ -401,9 +430,8 @@ def reset_kernel(state, seed, dealer, prevalent, min_fan, suit_win, honor_win):
     state[DICE] = 10 * (_rng_int(state, 6) + 1) + _rng_int(state, 6) + 1
     state[DEALER] = dealer
     state[PREVALENT] = prevalent
-    state[MIN_FAN] = min_fan
     state[FRONT] = 0
-    state[BACK] = 144
+    state[BACK] = n_tiles
     for k in range(4):
         state[CLAIM + k] = NOT_ASKED
         state[WIN_FAN + k] = -1
@@ -562,6 +590,7 @@ def _discard(state, s, t, suit_win, honor_win):
         flags |= WIN_4TH_TILE
     first = -1
     n_asked = 0
+    ask_all = state[ASK_ALL] != 0
     for k in range(1, 4):
         o = (s + k) % 4
         state[CLAIM + o] = NOT_ASKED
@@ -573,8 +602,9 @@ def _discard(state, s, t, suit_win, honor_win):
             if k == 1 and (_chow_ok(state, o, t, 0) or _chow_ok(state, o, t, 1) or _chow_ok(state, o, t, 2)):
                 ok = True
         if ok:
-            state[CLAIM + o] = ASKED
             n_asked += 1
+        if ok or ask_all:
+            state[CLAIM + o] = ASKED
             if first < 0:
                 first = o
     state[WIN_FAN + s] = -1
@@ -616,9 +646,10 @@ def _finish_win(state, w, loser, tile, in_hand, rewards):
     state[WIN_TILE] = tile
     state[WIN_FLAGS] = flags
     state[WIN_TOTAL] = total
+    base = state[BASE_PAY]
     for p in range(4):
         if p != w:
-            pay = 8 + total if (loser < 0 or loser == p) else 8
+            pay = base + total if (loser < 0 or loser == p) else base
             state[SCORES + p] -= pay
             state[SCORES + w] += pay
             rewards[p] -= pay
@@ -713,7 +744,7 @@ def _open_rob(state, s, t, suit_win, honor_win):
         o = (s + k) % 4
         state[CLAIM + o] = NOT_ASKED
         _set_win_option(state, o, t, WIN_ABOUT_KONG, False)
-        if state[WIN_FAN + o] >= 0:
+        if state[WIN_FAN + o] >= 0 or state[ASK_ALL] != 0:
             state[CLAIM + o] = ASKED
             if first < 0:
                 first = o
@@ -908,23 +939,34 @@ def front_step_kernel(state, action, rewards, suit_win, honor_win):
 
 
 @njit
-def penalize_kernel(state, seat, mode, rewards):
-    """Illegal-action handling shared by the fronts.
+def penalty_kind_kernel(state, action):
+    """What an illegal ``action`` costs at this table (``mjenv.rules.PENALTY_*``), from its illegal mode: the
+    terminate mode ends the hand; the penalty mode fines a false win (``action == WIN``) and only takes the right
+    to win otherwise. (The raise mode is the fronts' business: they reject the action before any kernel runs.)"""
+    if state[ILLEGAL_MODE] == ILLEGAL_TERMINATE:
+        return PENALTY_TERMINATE
+    return PENALTY_FALSE_WIN if action == A_WIN else PENALTY_WRONG_CLAIM
 
-    mode 0 (terminate): ``seat`` pays 30 (10 to each other seat) and the hand ends with no winner.
-    mode 1 (false win): ``seat`` pays 10 to each other seat and may no longer win this hand.
-    mode 2 (other wrong claim): ``seat`` may no longer win this hand.
+
+@njit
+def penalize_kernel(state, seat, kind, rewards):
+    """Illegal-action handling shared by the fronts; ``kind`` from :func:`penalty_kind_kernel`.
+
+    PENALTY_TERMINATE: ``seat`` pays ``illegal_payment`` (10) to each other seat and the hand ends with no winner.
+    PENALTY_FALSE_WIN: ``seat`` pays ``false_win_payment`` (10) to each other seat and may no longer win this hand.
+    PENALTY_WRONG_CLAIM (any other illegal action in penalty mode): ``seat`` may no longer win this hand.
     """
     for i in range(4):
         rewards[i] = 0
-    if mode <= 1:
+    if kind != PENALTY_WRONG_CLAIM:
+        pay = state[ILLEGAL_PAY] if kind == PENALTY_TERMINATE else state[FALSE_WIN_PAY]
         for p in range(4):
             if p != seat:
-                state[SCORES + p] += 10
-                state[SCORES + seat] -= 10
-                rewards[p] += 10
-                rewards[seat] -= 10
-    if mode == 0:
+                state[SCORES + p] += pay
+                state[SCORES + seat] -= pay
+                rewards[p] += pay
+                rewards[seat] -= pay
+    if kind == PENALTY_TERMINATE:
         state[PHASE] = PH_OVER
         state[CUR] = -1
         return
@@ -982,15 +1024,28 @@ def check_seed(seed: object) -> int:
     return int(seed)
 
 
-def reset(state: np.ndarray, seed: int, dealer: int = 0, prevalent: int = 0, min_fan: int = 8) -> None:
-    """Validated :func:`reset_kernel`."""
+DEFAULT_RULES = RuleConfig().encode()
+DEFAULT_RULES.setflags(write=False)
+
+
+def rules_block(rules: RuleConfig | None = None) -> np.ndarray:
+    """The ``int32[RULE_WORDS]`` rules block of ``rules`` (default :class:`~mjenv.rules.RuleConfig`) for
+    :func:`reset_kernel`."""
+    if rules is None:
+        return DEFAULT_RULES
+    if not isinstance(rules, RuleConfig):
+        raise TypeError(f"rules must be a RuleConfig, got {type(rules).__name__}")
+    return rules.encode()
+
+
+def reset(state: np.ndarray, seed: int, dealer: int = 0, prevalent: int = 0, rules: RuleConfig | None = None) -> None:
+    """Validated :func:`reset_kernel` (``rules`` default: MCR, ``RuleConfig()``)."""
     check_state(state)
     for name, v in (("dealer", dealer), ("prevalent", prevalent)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= int(v) <= 3:
             raise ValueError(f"{name} must be 0..3, got {v!r}")
-    if isinstance(min_fan, bool) or not isinstance(min_fan, (int, np.integer)) or min_fan < 0:
-        raise ValueError(f"min_fan must be a non-negative int, got {min_fan!r}")
-    reset_kernel(state, check_seed(seed), int(dealer), int(prevalent), int(min_fan), *win_tables())
+    block = rules_block(rules)
+    reset_kernel(state, check_seed(seed), int(dealer), int(prevalent), block, *win_tables())
 
 
 def legal_mask(state: np.ndarray, seat: int) -> np.ndarray:
@@ -1137,7 +1192,7 @@ def warmup() -> float:
     t0 = time.perf_counter()
     tab = win_tables()
     st = new_state()
-    reset_kernel(st, 0, 0, 0, 8, *tab)
+    reset_kernel(st, 0, 0, 0, DEFAULT_RULES, *tab)
     mask = np.zeros(NUM_ACTIONS, np.bool_)
     obs = np.zeros(OBS_SIZE, np.float32)
     rewards = np.zeros(4, np.float32)
@@ -1147,7 +1202,7 @@ def warmup() -> float:
         observe_kernel(st, seat, obs)
         step_kernel(st, int(np.flatnonzero(mask)[-1]), rewards, *tab)
     legal_mask_kernel(st, 0, np.zeros(NUM_ACTIONS, np.int8))  # the int8 masks of the PettingZoo front
-    reset_kernel(st, 1, 0, 0, 8, *tab)
+    reset_kernel(st, 1, 0, 0, DEFAULT_RULES, *tab)
     front_step_kernel(st, A_DISCARD + int(np.flatnonzero(st[HAND:HAND + 34])[0]), rewards, *tab)
     observe_mask_kernel(st, int(st[CUR]), True, obs, np.zeros(NUM_ACTIONS, np.int8))
     penalize_kernel(st, 0, 2, rewards)

@@ -28,10 +28,13 @@ views of one flat vector, the OpenSpiel Observer idea)::
     seat_wind       (4,)         one-hot of the observer's seat wind (E S W N)
     prevalent_wind  (4,)         one-hot of the prevailing wind
     wall            (1,)         tiles left in the wall
-    offer_tile      (34,)        one-hot of the tile on offer (a discard, or the tile of an added kong)
-    offer_from      (4,)         one-hot of who offered it
+    offer_tile      (34,)        one-hot of the tile on offer (a discard, or the tile of an added kong), only
+                                 for the seat being asked in that window
+    offer_from      (4,)         one-hot of who offered it (idem)
     phase           (4,)         one-hot: turn after a draw, turn after a chow/pung (discard only),
-                                 claim window on a discard, robbing window on an added kong
+                                 claim window on a discard, robbing window on an added kong; the window phases
+                                 only for the seat being asked (all zero for everyone else while a window is
+                                 open: who is asked depends on hidden hands)
     turn            (4,)         one-hot of the player whose turn it is (the discarder in a window)
     no_win          (1,)         1 when the observer lost the right to win this hand (penalty mode)
 """
@@ -129,15 +132,15 @@ def observe_kernel(state, seat, obs):
     obs[O_SEAT + (seat - state[G.DEALER]) % 4] = 1
     obs[O_PREV + state[G.PREVALENT]] = 1
     obs[O_WALL] = state[G.BACK] - state[G.FRONT]
-    if state[G.OFFER_TILE] >= 0:
-        obs[O_OFFER + state[G.OFFER_TILE]] = 1
-        obs[O_FROM + (state[G.OFFER_SEAT] - seat) % 4] = 1
+    # a claim or robbing window is shown only to the seat being asked now: to anyone else an open window would
+    # tell that some seat holds a claim (who is asked depends on hidden hands), so they see the discard (or the
+    # declared kong) with no window and no phase
     if ph == G.PH_TURN:
         obs[O_PHASE + state[G.JUST_CLAIMED]] = 1
-    elif ph == G.PH_CLAIM:
-        obs[O_PHASE + 2] = 1
-    elif ph == G.PH_ROB:
-        obs[O_PHASE + 3] = 1
+    elif state[G.CUR] == seat and (ph == G.PH_CLAIM or ph == G.PH_ROB):
+        obs[O_PHASE + (2 if ph == G.PH_CLAIM else 3)] = 1
+        obs[O_OFFER + state[G.OFFER_TILE]] = 1
+        obs[O_FROM + (state[G.OFFER_SEAT] - seat) % 4] = 1
     if ph != G.PH_OVER:
         obs[O_TURN + (turn - seat) % 4] = 1
     obs[O_NOWIN] = state[G.NO_WIN + seat]

@@ -102,7 +102,6 @@ from mjenv.rules import RuleConfig, chair_of_player
 
 ENV_ID = "mjenv/mahjong-v0"
 GLOBAL_SIZE = 4 * O.OBS_SIZE + 42
-_MODE_CODE = {"terminate": 0}
 _OK = G.OK
 _front_step = G.front_step_kernel
 _observe_mask = O.observe_mask_kernel
@@ -141,6 +140,7 @@ class raw_env(AECEnv):
         if rules is not None and not isinstance(rules, RuleConfig):
             raise TypeError(f"rules must be a RuleConfig, got {type(rules).__name__}")
         self.rules = rules if rules is not None else RuleConfig(**rule_kwargs)
+        self._rules_block = self.rules.encode()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None")
         self.render_mode = render_mode
@@ -206,9 +206,9 @@ class raw_env(AECEnv):
         for p, c in enumerate(self._chair):
             self._player[c] = p
         self._hand_index = index
-        G.reset_kernel(self.state_array, seed, dealer, prevalent, int(self.rules.min_fan), *self._tab)
+        G.reset_kernel(self.state_array, seed, dealer, prevalent, self._rules_block, *self._tab)
         self._ops = []
-        self._hands.append((seed, dealer, prevalent, int(self.rules.min_fan), self._ops, list(self._chair)))
+        self._hands.append((seed, dealer, prevalent, self._ops, list(self._chair)))
         self._over = False
         self.agent_selection = self.possible_agents[self._player[int(self.state_array[G.CUR])]]
 
@@ -257,7 +257,7 @@ class raw_env(AECEnv):
             what = A.action_to_str(int(action)) if ok and 0 <= int(action) < A.NUM_ACTIONS else repr(action)
             raise ValueError(f"illegal action {what} for {agent}")
         else:
-            mode = 0 if self.rules.illegal == "terminate" else (1 if ok and int(action) == A.WIN else 2)
+            mode = G.penalty_kind_kernel(st, int(action) if ok else -1)
             G.penalize_kernel(st, seat, mode, self._rew)
             self._ops.append(("penalty", seat, mode))
             nxt = 4 if st[G.PHASE] == G.PH_OVER else int(st[G.CUR])
@@ -306,8 +306,8 @@ class raw_env(AECEnv):
         """The JSON-able log of hand ``index`` of this episode (:mod:`mjenv.record`), with the seating."""
         if not self._hands:
             raise ValueError("no hand played yet; call reset()")
-        seed, dealer, prevalent, min_fan, ops, chairs = self._hands[index]
-        log = make_log(seed, dealer, prevalent, min_fan, ops)
+        seed, dealer, prevalent, ops, chairs = self._hands[index]
+        log = make_log(seed, dealer, prevalent, self.rules, ops)
         log["players"] = {self.possible_agents[p]: chairs[p] for p in range(4)}
         return log
 

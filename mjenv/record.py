@@ -9,8 +9,9 @@ Specification in mjenv
 ----------------------
 A log is a plain dict (``json.dumps``-able)::
 
-    {"format": "mjenv-hand-v1", "seed": int, "dealer": chair, "prevalent_wind": 0..3, "min_fan": 8,
-     "dice": [d1, d2], "wall": ["W1", ...144 Botzone codes, front first],
+    {"format": "mjenv-hand-v2", "seed": int, "dealer": chair, "prevalent_wind": 0..3,
+     "rules": RuleConfig.to_dict() (min_fan, flowers, payments, illegal mode, ...),
+     "dice": [d1, d2], "wall": ["W1", ...144 (136 without flowers) Botzone codes, front first],
      "deal": {"hands": [[codes] x4], "flowers": [[codes] x4]},
      "ops": [["act", seat, action] | ["penalty", seat, mode], ...],      # what replay() re-applies
      "events": [{"seat": s, "action": "discard W5"} | {"draw": s, "tile": "B3", "from": "front|back"}
@@ -18,7 +19,8 @@ A log is a plain dict (``json.dumps``-able)::
      "result": mjenv.game.result(...) (or None if the hand is not over)}
 
 ``ops`` is the input of :func:`replay`; ``events`` are derived from the states for readers.
-:func:`replay` rebuilds the state after every op and checks the wall against the log.
+:func:`replay` rebuilds the state after every op and checks the wall against the log. It also reads the older
+``"mjenv-hand-v1"`` logs (``"min_fan"`` instead of ``"rules"``).
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ import numpy as np
 
 from mjenv import actions as A
 from mjenv import game as G
+from mjenv.rules import PENALTY_NAMES, RuleConfig
 from mjenv.tiles import BOTZONE_CODES, counts_to_tiles, tile_from_botzone
 
-LOG_FORMAT = "mjenv-hand-v1"
+LOG_FORMAT = "mjenv-hand-v2"
+_OLD_FORMATS = ("mjenv-hand-v1",)
 
 
 def _apply(state: np.ndarray, op: list, rewards: np.ndarray) -> int:
@@ -54,7 +58,7 @@ def _diff_events(before: np.ndarray, after: np.ndarray, op: list) -> list[dict]:
         elif name != "pass":
             ev.append({"claim": seat, "action": name})
     else:
-        ev.append({"penalty": seat, "mode": ["terminate", "false_win", "wrong_claim"][int(value)]})
+        ev.append({"penalty": seat, "mode": PENALTY_NAMES[int(value)]})
     for s in range(4):
         new_bits = int(after[G.FLOWER_BITS + s]) & ~int(before[G.FLOWER_BITS + s])
         for f in range(8):
@@ -70,11 +74,12 @@ def _diff_events(before: np.ndarray, after: np.ndarray, op: list) -> list[dict]:
     return ev
 
 
-def make_log(seed: int, dealer: int, prevalent: int, min_fan: int, ops: list) -> dict:
+def make_log(seed: int, dealer: int, prevalent: int, rules: RuleConfig | None, ops: list) -> dict:
     """Build the full JSON log of a hand from its setup and the ops applied (replaying them)."""
+    rules = RuleConfig() if rules is None else rules
     st = G.new_state()
-    G.reset(st, seed, dealer, prevalent, min_fan)
-    wall = [BOTZONE_CODES[int(t)] for t in st[G.WALL:G.WALL + 144]]
+    G.reset(st, seed, dealer, prevalent, rules)
+    wall = [BOTZONE_CODES[int(t)] for t in st[G.WALL:G.WALL + rules.num_tiles]]
     deal = {"hands": [[BOTZONE_CODES[t] for t in counts_to_tiles(G.seat_hand(st, s))] for s in range(4)],
             "flowers": [[BOTZONE_CODES[34 + f] for f in range(8) if int(st[G.FLOWER_BITS + s]) >> f & 1]
                         for s in range(4)]}
@@ -87,10 +92,19 @@ def make_log(seed: int, dealer: int, prevalent: int, min_fan: int, ops: list) ->
         events.extend(_diff_events(before, st, op))
     return {
         "format": LOG_FORMAT, "seed": int(seed), "dealer": int(dealer), "prevalent_wind": int(prevalent),
-        "min_fan": int(min_fan), "dice": [int(st[G.DICE]) // 10, int(st[G.DICE]) % 10], "wall": wall,
+        "rules": rules.to_dict(), "dice": [int(st[G.DICE]) // 10, int(st[G.DICE]) % 10], "wall": wall,
         "deal": deal, "ops": [list(op) for op in ops], "events": events,
         "result": G.result(st) if st[G.PHASE] == G.PH_OVER else None,
     }
+
+
+def log_rules(log: dict) -> RuleConfig:
+    """The :class:`~mjenv.rules.RuleConfig` a log was played under (``ValueError`` if it is not a log)."""
+    if not isinstance(log, dict) or log.get("format") not in (LOG_FORMAT, *_OLD_FORMATS):
+        raise ValueError(f"not a {LOG_FORMAT} log")
+    if log["format"] in _OLD_FORMATS:
+        return RuleConfig(min_fan=int(log["min_fan"]))
+    return RuleConfig.from_dict(log["rules"])
 
 
 def replay(log: dict) -> list[np.ndarray]:
@@ -98,12 +112,11 @@ def replay(log: dict) -> list[np.ndarray]:
 
     Raises ValueError if the log is malformed, its wall does not match its seed, or an op is rejected.
     """
-    if not isinstance(log, dict) or log.get("format") != LOG_FORMAT:
-        raise ValueError(f"not a {LOG_FORMAT} log")
+    rules = log_rules(log)
     st = G.new_state()
-    G.reset(st, int(log["seed"]), int(log["dealer"]), int(log["prevalent_wind"]), int(log["min_fan"]))
+    G.reset(st, int(log["seed"]), int(log["dealer"]), int(log["prevalent_wind"]), rules)
     wall = [tile_from_botzone(c) for c in log["wall"]]
-    if wall != [int(t) for t in st[G.WALL:G.WALL + 144]]:
+    if wall != [int(t) for t in st[G.WALL:G.WALL + rules.num_tiles]]:
         raise ValueError("the logged wall does not match the wall of the logged seed")
     states = [st.copy()]
     rewards = np.zeros(4, np.float32)

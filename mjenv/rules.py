@@ -16,6 +16,10 @@ Specification in mjenv
   ``(chair - dealer) % 4``. Player ``i`` sits at chair :func:`chair_of_player` ``(h // 4, i)``.
 * A single hand (``match=False``, the default) uses ``prevalent_wind`` and ``dealer`` from the config
   (defaults East and chair 0).
+* Every option and amount is a field of :class:`RuleConfig`; :meth:`RuleConfig.encode` writes them into the
+  rules block (``RULE_WORDS`` words, :data:`RULE_FIELDS`) that ``mjenv.game.reset_kernel`` copies into each
+  table's state, and the kernels read them only from there.
+* ``flowers=False``: 136 tiles, no flowers (the competition variants).
 * ``illegal``: ``"terminate"`` (PettingZoo convention: the offender gets ``-30`` and every other player ``+10``,
   the hand ends), ``"raise"`` (``ValueError``, state unchanged) or ``"penalty"`` (competition rules: a false
   win pays 10 to each other player and the offender may no longer win this hand; any other illegal action only
@@ -24,25 +28,45 @@ Specification in mjenv
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
 MIN_WIN_FAN = 8
 BASE_PAYMENT = 8
 FALSE_WIN_PAYMENT = 10
-ILLEGAL_LOSS, ILLEGAL_GAIN = -30, 10  # Botzone's penalty for an illegal move
+ILLEGAL_PAYMENT = 10  # terminate mode: the offender pays this to each other player (-30 / +10, Botzone's WA)
+ILLEGAL_LOSS, ILLEGAL_GAIN = -3 * ILLEGAL_PAYMENT, ILLEGAL_PAYMENT
 HANDS_PER_MATCH = 16
+#: ``RuleConfig.illegal`` values; the index is the code stored in the rules block (``R_ILLEGAL``)
 ILLEGAL_MODES = ("terminate", "raise", "penalty")
+ILLEGAL_TERMINATE, ILLEGAL_RAISE, ILLEGAL_PENALTY = 0, 1, 2
+#: ``RuleConfig.claim_windows`` values (code = index, ``R_ASK_ALL``)
+CLAIM_WINDOWS = ("claimants", "all")
+#: what ``mjenv.game.penalize_kernel`` does to an offender (chosen by ``game.penalty_kind_kernel``)
+PENALTY_TERMINATE, PENALTY_FALSE_WIN, PENALTY_WRONG_CLAIM = 0, 1, 2
+PENALTY_NAMES = ("terminate", "false_win", "wrong_claim")
+
+#: The rules block: ``RULE_WORDS`` int32 words that :meth:`RuleConfig.encode` writes and ``reset_kernel`` copies
+#: into every table's state (``mjenv.game.RULES``); the kernels read the rules only from there.
+RULE_FIELDS = ("min_fan", "base_payment", "false_win_payment", "illegal_payment", "illegal", "flowers",
+               "claim_windows", "variant")
+R_MIN_FAN, R_BASE_PAY, R_FALSE_WIN_PAY, R_ILLEGAL_PAY, R_ILLEGAL, R_FLOWERS, R_ASK_ALL, R_VARIANT = range(8)
+RULE_WORDS = len(RULE_FIELDS)
 
 #: ``SEATING[round, player] = chair`` (commentary 001 seat rotation)
 SEATING = np.array([[0, 1, 2, 3], [1, 0, 3, 2], [3, 2, 0, 1], [2, 3, 1, 0]], dtype=np.int8)
 SEATING.setflags(write=False)
 
 
+def _check_int(name: str, v: object, lo: int, hi: int) -> None:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= int(v) <= hi:
+        raise ValueError(f"{name} must be an int in {lo}..{hi}, got {v!r}")
+
+
 @dataclass(frozen=True)
 class RuleConfig:
-    """Options of a table.
+    """Options of a table: the single source of every rule option and amount.
 
     Parameters
     ----------
@@ -56,6 +80,18 @@ class RuleConfig:
         Minimum fan of a win, flowers excluded (8 in MCR).
     illegal : str
         ``"terminate"``, ``"raise"`` or ``"penalty"`` (see the module docstring).
+    flowers : bool
+        True: the 144-tile wall with 8 flowers, set aside and replaced from the back (MCR). False: 136 tiles, no
+        flowers (the Botzone/IJCAI competitions).
+    claim_windows : str
+        ``"claimants"`` (default): after a discard (or an added kong) only the seats with a legal claim are asked.
+        ``"all"``: every other seat is asked in every window (pass-only masks for seats without a claim), as on
+        Botzone, so that not even the order of play reveals who could claim. In both modes an observation of a
+        player who is not being asked shows no open window.
+    base_payment, false_win_payment, illegal_payment : int
+        Amounts: each player pays the winner ``base_payment`` (+ the fan to the discarder / on a self-drawn win);
+        a false win in penalty mode pays ``false_win_payment`` to each other player; an illegal action in
+        terminate mode pays ``illegal_payment`` to each other player.
     """
 
     match: bool = False
@@ -63,23 +99,34 @@ class RuleConfig:
     dealer: int = 0
     min_fan: int = MIN_WIN_FAN
     illegal: str = "terminate"
+    flowers: bool = True
+    claim_windows: str = "claimants"
+    base_payment: int = BASE_PAYMENT
+    false_win_payment: int = FALSE_WIN_PAYMENT
+    illegal_payment: int = ILLEGAL_PAYMENT
 
     def __post_init__(self) -> None:
-        if not isinstance(self.match, bool):
-            raise TypeError(f"match must be a bool, got {type(self.match).__name__}")
+        for name in ("match", "flowers"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"{name} must be a bool, got {type(getattr(self, name)).__name__}")
         for name in ("prevalent_wind", "dealer"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= int(v) <= 3:
-                raise ValueError(f"{name} must be an int 0..3, got {v!r}")
-        if isinstance(self.min_fan, bool) or not isinstance(self.min_fan, (int, np.integer)) or self.min_fan < 0:
-            raise ValueError(f"min_fan must be a non-negative int, got {self.min_fan!r}")
+            _check_int(name, getattr(self, name), 0, 3)
+        for name in ("min_fan", "base_payment", "false_win_payment", "illegal_payment"):
+            _check_int(name, getattr(self, name), 0, 10_000)
         if self.illegal not in ILLEGAL_MODES:
             raise ValueError(f"illegal must be one of {ILLEGAL_MODES}, got {self.illegal!r}")
+        if self.claim_windows not in CLAIM_WINDOWS:
+            raise ValueError(f"claim_windows must be one of {CLAIM_WINDOWS}, got {self.claim_windows!r}")
 
     @property
     def num_hands(self) -> int:
         """Hands per episode: 16 in a match, else 1."""
         return HANDS_PER_MATCH if self.match else 1
+
+    @property
+    def num_tiles(self) -> int:
+        """Tiles in the wall: 144 with flowers, 136 without."""
+        return 144 if self.flowers else 136
 
     def hand_setup(self, hand_index: int) -> tuple[int, int]:
         """``(prevalent_wind, dealer_chair)`` of hand ``hand_index`` of an episode."""
@@ -89,6 +136,47 @@ class RuleConfig:
             return int(self.prevalent_wind), int(self.dealer)
         return hand_index // 4, hand_index % 4
 
+    def encode(self) -> np.ndarray:
+        """The rules block, ``int32[RULE_WORDS]`` (see :data:`RULE_FIELDS`), that ``reset_kernel`` copies."""
+        out = np.zeros(RULE_WORDS, np.int32)
+        out[R_MIN_FAN] = self.min_fan
+        out[R_BASE_PAY] = self.base_payment
+        out[R_FALSE_WIN_PAY] = self.false_win_payment
+        out[R_ILLEGAL_PAY] = self.illegal_payment
+        out[R_ILLEGAL] = ILLEGAL_MODES.index(self.illegal)
+        out[R_FLOWERS] = int(self.flowers)
+        out[R_ASK_ALL] = CLAIM_WINDOWS.index(self.claim_windows)
+        return out
+
+    def to_dict(self) -> dict:
+        """JSON-able fields (records, checkpoints); :meth:`from_dict` inverts it."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> RuleConfig:
+        if not isinstance(d, dict):
+            raise TypeError(f"rules must be a dict, got {type(d).__name__}")
+        unknown = set(d) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ValueError(f"unknown rule options {sorted(unknown)}")
+        return cls(**d)
+
+
+def check_rules(rules: object, **overrides: object) -> RuleConfig:
+    """``rules`` (a :class:`RuleConfig` or None for the defaults) with ``overrides`` applied; an override that
+    contradicts an explicitly given ``rules`` is a ``ValueError`` (never silently ignored). ``None`` overrides
+    are ignored."""
+    given = {k: v for k, v in overrides.items() if v is not None}
+    if rules is None:
+        return RuleConfig(**given)
+    if not isinstance(rules, RuleConfig):
+        raise TypeError(f"rules must be a RuleConfig, got {type(rules).__name__}")
+    clash = {k: (v, getattr(rules, k)) for k, v in given.items() if getattr(rules, k) != v}
+    if clash:
+        shown = ", ".join(f"{k}={v!r} but rules.{k}={r!r}" for k, (v, r) in clash.items())
+        raise ValueError(f"conflicting rule options: {shown}; set them in the RuleConfig only")
+    return rules
+
 
 def chair_of_player(round_index: int, player: int) -> int:
     """Chair (engine seat) of player ``player`` in round ``round_index`` of a match (the seat rotation)."""
@@ -97,7 +185,7 @@ def chair_of_player(round_index: int, player: int) -> int:
     return int(SEATING[round_index, player])
 
 
-def payments(winner: int, loser: int, fan: int) -> np.ndarray:
+def payments(winner: int, loser: int, fan: int, base: int = BASE_PAYMENT) -> np.ndarray:
     """Score deltas of one hand (``int32[4]``, summing to 0) for ``winner`` with ``fan`` fan.
 
     ``loser`` is the discarder (or robbed kong declarer), or -1 for a self-drawn win; ``winner`` -1 is a draw.
@@ -112,7 +200,7 @@ def payments(winner: int, loser: int, fan: int) -> np.ndarray:
         raise ValueError(f"bad winner/loser {winner}/{loser}")
     for s in range(4):
         if s != winner:
-            pay = BASE_PAYMENT + fan if loser in (-1, s) else BASE_PAYMENT
+            pay = base + fan if loser in (-1, s) else base
             out[s] -= pay
             out[winner] += pay
     return out

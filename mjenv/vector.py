@@ -86,7 +86,7 @@ from mjenv._jit import CACHE
 from mjenv.fans import NUM_FANS
 from mjenv.observation import OBS_SIZE, observe_kernel
 from mjenv.policy import Policy, RandomPolicy, random_legal_actions  # noqa: F401  (re-exported)
-from mjenv.rules import RuleConfig
+from mjenv.rules import ILLEGAL_MODES, ILLEGAL_RAISE, R_ILLEGAL, RuleConfig, check_rules
 
 # Numba's OpenMP threads spin between parallel regions by default; on a shared or oversubscribed machine the
 # spinning threads starve the ones doing work (measured: 2 threads 30x slower than 1 on a loaded 2-core box).
@@ -94,8 +94,7 @@ from mjenv.rules import RuleConfig
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 NUM_ACTIONS = A.NUM_ACTIONS
-ILLEGAL_POLICIES = ("raise", "terminate", "penalty")
-_RAISE, _TERMINATE, _PENALTY = 0, 1, 2
+ILLEGAL_POLICIES = ILLEGAL_MODES  # the values of RuleConfig.illegal (kept for existing code)
 
 #: above this many tables a warning would be pointless: memory is the only limit (see bytes_per_table)
 MAX_ENVS = 1 << 22
@@ -231,25 +230,28 @@ def _is_legal(bits, i, a):
 
 @numba.njit(parallel=True, nogil=True, cache=CACHE)
 def _step_batch(
-    states, actions, illegal_mode, reset_seeds, dealer, prevalent, min_fan, observe,
+    states, actions, do_reset, reset_seeds, rules, dealer, prevalent, observe,
     seats, masks, n_legal, legal, bits, obs, rewards, terminated, illegal, hands_done,
     winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds, suit_win, honor_win,
 ):  # fmt: skip
     """Apply ``actions[i]`` at every table, auto-reset finished hands, write the next decision's outputs.
 
-    ``illegal_mode`` -1 instead deals a new hand at every table from ``reset_seeds[i]`` (``reset``).
-    Returns the number of illegal actions; in raise mode (0) nothing moves when it is > 0. Legality is read from
+    ``do_reset`` instead deals a new hand at every table from ``reset_seeds[i]`` (``reset``) with the rules block
+    ``rules`` (``RuleConfig.encode()``); later hands copy the same block. What an illegal action does is read
+    from the table's rules block (``mjenv.rules.R_ILLEGAL``). Returns the number of illegal actions; in raise
+    mode nothing moves when it is > 0. Legality is read from
     ``bits`` (the legal actions of the masks this kernel wrote for the current decisions, as two uint64 words
     per table, so the serial check of the raise mode reads 16 bytes per table; ``step_kernel`` checks again).
     """
     n = states.shape[0]
-    if illegal_mode < 0:
+    if do_reset:
         for i in prange(n):
-            G.reset_kernel(states[i], reset_seeds[i], dealer, prevalent, min_fan, suit_win, honor_win)
+            G.reset_kernel(states[i], reset_seeds[i], dealer, prevalent, rules, suit_win, honor_win)
             _prepare(states[i], i, observe, seats, masks, n_legal, legal, bits, obs)
         return 0
     n_bad = 0
-    if illegal_mode == _RAISE:  # check the whole batch first (serially: one 16-byte bits row per table)
+    raise_mode = rules[R_ILLEGAL] == ILLEGAL_RAISE
+    if raise_mode:  # check the whole batch first (serially: one 16-byte bits row per table)
         for i in range(n):
             a = actions[i]
             bad = not _is_legal(bits, i, a)
@@ -267,16 +269,12 @@ def _step_batch(
         rw = rewards[i]
         a = actions[i]
         bad = False
-        if illegal_mode != _RAISE:
+        if not raise_mode:
             bad = not _is_legal(bits, i, a)
             illegal[i] = bad
         n_bad += 1 if bad else 0
         if bad:
-            seat = st[G.CUR]
-            if illegal_mode == _TERMINATE:
-                G.penalize_kernel(st, seat, 0, rw)
-            else:
-                G.penalize_kernel(st, seat, 1 if a == A.WIN else 2, rw)
+            G.penalize_kernel(st, st[G.CUR], G.penalty_kind_kernel(st, a), rw)
         else:
             G.step_kernel(st, a, rw, suit_win, honor_win)
         done = st[G.PHASE] == G.PH_OVER
@@ -284,7 +282,7 @@ def _step_batch(
         if done:
             _record(st, i, winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds)
             hands_done[i] += 1
-            G.reset_kernel(st, G.next_seed_kernel(st), dealer, prevalent, min_fan, suit_win, honor_win)
+            G.reset_kernel(st, G.next_seed_kernel(st), dealer, prevalent, rules, suit_win, honor_win)
         _prepare(st, i, observe, seats, masks, n_legal, legal, bits, obs)
     return n_bad
 
@@ -401,15 +399,17 @@ class VectorEnv:
         An int in [0, 2**63) from which every table's first seed is derived (:func:`table_seeds`), or an
         integer array of N per-table first seeds in [0, 2**63).
     rules : RuleConfig, optional
-        Table options (dealer chair, prevailing wind, minimum fan). Only single hands (``match=False``) are
-        supported; ``rules.illegal`` is ignored in favour of ``illegal``.
+        Table options (dealer chair, prevailing wind, minimum fan, flowers, payments, what an illegal action
+        does: ``rules.illegal``). Only single hands (``match=False``) are supported. Default:
+        ``RuleConfig(illegal="raise")``.
     observations : bool
         Also write the acting chair's observation (``float32[N, OBS_SIZE]``); False is the fast masks-only
         mode for pure simulation.
     threads : int, optional
         Numba threads for this env's kernels (1..``numba.config.NUMBA_NUM_THREADS``); default all.
-    illegal : str
-        ``"raise"``, ``"terminate"`` or ``"penalty"``: what an illegal action in the batch does.
+    illegal : str, optional
+        Shorthand for ``rules=RuleConfig(illegal=...)``: ``"raise"``, ``"terminate"`` or ``"penalty"``. Given
+        together with ``rules``, it must agree with ``rules.illegal`` (a conflict is a ``ValueError``).
 
     Examples
     --------
@@ -433,13 +433,13 @@ class VectorEnv:
         rules: RuleConfig | None = None,
         observations: bool = True,
         threads: int | None = None,
-        illegal: str = "raise",
+        illegal: str | None = None,
     ) -> None:
         n = _check_count(num_envs)
         self.num_envs = n
-        rules = RuleConfig() if rules is None else rules
-        if not isinstance(rules, RuleConfig):
-            raise TypeError(f"rules must be a RuleConfig, got {type(rules).__name__}")
+        if rules is None and illegal is None:
+            illegal = "raise"  # the vector env's default: a bad batch is an error, nothing moves
+        rules = check_rules(rules, illegal=illegal)
         if rules.match:
             raise ValueError("VectorEnv plays single hands; RuleConfig(match=True) is not supported")
         self.rules = rules
@@ -447,10 +447,8 @@ class VectorEnv:
             raise TypeError(f"observations must be a bool, got {type(observations).__name__}")
         self.observations = observations
         self.threads = self._check_threads(threads)
-        if illegal not in ILLEGAL_POLICIES:
-            raise ValueError(f"illegal must be one of {ILLEGAL_POLICIES}, got {illegal!r}")
-        self.illegal_policy = illegal
-        self._mode = ILLEGAL_POLICIES.index(illegal)
+        self.illegal_policy = rules.illegal
+        self._rules = rules.encode()
         self.table_seeds = self._seeds(seed)
 
         self.states = np.zeros((n, G.STATE_SIZE), np.int32)
@@ -497,13 +495,13 @@ class VectorEnv:
             return arr.astype(np.int64)
         raise TypeError(f"seed must be an int or an integer array, got {type(seed).__name__}")
 
-    def _call(self, actions: np.ndarray, mode: int) -> int:
+    def _call(self, actions: np.ndarray, do_reset: bool) -> int:
         if numba.get_num_threads() != self.threads:
             numba.set_num_threads(self.threads)
         ru, r = self.rules, self.results
         return int(_step_batch(
-            self.states, actions, mode, self.table_seeds, int(ru.dealer), int(ru.prevalent_wind),
-            int(ru.min_fan), self.observations, self.seats, self.masks, self.n_legal, self.legal_actions,
+            self.states, actions, do_reset, self.table_seeds, self._rules, int(ru.dealer), int(ru.prevalent_wind),
+            self.observations, self.seats, self.masks, self.n_legal, self.legal_actions,
             self._legal_bits, self._obs_arg,
             self.rewards, self.terminated, self.illegal, self.hands_done, r.winner, r.loser, r.fan_total,
             r.win_flags, r.fan_counts, r.scores, r.hand_steps, r.events, r.seed, *self._tab,
@@ -526,7 +524,7 @@ class VectorEnv:
         """
         if seed is not None:
             self.table_seeds = self._seeds(seed)
-        self._call(self._actions, -1)
+        self._call(self._actions, True)
         self.rewards[:] = 0
         self.terminated[:] = False
         self.illegal[:] = False
@@ -564,8 +562,8 @@ class VectorEnv:
         if not self._started:
             raise RuntimeError("call reset() before step()")
         acts = self._check_actions(actions)
-        n_bad = self._call(acts, self._mode)
-        if n_bad and self._mode == _RAISE:
+        n_bad = self._call(acts, False)
+        if n_bad and self.illegal_policy == "raise":
             bad = np.flatnonzero(self.illegal)
             shown = ", ".join(
                 f"table {i}: action {int(acts[i])} "

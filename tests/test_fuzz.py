@@ -20,7 +20,7 @@ def test_thousands_of_hands_every_invariant_every_event():
     seen = 0
     wins = 0
     for h in range(3000):
-        G.reset_kernel(st, 777_000 + h, h % 4, (h // 4) % 4, 8, *tab)
+        G.reset_kernel(st, 777_000 + h, h % 4, (h // 4) % 4, G.DEFAULT_RULES, *tab)
         n = playout_kernel(st, 1 if h % 3 else 0, rs, True, *tab)  # two thirds biased (wins often), one third uniform
         assert n > 0, CHECK_ERRORS.get(n, n)
         validate_state(st)
@@ -42,7 +42,7 @@ def test_legal_mask_agrees_with_single_action_legality():
     x = 12345
     mask = np.zeros(G.NUM_ACTIONS, np.bool_)
     for h in range(30):
-        G.reset(st, h, 0, 0, 8)
+        G.reset(st, h, 0, 0)
         while st[G.PHASE] != G.PH_OVER:
             seat = int(st[G.CUR])
             G.legal_mask_kernel(st, seat, mask)

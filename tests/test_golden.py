@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from mjenv import game as G
-from mjenv.record import make_log, replay
+from mjenv.record import log_rules, make_log, replay
 from mjenv.testing.golden import events_of, play_case
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "hands.json").read_text(encoding="utf-8"))
@@ -57,7 +57,7 @@ def test_golden_logs_replay_through_the_record_module(name):
         states = replay(log)
         assert len(states) == len(log["ops"]) + 1
         assert _json(G.result(states[-1])) == log["result"]
-        again = make_log(log["seed"], log["dealer"], log["prevalent_wind"], log["min_fan"], log["ops"])
+        again = make_log(log["seed"], log["dealer"], log["prevalent_wind"], log_rules(log), log["ops"])
         assert again["events"] == log["events"]
 
 
@@ -81,7 +81,7 @@ def fuzz_digest(hands: int, seed: int = 0) -> str:
     rs = np.array([seed * 6364136223846793005 % 2**64 | 1], np.uint64)
     h = hashlib.blake2b(digest_size=16)
     for k in range(hands):
-        G.reset_kernel(st, seed * 1_000_003 + k, k % 4, (k // 4) % 4, 8, *tab)
+        G.reset_kernel(st, seed * 1_000_003 + k, k % 4, (k // 4) % 4, G.DEFAULT_RULES, *tab)
         n = playout_kernel(st, k % 2, rs, True, *tab)
         assert n > 0, CHECK_ERRORS.get(n, n)
         h.update(np.int64(n).tobytes())

@@ -20,6 +20,7 @@ import numpy as np
 
 from mjenv import actions as A
 from mjenv import game as G
+from mjenv.rules import RULE_WORDS, RuleConfig
 from mjenv.tiles import parse_tiles
 
 
@@ -34,7 +35,7 @@ def validate_state(state: np.ndarray) -> None:
     """Check the invariants of a table state; raises AssertionError naming the first broken one."""
     G.check_state(state)
     front, back = int(state[G.FRONT]), int(state[G.BACK])
-    assert 0 <= front <= back <= 144, f"wall pointers {front}..{back}"
+    assert 0 <= front <= back <= (144 if state[G.HAS_FLOWERS] else 136), f"wall pointers {front}..{back}"
     counts = np.zeros(42, np.int64)
     for t in state[G.WALL + front:G.WALL + back]:
         counts[t] += 1
@@ -70,7 +71,8 @@ def validate_state(state: np.ndarray) -> None:
             f"seat {s} holds {size} tiles (phase {ph})")
     if state[G.PHASE] == G.PH_ROB:  # the added-kong tile is on offer, in nobody's hand or meld
         counts[int(state[G.OFFER_TILE])] += 1
-    missing = [t for t in range(42) if counts[t] != (4 if t < 34 else 1)]
+    n_flower = 1 if state[G.HAS_FLOWERS] else 0
+    missing = [t for t in range(42) if counts[t] != (4 if t < 34 else n_flower)]
     assert not missing, f"tiles not conserved: {[(t, int(counts[t])) for t in missing]}"
     if state[G.PHASE] != G.PH_ROB:
         assert (vis == state[G.VIS:G.VIS + 34]).all(), "face-up tile counts (VIS) differ from a recompute"
@@ -80,7 +82,8 @@ def validate_state(state: np.ndarray) -> None:
 def build_state(hands: dict[int, str], *, melds: dict[int, list[int]] | None = None, turn: int = 0,
                 drawn: str | None = None, wall: str = "", wall_back: str = "", wall_left: int | None = None,
                 discards: dict[int, str] | None = None, flowers: dict[int, int] | None = None,
-                dealer: int = 0, prevalent: int = 0, min_fan: int = 8, draw_kind: int = G.KIND_NORMAL) -> np.ndarray:
+                dealer: int = 0, prevalent: int = 0, min_fan: int = 8, draw_kind: int = G.KIND_NORMAL,
+                rules: RuleConfig | None = None) -> np.ndarray:
     """A state built from tile strings, with ``turn`` to move having just drawn ``drawn``.
 
     Parameters
@@ -97,9 +100,15 @@ def build_state(hands: dict[int, str], *, melds: dict[int, list[int]] | None = N
         If given, the wall is cut to this many tiles (taken from the back end of the filled wall).
     discards : dict seat -> str  (face-up discards, unclaimed)
     flowers : dict seat -> number of flowers set aside (flowers 34.. are taken in order)
+    rules : RuleConfig, optional
+        Written to the state's rules block (default ``RuleConfig(min_fan=min_fan)``).
     """
     st = G.new_state()
-    st[G.DEALER], st[G.PREVALENT], st[G.MIN_FAN] = dealer, prevalent, min_fan
+    rules = RuleConfig(min_fan=min_fan) if rules is None else rules
+    if rules.min_fan != min_fan and min_fan != 8:
+        raise ValueError("pass min_fan or rules, not both")
+    st[G.RULES:G.RULES + RULE_WORDS] = rules.encode()
+    st[G.DEALER], st[G.PREVALENT] = dealer, prevalent
     for k in ("WINNER", "LOSER", "WIN_TILE", "OFFER_TILE", "OFFER_SEAT", "LAST_ACTOR", "LAST_ACTION"):
         st[G.OFFSETS[k]] = -1
     st[G.CLAIM:G.CLAIM + 4] = G.NOT_ASKED
@@ -186,7 +195,7 @@ MAX_STEPS = 2000
 
 @njit
 def check_kernel(state):
-    """Compiled subset of :func:`validate_state`: 144 tiles conserved and hand sizes; 0 or ERR_TILES/ERR_SIZES."""
+    """Compiled subset of :func:`validate_state`: every tile (144, or 136 without flowers) conserved and hand sizes; 0 or ERR_TILES/ERR_SIZES."""
     counts = np.zeros(42, np.int64)
     for i in range(state[G.FRONT], state[G.BACK]):
         counts[state[G.WALL + i]] += 1
@@ -222,8 +231,9 @@ def check_kernel(state):
             return ERR_SIZES
     if state[G.PHASE] == G.PH_ROB:  # the added-kong tile is on offer, in nobody's hand or meld
         counts[state[G.OFFER_TILE]] += 1
+    n_flower = 1 if state[G.HAS_FLOWERS] != 0 else 0
     for t in range(42):
-        if counts[t] != (4 if t < 34 else 1):
+        if counts[t] != (4 if t < 34 else n_flower):
             return ERR_TILES
     return 0
 
