@@ -63,7 +63,7 @@ def _engine_trajectory_check(env: VectorEnv, steps: int, pol_seed: int) -> int:
     n = env.num_envs
     singles = [G.new_state() for _ in range(n)]
     for i in range(n):
-        G.reset(singles[i], int(env.table_seeds[i]))
+        G.reset(singles[i], int(env.table_seeds[i]), rules=env.rules)
     obs, masks, seats = env.reset()
     rng = np.random.default_rng(pol_seed)
     one_obs = np.zeros(OBS_SIZE, np.float32)
@@ -94,7 +94,7 @@ def _engine_trajectory_check(env: VectorEnv, steps: int, pol_seed: int) -> int:
                 np.testing.assert_array_equal(
                     env.results.fan_counts[i], singles[i][G.FANS : G.FANS + NUM_FANS]
                 )
-                G.reset(singles[i], int(G.next_seed_kernel(singles[i])))
+                G.reset(singles[i], int(G.next_seed_kernel(singles[i])), rules=env.rules)
     return finished
 
 
@@ -120,7 +120,7 @@ def test_equivalence_with_aec_env():
     from mjenv.pettingzoo_env import raw_env
 
     env = VectorEnv(2, seed=21, observations=True)
-    aecs = [raw_env() for _ in range(2)]
+    aecs = [raw_env(rules=env.rules) for _ in range(2)]
     for i, aec in enumerate(aecs):
         aec.reset(seed=int(env.table_seeds[i]))
     obs, masks, seats = env.reset()
