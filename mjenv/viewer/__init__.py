@@ -61,8 +61,9 @@ def _as_hand_list(records) -> list[dict]:
         missing = [k for k in ("seed", "dealer", "prevalent_wind", "min_fan", "wall", "ops") if k not in r]
         if missing:
             raise ValueError(f"hand {i}: the record lacks {', '.join(missing)} (truncated or corrupt?)")
-        if not isinstance(r["ops"], list) or not all(isinstance(o, (list, tuple)) and len(o) == 3
-                                                     for o in r["ops"]):
+        if not isinstance(r["ops"], list) or not all(
+            isinstance(o, (list, tuple)) and len(o) == 3 for o in r["ops"]
+        ):
             raise ValueError(f"hand {i}: 'ops' must be a list of [kind, seat, value] triples")
         if not isinstance(r["wall"], list) or len(r["wall"]) != 144:
             raise ValueError(f"hand {i}: 'wall' must list 144 tiles")
@@ -104,8 +105,13 @@ def meld_view(meld: int, seat: int) -> list:
         return [tiles, (seat + 3) % 4, offer - 1, 0, 0]
     if offer == 0:
         return [tiles, -1, -1, 1, 0]
-    return [tiles, (seat - offer) % 4, 1 if offer == 2 else (0 if offer == 1 else len(tiles) - 1), 0,
-            int(M.is_added(meld))]
+    return [
+        tiles,
+        (seat - offer) % 4,
+        1 if offer == 2 else (0 if offer == 1 else len(tiles) - 1),
+        0,
+        int(M.is_added(meld)),
+    ]
 
 
 def _probs_top(probs, where: str) -> list:
@@ -113,7 +119,11 @@ def _probs_top(probs, where: str) -> list:
         items = []
         for k, p in probs.items():
             try:
-                a = int(k) if (isinstance(k, int) or str(k).lstrip("-").isdigit()) else A.str_to_action(str(k))
+                a = (
+                    int(k)
+                    if (isinstance(k, int) or str(k).lstrip("-").isdigit())
+                    else A.str_to_action(str(k))
+                )
                 A.action_to_str(a)
             except (ValueError, TypeError):
                 raise ValueError(f"{where}: unknown action {k!r} in probs") from None
@@ -127,7 +137,9 @@ def _probs_top(probs, where: str) -> list:
     out = []
     for a, p in items:
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(p) or p < 0:
-            raise ValueError(f"{where}: probability of {A.action_to_str(a)} must be a finite number >= 0, got {p!r}")
+            raise ValueError(
+                f"{where}: probability of {A.action_to_str(a)} must be a finite number >= 0, got {p!r}"
+            )
         out.append((float(p), a))
     out.sort(key=lambda x: (-x[0], x[1]))
     return [[A.action_to_str(a), round(p, 4)] for p, a in out[:TOP_ACTIONS] if p > 0]
@@ -150,7 +162,7 @@ def _info_view(entry, where: str):
 
 
 def _seat_hand(st, s):
-    return st[G.HAND + 34 * s:G.HAND + 34 * s + 34]
+    return st[G.HAND + 34 * s : G.HAND + 34 * s + 34]
 
 
 def _drawn(st):
@@ -173,7 +185,7 @@ def _moves(before: np.ndarray, after: np.ndarray) -> dict:
                 m.append([s, i, meld_view(meld, s)])
         db, da = G.seat_discards(before, s), G.seat_discards(after, s)
         if len(da) > len(db):
-            r.append([s, [t for t, _ in da[len(db):]]])
+            r.append([s, [t for t, _ in da[len(db) :]]])
         for i, (_, c) in enumerate(da):
             if c and (i >= len(db) or not db[i][1]):
                 rc.append([s, i])
@@ -185,20 +197,25 @@ def _moves(before: np.ndarray, after: np.ndarray) -> dict:
             mv[key] = val
     if (after[G.FRONT], after[G.BACK]) != (before[G.FRONT], before[G.BACK]):
         mv["w"] = [int(after[G.FRONT]), int(after[G.BACK])]
-    if not np.array_equal(after[G.SCORES:G.SCORES + 4], before[G.SCORES:G.SCORES + 4]):
-        mv["sc"] = [int(x) for x in after[G.SCORES:G.SCORES + 4]]
+    if not np.array_equal(after[G.SCORES : G.SCORES + 4], before[G.SCORES : G.SCORES + 4]):
+        mv["sc"] = [int(x) for x in after[G.SCORES : G.SCORES + 4]]
     return mv
 
 
 def _end_view(st: np.ndarray, last_op: list) -> dict:
     r = G.result(st)
     fans = []
-    for i in np.flatnonzero(st[G.FANS:G.FANS + len(FAN_NAME_EN)]):
+    for i in np.flatnonzero(st[G.FANS : G.FANS + len(FAN_NAME_EN)]):
         fans.append([FAN_NAME_ZH[i], FAN_NAME_EN[i], int(FAN_POINTS[i]), int(st[G.FANS + i])])
-    end = {"type": r["win_type"], "winner": -1 if r["winner"] is None else r["winner"],
-           "loser": -1 if r["loser"] is None else r["loser"], "fan_total": r["fan_total"], "fans": fans,
-           "flowers": int(st[G.FLOWERS + r["winner"]]) if r["winner"] is not None else 0,
-           "payments": r["payments"]}
+    end = {
+        "type": r["win_type"],
+        "winner": -1 if r["winner"] is None else r["winner"],
+        "loser": -1 if r["loser"] is None else r["loser"],
+        "fan_total": r["fan_total"],
+        "fans": fans,
+        "flowers": int(st[G.FLOWERS + r["winner"]]) if r["winner"] is not None else 0,
+        "payments": r["payments"],
+    }
     if r["winner"] is not None:
         end["win_tile"] = int(st[G.WIN_TILE])
     if last_op[0] == "penalty":
@@ -225,8 +242,11 @@ class _Words:
             return f"{who} discards {ENGLISH_NAMES[v]}"
         if v == A.PASS:
             return f"{who} passes"
-        if before[G.PHASE] in (G.PH_CLAIM, G.PH_ROB) and after[G.PHASE] == before[G.PHASE] \
-                and after[G.OFFER_TILE] == before[G.OFFER_TILE]:
+        if (
+            before[G.PHASE] in (G.PH_CLAIM, G.PH_ROB)
+            and after[G.PHASE] == before[G.PHASE]
+            and after[G.OFFER_TILE] == before[G.OFFER_TILE]
+        ):
             return f"{who} answers (hidden until every asked player has answered)"
         if v == A.WIN:
             if before[G.PHASE] == G.PH_TURN:
@@ -244,7 +264,12 @@ class _Words:
         name = A.action_to_str(v)
         if name.startswith("chow"):
             return f"{self.who(s)} chows {ENGLISH_NAMES[offer]} ({name.split()[1]})"
-        word = {"pung": "pungs", "kong": "declares an exposed kong on", "win": "wins on", "pass": "passes on"}[name]
+        word = {
+            "pung": "pungs",
+            "kong": "declares an exposed kong on",
+            "win": "wins on",
+            "pass": "passes on",
+        }[name]
         return f"{self.who(s)} {word} {ENGLISH_NAMES[offer]}"
 
 
@@ -278,8 +303,11 @@ def _hand_view(rec: dict, index: int, totals: dict[str, int]) -> dict:
         in_window = before[G.PHASE] in (G.PH_CLAIM, G.PH_ROB) and op[0] == "act"
         if in_window:
             pending.append([int(op[1]), int(op[2])])
-        window_open = after[G.PHASE] in (G.PH_CLAIM, G.PH_ROB) and \
-            after[G.OFFER_TILE] == before[G.OFFER_TILE] and after[G.OFFER_SEAT] == before[G.OFFER_SEAT]
+        window_open = (
+            after[G.PHASE] in (G.PH_CLAIM, G.PH_ROB)
+            and after[G.OFFER_TILE] == before[G.OFFER_TILE]
+            and after[G.OFFER_SEAT] == before[G.OFFER_SEAT]
+        )
         if in_window and not window_open:
             offer = int(before[G.OFFER_TILE])
             step["claims"] = [[s, A.action_to_str(v)] for s, v in pending]
@@ -295,8 +323,12 @@ def _hand_view(rec: dict, index: int, totals: dict[str, int]) -> dict:
         if after[G.N_DRAWS] > before[G.N_DRAWS] and dr is not None:
             src = "draws" if after[G.DRAW_KIND] == G.KIND_NORMAL else "draws a replacement"
             extra.append(f"{words.who(dr[0])} {src}")
-        if after[G.PHASE] == G.PH_OVER and before[G.PHASE] != G.PH_OVER and after[G.WINNER] < 0 \
-                and op[0] == "act":
+        if (
+            after[G.PHASE] == G.PH_OVER
+            and before[G.PHASE] != G.PH_OVER
+            and after[G.WINNER] < 0
+            and op[0] == "act"
+        ):
             extra.append("the wall is empty: draw")
         step["say"] = "; ".join(x for x in [text, *extra] if x)
         step["dr"] = dr
@@ -315,12 +347,22 @@ def _hand_view(rec: dict, index: int, totals: dict[str, int]) -> dict:
         for c, n in enumerate(names):
             totals[n] = totals.get(n, 0) + end["payments"][c]
     return {
-        "seed": int(rec["seed"]), "dealer": dealer, "prevalent": int(st0[G.PREVALENT]),
-        "dice": [int(st0[G.DICE]) // 10, int(st0[G.DICE]) % 10], "names": names, "min_fan": int(st0[G.MIN_FAN]),
-        "deal": {"hands": [counts_to_tiles(_seat_hand(st0, s)) for s in range(4)],
-                 "flowers": [[34 + b for b in range(8) if int(st0[G.FLOWER_BITS + s]) >> b & 1] for s in range(4)],
-                 "wall": [int(st0[G.FRONT]), int(st0[G.BACK])], "dr": _drawn(st0), "cur": int(st0[G.CUR])},
-        "steps": steps, "end": end, "totals_before": before_totals,
+        "seed": int(rec["seed"]),
+        "dealer": dealer,
+        "prevalent": int(st0[G.PREVALENT]),
+        "dice": [int(st0[G.DICE]) // 10, int(st0[G.DICE]) % 10],
+        "names": names,
+        "min_fan": int(st0[G.MIN_FAN]),
+        "deal": {
+            "hands": [counts_to_tiles(_seat_hand(st0, s)) for s in range(4)],
+            "flowers": [[34 + b for b in range(8) if int(st0[G.FLOWER_BITS + s]) >> b & 1] for s in range(4)],
+            "wall": [int(st0[G.FRONT]), int(st0[G.BACK])],
+            "dr": _drawn(st0),
+            "cur": int(st0[G.CUR]),
+        },
+        "steps": steps,
+        "end": end,
+        "totals_before": before_totals,
     }
 
 
@@ -329,9 +371,13 @@ def build_view(records, title: str | None = None) -> dict:
     hands = _as_hand_list(records)
     totals: dict[str, int] = {}
     views = [_hand_view(r, i, totals) for i, r in enumerate(hands)]
-    return {"format": VIEW_FORMAT, "title": title or ("mjenv replay" if len(views) == 1 else
-                                                        f"mjenv replay: {len(views)} hands"),
-            "winds": list(WIND_NAMES), "tiles": list(ENGLISH_NAMES), "hands": views}
+    return {
+        "format": VIEW_FORMAT,
+        "title": title or ("mjenv replay" if len(views) == 1 else f"mjenv replay: {len(views)} hands"),
+        "winds": list(WIND_NAMES),
+        "tiles": list(ENGLISH_NAMES),
+        "hands": views,
+    }
 
 
 def _asset(name: str) -> str:
@@ -346,8 +392,13 @@ def render_html(records, title: str | None = None) -> str:
     data = json.dumps(view, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
     page = _asset("viewer.html")
     title_html = view["title"].replace("&", "&amp;").replace("<", "&lt;")
-    for key, val in (("TITLE", title_html), ("CSS", _asset("viewer.css")), ("FACES", svg_defs()),
-                     ("JS", _asset("viewer.js")), ("DATA", data)):
+    for key, val in (
+        ("TITLE", title_html),
+        ("CSS", _asset("viewer.css")),
+        ("FACES", svg_defs()),
+        ("JS", _asset("viewer.js")),
+        ("DATA", data),
+    ):
         page = page.replace("{{" + key + "}}", val, 1)
     return page
 
