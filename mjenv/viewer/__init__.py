@@ -55,7 +55,7 @@ def _as_hand_list(records) -> list[dict]:
         raise ValueError("expected a game record (dict), a non-empty list of records, or {'hands': [...]}")
     for i, r in enumerate(records):
         if not isinstance(r, dict):
-            raise ValueError(f"hand {i}: a record must be a JSON object, got {type(r).__name__}")
+            raise ValueError(f"hand {i}: a record must be a JSON object, got {type(r).__name__}")  # noqa: TRY004 (file content)
         if r.get("format") != LOG_FORMAT:
             raise ValueError(f"hand {i}: not a {LOG_FORMAT} record (format {r.get('format')!r})")
         missing = [k for k in ("seed", "dealer", "prevalent_wind", "min_fan", "wall", "ops") if k not in r]
@@ -99,7 +99,7 @@ def load_records(path: str | Path) -> list[dict]:
 def meld_view(meld: int, seat: int) -> list:
     """Display form of a packed meld of ``seat``: ``[tiles, from_seat (-1), claimed_index (-1), concealed,
     added]``."""
-    kind, tile, offer = M.kind_of(meld), M.tile_of(meld), M.offer_of(meld)
+    kind, offer = M.kind_of(meld), M.offer_of(meld)
     tiles = M.meld_tiles(meld)
     if kind == M.CHOW:
         return [tiles, (seat + 3) % 4, offer - 1, 0, 0]
@@ -133,7 +133,7 @@ def _probs_top(probs, where: str) -> list:
             raise ValueError(f"{where}: probs must list {A.NUM_ACTIONS} values, got {len(probs)}")
         items = list(enumerate(probs))
     else:
-        raise ValueError(f"{where}: probs must be a dict or a list of {A.NUM_ACTIONS} floats")
+        raise ValueError(f"{where}: probs must be a dict or a list of {A.NUM_ACTIONS} floats")  # noqa: TRY004
     out = []
     for a, p in items:
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(p) or p < 0:
@@ -149,7 +149,7 @@ def _info_view(entry, where: str):
     if entry is None:
         return None
     if not isinstance(entry, dict):
-        raise ValueError(f"{where}: an info entry must be null or an object")
+        raise ValueError(f"{where}: an info entry must be null or an object")  # noqa: TRY004 (file content)
     out = {}
     if entry.get("probs") is not None:
         out["top"] = _probs_top(entry["probs"], where)
