@@ -260,8 +260,14 @@ class _Words:
             return f"{who} adds {ENGLISH_NAMES[v - A.ADDED_KONG]} to the pung (added kong)"
         return ""  # claims resolved: described with the claims
 
-    def claim(self, s: int, v: int, offer: int) -> str:
+    def claim(self, s: int, v: int, offer: int, rob: bool = False) -> str:
         name = A.action_to_str(v)
+        if rob:
+            return (
+                f"{self.who(s)} "
+                + ("robs the kong: wins on " if v == A.WIN else "passes on ")
+                + ENGLISH_NAMES[offer]
+            )
         if name.startswith("chow"):
             return f"{self.who(s)} chows {ENGLISH_NAMES[offer]} ({name.split()[1]})"
         word = {
@@ -311,7 +317,8 @@ def _hand_view(rec: dict, index: int, totals: dict[str, int]) -> dict:
         if in_window and not window_open:
             offer = int(before[G.OFFER_TILE])
             step["claims"] = [[s, A.action_to_str(v)] for s, v in pending]
-            said = [words.claim(s, v, offer) for s, v in pending if v != A.PASS or len(pending) == 1]
+            rob = before[G.PHASE] == G.PH_ROB
+            said = [words.claim(s, v, offer, rob) for s, v in pending if v != A.PASS or len(pending) == 1]
             text = "; ".join(x for x in said if x) or text
             pending = []
         elif in_window and window_open:

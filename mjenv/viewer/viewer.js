@@ -64,7 +64,8 @@ function meldHtml(hand, c, m, hl, hide) {
     inner += tile(t, i === claimed ? "claimed" : "", back);
   });
   const src = concealed ? "concealed" : `from ${WINDS[(from - hand.dealer + 4) % 4]}` + (m[4] ? " +kong" : "");
-  return `<span class="meld${hl ? " hl" : ""}" data-from="${from}" data-concealed="${concealed}">` +
+  const known = concealed && hide ? "" : ` data-tiles="${tiles.join(",")}"`;
+  return `<span class="meld${hl ? " hl" : ""}" data-from="${from}" data-concealed="${concealed}"${known}>` +
     `<span class="tiles">${inner}</span><span class="src">${src}</span></span>`;
 }
 
@@ -192,3 +193,4 @@ document.addEventListener("keydown", (e) => {
 });
 window.addEventListener("hashchange", fromHash);
 fromHash();
+document.body.dataset.readyMs = performance.now().toFixed(1);
