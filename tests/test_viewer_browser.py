@@ -203,6 +203,21 @@ def test_policy_info_several_hands_and_screenshots(browser, pages, tmp_path):
     assert dom["topRows"] == 3 and "value 0.06" in dom["policy"] and "60.0%" in dom["policy"]
     dom = _open(browser, path, "#step=3")  # info[2] is null
     assert dom["policy"] == ""
+    # play / pause (space) at 16 steps/s
+    import time
+
+    from selenium.webdriver.common.keys import Keys
+
+    _open(browser, path, "#step=0")
+    browser.execute_script("document.getElementById('speed').value = '16'")
+    _key(browser, Keys.SPACE)
+    time.sleep(0.6)
+    dom = _key(browser, Keys.SPACE)
+    k = dom["slider"]
+    assert 3 <= k < len(states)
+    time.sleep(0.2)
+    dom = browser.execute_script(READ_DOM)
+    _check(dom, states[k], k, "after play / pause")
     # several hands: one page, hand and step in the hash
     multi = tmp_path / "match.html"
     recs = [record(SEED_ROBBED), record(SEED_DRAW)]
