@@ -18,6 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     _register_score(sub)
     _register_play(sub)
     _register_hand(sub)
+    _register_view(sub)
     return parser
 
 
@@ -75,6 +76,7 @@ def _register_play(sub) -> None:
     p.add_argument("--style", default="unicode", help="tile notation: unicode, compact, botzone, zh")
     p.add_argument("--quiet", action="store_true", help="show only the final table and the result")
     p.add_argument("--log", metavar="PATH", help="write the hand's JSON game record to PATH")
+    p.add_argument("--html", metavar="PATH", help="write an offline replay page of the hand to PATH (mjenv.viewer)")
     p.set_defaults(func=_cmd_play)
 
 
@@ -108,10 +110,39 @@ def _cmd_play(args) -> int:
         G.step(st, a)
         ops.append(["act", seat, a])
     print(render_table(st, names, args.style))
+    log = make_log(args.seed, 0, 0, None, ops)
     if args.log:
         with open(args.log, "w", encoding="utf-8") as f:
-            json.dump(make_log(args.seed, 0, 0, None, ops), f, ensure_ascii=False, indent=1)
+            json.dump(log, f, ensure_ascii=False, indent=1)
         print(f"game record written to {args.log}")
+    if args.html:
+        from mjenv.viewer import write_html
+
+        n = write_html(log, args.html, title=f"mjenv play --seed {args.seed}")
+        print(f"replay page written to {args.html} ({n / 1024:.0f} KB)")
+    return 0
+
+
+def _register_view(sub) -> None:
+    p = sub.add_parser("view", help="write an offline HTML replay page of game records (mjenv.viewer)")
+    p.add_argument("record", help="a game record file: one mjenv-hand-v1 record, a list of them, "
+                   "{'hands': [...]} or JSON lines")  # fmt: skip
+    p.add_argument("--html", metavar="PATH", required=True, help="the page to write")
+    p.add_argument("--title", default=None, help="page title (default: the record's file name)")
+    p.set_defaults(func=_cmd_view)
+
+
+def _cmd_view(args) -> int:
+    from pathlib import Path
+
+    from mjenv.viewer import load_records, write_html
+
+    records = load_records(args.record)
+    n = write_html(records, args.html, title=args.title or Path(args.record).name)
+    print(f"replay page of {len(records)} hand{'s' if len(records) > 1 else ''} written to {args.html} "
+          f"({n / 1024:.0f} KB)")
+    return 0
+
 
 def _register_selfplay(sub) -> None:
     p = sub.add_parser(

@@ -46,7 +46,7 @@ def random_policy(observation: np.ndarray, action_mask: np.ndarray, rng: np.rand
 class MahjongGymEnv(gymnasium.Env):
     """One learning seat at an MCR table (see the module docstring)."""
 
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 1}
 
     def __init__(self, opponents: str | Policy | list = "random", seat: int | str = 0,
                  render_mode: str | None = None, **env_kwargs):
@@ -56,7 +56,8 @@ class MahjongGymEnv(gymnasium.Env):
         self._seat_option = seat
         self._opponents = self._check_opponents(opponents)
         self.render_mode = render_mode
-        self.aec = raw_env(render_mode=None if render_mode is None else "ansi", **env_kwargs)
+        aec_mode = None if render_mode is None else ("rgb_array" if render_mode == "rgb_array" else "ansi")
+        self.aec = raw_env(render_mode=aec_mode, **env_kwargs)
         self.observation_space = spaces.Box(-42.0, 144.0, (O.OBS_SIZE,), np.float32)
         self.action_space = spaces.Discrete(A.NUM_ACTIONS)
         self.learner = "player_0"
@@ -129,7 +130,7 @@ class MahjongGymEnv(gymnasium.Env):
         if self.render_mode is None:
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        text = self.aec.render()
+        text = self.aec.render()  # an image for "rgb_array"
         if self.render_mode == "human":
             print(text)
             return None

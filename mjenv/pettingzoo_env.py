@@ -121,7 +121,9 @@ class raw_env(AECEnv):
 
     Parameters
     ----------
-    render_mode : {None, "human", "ansi"}
+    render_mode : {None, "human", "ansi", "rgb_array"}
+        ``"rgb_array"``: :meth:`render` returns a ``uint8[H, W, 3]`` image of the table
+        (:func:`mjenv.viewer.raster.render_rgb`, needs Pillow).
     rules : RuleConfig, optional
         Table options; alternatively pass its fields as keyword arguments (``match``, ``prevalent_wind``,
         ``dealer``, ``min_fan``, ``illegal``).
@@ -129,7 +131,7 @@ class raw_env(AECEnv):
         Add the perfect-information ``"global_state"`` entry to observations.
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "mahjong_v0", "is_parallelizable": False,
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "mahjong_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, render_mode: str | None = None, rules: RuleConfig | None = None, global_state: bool = False,
@@ -322,6 +324,10 @@ class raw_env(AECEnv):
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
         names = [self.possible_agents[self._player[c]] for c in range(4)]
+        if self.render_mode == "rgb_array":
+            from mjenv.viewer.raster import render_rgb
+
+            return render_rgb(self.state_array, names)
         text = render_table(self.state_array, names)
         if self.render_mode == "human":
             print(text)

@@ -33,7 +33,7 @@ from mjenv.rules import PENALTY_NAMES, RuleConfig
 from mjenv.tiles import BOTZONE_CODES, counts_to_tiles, tile_from_botzone
 
 LOG_FORMAT = "mjenv-hand-v2"
-_OLD_FORMATS = ("mjenv-hand-v1",)
+OLD_FORMATS = ("mjenv-hand-v1",)
 
 
 def _apply(state: np.ndarray, op: list, rewards: np.ndarray) -> int:
@@ -100,9 +100,9 @@ def make_log(seed: int, dealer: int, prevalent: int, rules: RuleConfig | None, o
 
 def log_rules(log: dict) -> RuleConfig:
     """The :class:`~mjenv.rules.RuleConfig` a log was played under (``ValueError`` if it is not a log)."""
-    if not isinstance(log, dict) or log.get("format") not in (LOG_FORMAT, *_OLD_FORMATS):
+    if not isinstance(log, dict) or log.get("format") not in (LOG_FORMAT, *OLD_FORMATS):
         raise ValueError(f"not a {LOG_FORMAT} log")
-    if log["format"] in _OLD_FORMATS:
+    if log["format"] in OLD_FORMATS:
         return RuleConfig(min_fan=int(log["min_fan"]))
     return RuleConfig.from_dict(log["rules"])
 
