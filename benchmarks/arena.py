@@ -49,7 +49,9 @@ def bench(walls: int, repeats: int, threads: int | None, tables: int) -> list[di
         secs, rep = [], None
         for r in range(repeats):
             t = time.perf_counter()
-            rep = run_arena(agents, "1v3", walls=walls, seed=r, threads=threads, tables=tables, progress=False)
+            rep = run_arena(
+                agents, "1v3", walls=walls, seed=r, threads=threads, tables=tables, progress=False
+            )
             secs.append(time.perf_counter() - t)
         med = statistics.median(secs)
         hands = rep["settings"]["hands"]

@@ -486,7 +486,7 @@ def run_arena(
         if k <= 0:
             return
         jobs = np.arange(next_job, next_job + k, dtype=np.int64)
-        env.schedule(job_seed[jobs, None], job_dealer[jobs, None], job_prev[jobs, None], tables=idx[:k])
+        env.schedule(job_seed[jobs], job_dealer[jobs], job_prev[jobs], tables=idx[:k])
         queued[idx[:k]] = jobs
         next_job += k
 

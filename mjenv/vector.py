@@ -624,8 +624,9 @@ class VectorEnv:
         seeds : array_like of int, shape (T,) or (T, K)
             Seeds in [0, 2**63) of the next hand (or the next ``K`` hands, in order) of each table, appended
             after the hands already queued. ``T`` is ``num_envs`` or ``len(tables)``.
-        dealers, prevalents : int or array_like of int broadcastable to ``seeds``' shape (T, K), optional
-            Dealer chair and prevailing wind (0..3) of those hands; default: each table's current ones
+        dealers, prevalents : int or array_like of int, optional
+            Shape (T,) with one-dimensional ``seeds``, else broadcastable to their shape (T, K):
+            dealer chair and prevailing wind (0..3) of those hands; default: each table's current ones
             (:attr:`dealers`, :attr:`prevalents`).
         tables : array_like of int (T,), optional
             Distinct table indices the rows of ``seeds`` are for (default: every table, in order).
@@ -653,7 +654,8 @@ class VectorEnv:
             if np.unique(idx).size != idx.size:
                 raise ValueError("tables must not repeat a table")
         arr = np.asarray(seeds)
-        if arr.ndim == 1:
+        one_d = arr.ndim == 1
+        if one_d:  # one hand per table: dealers / prevalents given per table line up with it
             arr = arr[:, None]
         if (
             arr.ndim != 2
@@ -667,8 +669,11 @@ class VectorEnv:
         if arr.size and ((arr < 0).any() or (arr.astype(np.uint64) >= np.uint64(2**63)).any()):
             raise ValueError("seeds must be in [0, 2**63)")
         shape = arr.shape
-        d = self.dealers[idx][:, None] if dealers is None else dealers
-        p = self.prevalents[idx][:, None] if prevalents is None else prevalents
+        d = self.dealers[idx][:, None] if dealers is None else np.asarray(dealers)
+        p = self.prevalents[idx][:, None] if prevalents is None else np.asarray(prevalents)
+        if one_d:
+            d = d[:, None] if d.ndim == 1 else d
+            p = p[:, None] if p.ndim == 1 else p
         d = self._winds(d, "dealers", shape)
         p = self._winds(p, "prevalents", shape)
         stopped = idx[~self.active[idx]]

@@ -149,7 +149,7 @@ def test_played_seatings_cover_every_chair_and_walls_vary():
 
 # ------------------------------------------------------------------------------------------------ reproducibility
 def test_report_is_reproducible_bit_for_bit_and_independent_of_threads():
-    kw = dict(seating="1v3", walls=12, seed=11, tables=20, records=3, progress=False)
+    kw = {"seating": "1v3", "walls": 12, "seed": 11, "tables": 20, "records": 3, "progress": False}
     r1 = run_arena({"g": make_greedy, "r": RANDOM}, threads=1, **kw)
     r2 = run_arena({"g": make_greedy, "r": RANDOM}, **kw)
     assert json.dumps(_strip(r1)) == json.dumps(_strip(r2))

@@ -21,9 +21,11 @@ def test_reset_with_dealers_and_winds_matches_the_engine():
     dealers = np.array([0, 1, 2, 3, 2])
     prevalents = np.array([3, 2, 1, 0, 1])
     env = VectorEnv(5, seed=0, observations=False, threads=1)
-    _, masks, seats = env.reset(seeds, dealers=dealers, prevalents=prevalents)
+    _, _masks, seats = env.reset(seeds, dealers=dealers, prevalents=prevalents)
     for i in range(5):
-        np.testing.assert_array_equal(env.states[i], _single(int(seeds[i]), int(dealers[i]), int(prevalents[i])))
+        np.testing.assert_array_equal(
+            env.states[i], _single(int(seeds[i]), int(dealers[i]), int(prevalents[i]))
+        )
         assert seats[i] == dealers[i]
     assert env.active.all() and (env.scheduled == 0).all()
     env.reset()  # the same deals again (seeds, dealers and winds are kept)
@@ -53,13 +55,14 @@ def test_queued_hands_follow_in_order_then_stop_or_continue(after):
         for i in np.flatnonzero(term):
             played[i].append(int(env.results.seed[i]))
             h = len(played[i])
-            if h <= k:  # the new hand is the next queued one: exactly the engine's deal
-                if env.active[i]:
-                    np.testing.assert_array_equal(
-                        env.states[i], _single(int(q_seeds[i, h - 1]), int(q_dealers[i, h - 1]), 3)
-                    )
+            if h <= k and env.active[i]:  # the new hand is the next queued one: exactly the engine's deal
+                np.testing.assert_array_equal(
+                    env.states[i], _single(int(q_seeds[i, h - 1]), int(q_dealers[i, h - 1]), 3)
+                )
         stopped = ~env.active
-        assert (masks[stopped] == 0).all() and (seats[stopped] == -1).all() and (env.n_legal[stopped] == 0).all()
+        assert (
+            (masks[stopped] == 0).all() and (seats[stopped] == -1).all() and (env.n_legal[stopped] == 0).all()
+        )
         assert (rewards[stopped] == 0).all()
         if after == "stop" and len(min(played, key=len)) > k:
             break
@@ -101,4 +104,6 @@ def test_schedule_bad_inputs():
         VectorEnv(2, after_schedule="loop")
     assert (env.scheduled == 0).all()  # nothing was queued by the failed calls
     env.schedule(np.array([7]), tables=np.array([2]))
-    assert env.scheduled.tolist() == [0, 0, 1]
+    env.schedule(np.array([8, 9]), dealers=np.array([3, 2]), prevalents=np.array([1, 0]), tables=[2, 0])
+    assert env.scheduled.tolist() == [1, 0, 2]
+    assert env._sq_dealer[2, :2].tolist() == [0, 3] and env._sq_prev[0, :1].tolist() == [0]
