@@ -939,6 +939,7 @@ def plot_report(report: dict, path: str) -> None:
     ax1.errorbar(range(len(names)), means, yerr=errs, fmt="o", capsize=6)
     ax1.axhline(0.0, color="grey", lw=0.8)
     ax1.set_xticks(range(len(names)), names)
+    ax1.set_xlim(-0.6, len(names) - 0.4)
     ax1.set_ylabel("points per hand (mean, 95% CI over walls)")
     s = report["settings"]
     ax1.set_title(f"{s['seating']}, {s['walls']} walls, {s['hands']} hands")
