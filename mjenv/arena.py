@@ -119,6 +119,11 @@ def wall_schedule(seed: int, walls: int) -> tuple[np.ndarray, np.ndarray, np.nda
     return seeds, (w % 4).astype(np.int32), ((w // 4) % 4).astype(np.int32)
 
 
+def action_name(a: int) -> str:
+    """:func:`mjenv.actions.action_to_str`, or ``"out of range (a)"`` for an id outside ``0..NUM_ACTIONS-1``."""
+    return A.action_to_str(a) if 0 <= a < A.NUM_ACTIONS else f"out of range ({a})"
+
+
 def _agent_seed(seed: int, k: int) -> int:
     return int(np.random.SeedSequence([int(seed), 0xA6E47, k]).generate_state(1, dtype=np.uint64)[0] >> 2)
 
@@ -331,7 +336,7 @@ class _Recorder:
             if ops[k, 0] == 1:
                 a = int(self.bad_action[table, k])
                 entry["illegal_action"] = a
-                entry["illegal_name"] = A.action_to_str(a) if 0 <= a < A.NUM_ACTIONS else "out of range"
+                entry["illegal_name"] = action_name(a)
             out[k] = entry or None
         return out
 
@@ -569,7 +574,7 @@ def run_arena(
                 for i in bad:
                     agent = int(row_agent[i])
                     a = int(actions[i])
-                    nm = A.action_to_str(a) if 0 <= a < A.NUM_ACTIONS else f"out of range ({a})"
+                    nm = action_name(a)
                     illegal_by_agent[agent][nm] = illegal_by_agent[agent].get(nm, 0) + 1
                     j = int(cur_job[i])
                     chair = int(played_seats[i])

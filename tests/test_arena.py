@@ -82,7 +82,7 @@ class WithInfo:
 
 
 class SometimesIllegal:
-    """Random legal actions, but a chosen illegal one (the first action not in the mask) on ~2% of rows."""
+    """Random legal actions, but an illegal one on ~2% of rows: the first action not in the mask, or -1."""
 
     needs_observations = False
 
@@ -91,8 +91,9 @@ class SometimesIllegal:
 
     def __call__(self, obs, masks, seats):
         a = random_legal_actions(masks, self.rng)
-        bad = self.rng.random(len(masks)) < 0.02
-        a[bad] = np.argmin(masks[bad], axis=1)
+        u = self.rng.random(len(masks))
+        a[u < 0.02] = np.argmin(masks[u < 0.02], axis=1)
+        a[u < 0.003] = -1  # out of the action range
         return a
 
 
@@ -281,6 +282,7 @@ def test_illegal_actions_are_counted_named_and_recorded():
     ill = rep["agents"]["bad"]["illegal_actions"]
     assert ill["count"] > 0 and sum(ill["by_action"].values()) == ill["count"]
     assert rep["agents"]["r"]["illegal_actions"]["count"] == 0
+    assert "out of range (-1)" in ill["by_action"] and len(ill["by_action"]) > 1
     assert rep["illegal_actions"][0]["agent"] == "bad"
     assert rep["table"]["aborted_rate"] > 0  # terminate mode ended those hands
     bad_recs = [r for r in rep["records"] if "illegal" in r["reasons"]]
