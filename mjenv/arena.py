@@ -80,7 +80,7 @@ def seating_orders(seating: str) -> np.ndarray:
     """``int8[P, 4]``: ``orders[p, chair]`` is the player at ``chair`` in order ``p`` of ``seating``.
 
     >>> seating_orders("1v3").tolist()
-    [[0, 3, 2, 1], [1, 0, 3, 2], [2, 1, 0, 3], [3, 2, 1, 0]]
+    [[0, 1, 2, 3], [3, 0, 1, 2], [2, 3, 0, 1], [1, 2, 3, 0]]
     """
     _check_seating(seating)
     if seating == "1v3":  # rotation r: player q sits at chair (q + r) % 4
