@@ -36,13 +36,15 @@ def _pairings() -> list[tuple[str, dict[str, str]]]:
     return out
 
 
-def bench(walls: int, repeats: int, threads: int | None, tables: int) -> list[dict]:
+def bench(walls: int, repeats: int, threads: int | None, tables: int, warm: bool = True) -> list[dict]:
+    """Time each pairing (``warm``: compile or load every mjenv kernel first, timed apart)."""
     from mjenv import warmup
     from mjenv.arena import run_arena
 
-    t0 = time.perf_counter()
-    warmup()
-    print(f"compile / cache load: {time.perf_counter() - t0:.1f} s")
+    if warm:
+        t0 = time.perf_counter()
+        warmup()
+        print(f"compile / cache load: {time.perf_counter() - t0:.1f} s")
     rows = []
     for label, agents in _pairings():
         run_arena(agents, "1v3", walls=4, seed=0, threads=threads, tables=tables, progress=False)  # warm

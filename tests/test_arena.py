@@ -373,3 +373,12 @@ def test_eval_cli_table_json_and_plot(tmp_path, capsys):
     assert "NAME=module:factory" in capsys.readouterr().err
     assert main(["eval", "--agent", "a=nope:make", "--agent", f"b={RANDOM}", "--no-progress"]) == 2
     assert "cannot import" in capsys.readouterr().err
+
+
+def test_arena_benchmark_smoke(capsys):
+    from benchmarks import arena as bench
+
+    rows = bench.bench(walls=2, repeats=1, threads=1, tables=8, warm=False)
+    assert rows[0]["entry"] == "arena 1v3 random vs random" and rows[0]["hands"] == 8
+    assert rows[0]["hands_per_s"] > 0
+    assert "hands/s" in capsys.readouterr().out
