@@ -19,6 +19,7 @@ def build_parser() -> argparse.ArgumentParser:
     _register_play(sub)
     _register_hand(sub)
     _register_view(sub)
+    _register_eval(sub)
     return parser
 
 
@@ -227,6 +228,67 @@ def _cmd_waits(args) -> int:
     held = h.held()
     left = sum(4 - int(held[t]) for t in w)
     print("waits    " + (f"{format_tiles(w)} ({len(w)} kinds, {left} tiles left)" if w else "none (not ready)"))
+    return 0
+
+
+def _register_eval(sub) -> None:
+    p = sub.add_parser(
+        "eval",
+        help="duplicate evaluation of agents (1v3, 2v2, perm24) with 95%% confidence intervals",
+        description="Duplicate evaluation (mjenv.arena): every wall is played under every seat order of the "
+        "seating on the vector env; prints a markdown table of points per hand with 95%% CIs over walls, "
+        "win / self-drawn / deal-in / draw rates, mean fan, placement and illegal actions, and the pairwise "
+        "differences with their CI and significance.",
+    )
+    p.add_argument("--agent", action="append", required=True, metavar="NAME=module:factory",
+                   help="an agent (repeat): e.g. --agent rule=agents.rule:make --agent random=agents.random:make; "
+                   "1v3 and 2v2 take two (for 1v3 the first is the one-seat candidate), perm24 four")  # fmt: skip
+    p.add_argument("--seating", default="1v3", help="1v3 (default), 2v2 or perm24")
+    p.add_argument("--walls", type=int, default=100, help="walls (default 100); hands = walls x 4 / 6 / 24")
+    p.add_argument("--seed", type=int, default=0, help="seed of the walls and the agents (default 0)")
+    p.add_argument("--threads", type=int, default=None, help="Numba threads (default: all cores)")
+    p.add_argument("--tables", type=int, default=1024, help="tables stepped together (default 1024)")
+    p.add_argument("--illegal", default="terminate", help="illegal-action mode: terminate (default: the "
+                   "offender pays 30 and the hand ends), penalty or raise")  # fmt: skip
+    p.add_argument("--records", type=int, default=10, help="keep the records of the N largest-swing hands "
+                   "(and of every hand with an illegal action) in the JSON (default 10)")  # fmt: skip
+    p.add_argument("--json", metavar="PATH", help="write the full JSON record to PATH")
+    p.add_argument("--plot", metavar="PATH", help="save a plot (mean +- CI per agent, CI against hands) to PATH")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_eval)
+
+
+def _cmd_eval(args) -> int:
+    import json
+
+    from mjenv.arena import format_markdown, plot_report, run_arena
+
+    agents: dict[str, str] = {}
+    for item in args.agent:
+        name, sep, spec = item.partition("=")
+        if not sep or not name or not spec:
+            raise ValueError(f"--agent takes NAME=module:factory, got {item!r}")
+        if name in agents:
+            raise ValueError(f"agent name {name!r} given twice")
+        agents[name] = spec
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            print("mjenv eval: error: --plot needs matplotlib (pip install matplotlib)", file=sys.stderr)
+            return 2
+    report = run_arena(
+        agents, seating=args.seating, walls=args.walls, seed=args.seed, tables=args.tables,
+        threads=args.threads, illegal=args.illegal, records=args.records, progress=not args.no_progress,
+    )  # fmt: skip
+    print(format_markdown(report))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(report, f, ensure_ascii=False, indent=1)
+        print(f"JSON record written to {args.json}")
+    if args.plot:
+        plot_report(report, args.plot)
+        print(f"plot written to {args.plot}")
     return 0
 
 

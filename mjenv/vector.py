@@ -24,7 +24,8 @@ Specification in mjenv
   ==============  ======================  ===================================================================
   name            dtype, shape            meaning
   ==============  ======================  ===================================================================
-  seats           int32[N]                chair (0..3) to act next
+  seats           int32[N]                chair (0..3) to act next (-1 at a stopped table)
+  active          bool[N]                 the table is playing (False once stopped, see the seed schedule)
   masks           bool[N, NUM_ACTIONS]    legal actions of that chair
   n_legal         int32[N]                number of legal actions (>= 1)
   legal_actions   uint8[N, NUM_ACTIONS]   the legal action ids in increasing order; the first ``n_legal[i]``
@@ -51,6 +52,14 @@ Specification in mjenv
 * Memory per table: ``STATE_SIZE * 4`` bytes of state, ``NUM_ACTIONS`` bytes of mask, ``NUM_FANS * 2`` bytes
   of fan counts, ~100 bytes of other outputs, plus ``OBS_SIZE * 4`` bytes of observation when enabled:
   :func:`bytes_per_table` (about 3.2 kB masks-only, 9.4 kB with observations; 10,000 tables take ~32/94 MB).
+* **Seed schedule** (duplicate play, the arena): :meth:`VectorEnv.reset` takes per-table ``seed``,
+  ``dealers`` and ``prevalents``; :meth:`VectorEnv.schedule` appends explicit ``(seed, dealer, prevalent)``
+  hands to a per-table queue that auto-reset consumes in order (a hand dealt from seed ``s``, dealer ``d`` and
+  prevailing wind ``p`` is exactly ``mjenv.game.reset_kernel(state, s, d, p, ...)``). A table whose queue is
+  empty at the end of a hand goes on with its own RNG (``after_schedule="continue"``, the default, which is
+  also the behaviour when nothing is ever scheduled) or stops (``after_schedule="stop"``): ``active[i]``
+  becomes False, its mask row is all False, ``n_legal[i] = 0``, ``seats[i] = -1``, its action is ignored and
+  it never terminates again, until the next ``reset``. ``reset`` empties the queues.
 * ``threads`` sets Numba's thread count for this env's kernels (default: every thread Numba has). Importing
   this module sets ``OMP_WAIT_POLICY=PASSIVE`` unless it is set already (Numba's OpenMP threads otherwise spin
   between steps and starve the working threads on a shared machine); set it to ``ACTIVE`` before importing
@@ -95,6 +104,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 NUM_ACTIONS = A.NUM_ACTIONS
 ILLEGAL_POLICIES = ILLEGAL_MODES  # the values of RuleConfig.illegal (kept for existing code)
+AFTER_SCHEDULE = ("continue", "stop")
 
 #: above this many tables a warning would be pointless: memory is the only limit (see bytes_per_table)
 MAX_ENVS = 1 << 22
@@ -230,23 +240,29 @@ def _is_legal(bits, i, a):
 
 @numba.njit(parallel=True, nogil=True, cache=CACHE)
 def _step_batch(
-    states, actions, do_reset, reset_seeds, rules, dealer, prevalent, observe,
+    states, actions, do_reset, reset_seeds, rules, dealers, prevalents, observe,
+    sq_seed, sq_dealer, sq_prev, sq_head, sq_len, stop_when_empty, active,
     seats, masks, n_legal, legal, bits, obs, rewards, terminated, illegal, hands_done,
     winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds, suit_win, honor_win,
 ):  # fmt: skip
     """Apply ``actions[i]`` at every table, auto-reset finished hands, write the next decision's outputs.
 
-    ``do_reset`` instead deals a new hand at every table from ``reset_seeds[i]`` (``reset``) with the rules block
-    ``rules`` (``RuleConfig.encode()``); later hands copy the same block. What an illegal action does is read
-    from the table's rules block (``mjenv.rules.R_ILLEGAL``). Returns the number of illegal actions; in raise
-    mode nothing moves when it is > 0. Legality is read from
+    ``do_reset`` instead deals a new hand at every table from ``reset_seeds[i]``, ``dealers[i]``,
+    ``prevalents[i]`` (``reset``) with the rules block ``rules`` (``RuleConfig.encode()``); later hands copy the
+    same block. What an illegal action does is read from the table's rules block (``mjenv.rules.R_ILLEGAL``).
+    Returns the number of illegal actions; in raise mode nothing moves when it is > 0. Legality is read from
     ``bits`` (the legal actions of the masks this kernel wrote for the current decisions, as two uint64 words
     per table, so the serial check of the raise mode reads 16 bytes per table; ``step_kernel`` checks again).
+    A finished hand is followed by the table's next scheduled hand
+    (``sq_*[i, sq_head[i]]`` while ``sq_head[i] < sq_len[i]``), else by a hand from the table's own RNG with
+    ``dealers[i]`` and ``prevalents[i]``, or (``stop_when_empty``) the table stops (``active[i] = False``:
+    its actions are ignored, its mask is empty and its seat -1).
     """
     n = states.shape[0]
     if do_reset:
         for i in prange(n):
-            G.reset_kernel(states[i], reset_seeds[i], dealer, prevalent, rules, suit_win, honor_win)
+            G.reset_kernel(states[i], reset_seeds[i], dealers[i], prevalents[i], rules, suit_win, honor_win)
+            active[i] = True
             _prepare(states[i], i, observe, seats, masks, n_legal, legal, bits, obs)
         return 0
     n_bad = 0
@@ -254,12 +270,18 @@ def _step_batch(
     if raise_mode:  # check the whole batch first (serially: one 16-byte bits row per table)
         for i in range(n):
             a = actions[i]
-            bad = not _is_legal(bits, i, a)
+            bad = active[i] and not _is_legal(bits, i, a)
             illegal[i] = bad
             n_bad += 1 if bad else 0
         if n_bad > 0:
             return n_bad
     for i in prange(n):
+        if not active[i]:  # a stopped table (schedule exhausted): nothing happens
+            terminated[i] = False
+            illegal[i] = False
+            for p in range(4):
+                rewards[i, p] = 0
+            continue
         # memory latency, not work, bounds a step: fetch ahead (hints only, no effect on results)
         if i + 2 < n:
             _prefetch_hot(states, masks, legal, i + 2)
@@ -282,7 +304,20 @@ def _step_batch(
         if done:
             _record(st, i, winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds)
             hands_done[i] += 1
-            G.reset_kernel(st, G.next_seed_kernel(st), dealer, prevalent, rules, suit_win, honor_win)
+            h = sq_head[i]
+            if h < sq_len[i]:
+                sq_head[i] = h + 1
+                G.reset_kernel(st, sq_seed[i, h], sq_dealer[i, h], sq_prev[i, h], rules, suit_win, honor_win)
+            elif stop_when_empty:
+                active[i] = False
+                seats[i] = -1
+                masks[i, :] = False
+                n_legal[i] = 0
+                bits[i, 0] = 0
+                bits[i, 1] = 0
+                continue
+            else:
+                G.reset_kernel(st, G.next_seed_kernel(st), dealers[i], prevalents[i], rules, suit_win, honor_win)
         _prepare(st, i, observe, seats, masks, n_legal, legal, bits, obs)
     return n_bad
 
@@ -410,6 +445,9 @@ class VectorEnv:
     illegal : str, optional
         Shorthand for ``rules=RuleConfig(illegal=...)``: ``"raise"``, ``"terminate"`` or ``"penalty"``. Given
         together with ``rules``, it must agree with ``rules.illegal`` (a conflict is a ``ValueError``).
+    after_schedule : str
+        ``"continue"`` (default): a table whose schedule (:meth:`schedule`) is empty deals its next hand from
+        its own RNG; ``"stop"``: it stops (``active[i] = False``) until the next :meth:`reset`.
 
     Examples
     --------
@@ -434,6 +472,7 @@ class VectorEnv:
         observations: bool = True,
         threads: int | None = None,
         illegal: str | None = None,
+        after_schedule: str = "continue",
     ) -> None:
         n = _check_count(num_envs)
         self.num_envs = n
@@ -450,6 +489,19 @@ class VectorEnv:
         self.illegal_policy = rules.illegal
         self._rules = rules.encode()
         self.table_seeds = self._seeds(seed)
+        if after_schedule not in AFTER_SCHEDULE:
+            raise ValueError(f"after_schedule must be one of {AFTER_SCHEDULE}, got {after_schedule!r}")
+        self.after_schedule = after_schedule
+        # per-table dealer and prevailing wind of the hands not taken from the schedule (reset, "continue")
+        self.dealers = np.full(n, int(rules.dealer), np.int32)
+        self.prevalents = np.full(n, int(rules.prevalent_wind), np.int32)
+        self.active = np.ones(n, np.bool_)
+        # the seed schedule: row i holds table i's queued hands sq_*[i, sq_head[i]:sq_len[i]]
+        self._sq_seed = np.zeros((n, 1), np.int64)
+        self._sq_dealer = np.zeros((n, 1), np.int32)
+        self._sq_prev = np.zeros((n, 1), np.int32)
+        self._sq_head = np.zeros(n, np.int64)
+        self._sq_len = np.zeros(n, np.int64)
 
         self.states = np.zeros((n, G.STATE_SIZE), np.int32)
         self.seats = np.zeros(n, np.int32)
@@ -498,23 +550,34 @@ class VectorEnv:
     def _call(self, actions: np.ndarray, do_reset: bool) -> int:
         if numba.get_num_threads() != self.threads:
             numba.set_num_threads(self.threads)
-        ru, r = self.rules, self.results
+        r = self.results
         return int(_step_batch(
-            self.states, actions, do_reset, self.table_seeds, self._rules, int(ru.dealer), int(ru.prevalent_wind),
-            self.observations, self.seats, self.masks, self.n_legal, self.legal_actions,
+            self.states, actions, do_reset, self.table_seeds, self._rules, self.dealers, self.prevalents,
+            self.observations, self._sq_seed, self._sq_dealer, self._sq_prev, self._sq_head,
+            self._sq_len, self.after_schedule == "stop", self.active,
+            self.seats, self.masks, self.n_legal, self.legal_actions,
             self._legal_bits, self._obs_arg,
             self.rewards, self.terminated, self.illegal, self.hands_done, r.winner, r.loser, r.fan_total,
             r.win_flags, r.fan_counts, r.scores, r.hand_steps, r.events, r.seed, *self._tab,
         ))  # fmt: skip
 
     # ---------------------------------------------------------------------------------------- API
-    def reset(self, seed: int | np.ndarray | None = None):
-        """Deal a new hand at every table.
+    def reset(
+        self,
+        seed: int | np.ndarray | None = None,
+        *,
+        dealers: int | np.ndarray | None = None,
+        prevalents: int | np.ndarray | None = None,
+    ):
+        """Deal a new hand at every table (and empty the seed schedule; every table is active again).
 
         Parameters
         ----------
         seed : int or array_like of int, optional
-            New seeds (as in the constructor); default: the constructor's, so ``reset()`` replays the same deals.
+            New seeds (as in the constructor); default: the last ones, so ``reset()`` replays the same deals.
+        dealers, prevalents : int or array_like of int (N,), optional
+            Dealer chair and prevailing wind (0..3) of each table's hand; they stay the tables' values for
+            the hands that do not come from the schedule. Default: the last ones (initially the rules').
 
         Returns
         -------
@@ -522,8 +585,16 @@ class VectorEnv:
         masks : ndarray[bool, (N, NUM_ACTIONS)]
         seats : ndarray[int32, (N,)]
         """
+        d = None if dealers is None else self._winds(dealers, "dealers", (self.num_envs,))
+        p = None if prevalents is None else self._winds(prevalents, "prevalents", (self.num_envs,))
         if seed is not None:
             self.table_seeds = self._seeds(seed)
+        if d is not None:
+            self.dealers[:] = d
+        if p is not None:
+            self.prevalents[:] = p
+        self._sq_head[:] = 0
+        self._sq_len[:] = 0
         self._call(self._actions, True)
         self.rewards[:] = 0
         self.terminated[:] = False
@@ -532,6 +603,129 @@ class VectorEnv:
         self.results.clear()
         self._started = True
         return self.obs, self.masks, self.seats
+
+    def schedule(
+        self,
+        seeds: np.ndarray,
+        dealers: int | np.ndarray | None = None,
+        prevalents: int | np.ndarray | None = None,
+        tables: np.ndarray | None = None,
+    ) -> None:
+        """Queue explicit hands for tables' next auto-resets (see "Seed schedule" in the module docstring).
+
+        Parameters
+        ----------
+        seeds : array_like of int, shape (T,) or (T, K)
+            Seeds in [0, 2**63) of the next hand (or the next ``K`` hands, in order) of each table, appended
+            after the hands already queued. ``T`` is ``num_envs`` or ``len(tables)``.
+        dealers, prevalents : int or array_like of int, optional
+            Shape (T,) with one-dimensional ``seeds``, else broadcastable to their shape (T, K):
+            dealer chair and prevailing wind (0..3) of those hands; default: each table's current ones
+            (:attr:`dealers`, :attr:`prevalents`).
+        tables : array_like of int (T,), optional
+            Distinct table indices the rows of ``seeds`` are for (default: every table, in order).
+
+        Raises
+        ------
+        RuntimeError
+            Before the first :meth:`reset` (which empties the schedule).
+        ValueError
+            Bad shapes or values, repeated tables, or a stopped table (it restarts only at ``reset``);
+            nothing is queued then.
+        """
+        if not self._started:
+            raise RuntimeError("call reset() before schedule(): reset() empties the schedule")
+        n = self.num_envs
+        if tables is None:
+            idx = np.arange(n, dtype=np.int64)
+        else:
+            idx = np.asarray(tables)
+            if idx.ndim != 1 or not (np.issubdtype(idx.dtype, np.integer) or idx.size == 0):
+                raise ValueError(f"tables must be a 1-D integer array, got {idx.dtype}{idx.shape}")
+            idx = idx.astype(np.int64)
+            if idx.size and (idx.min() < 0 or idx.max() >= n):
+                raise ValueError(f"table indices must be in 0..{n - 1}")
+            if np.unique(idx).size != idx.size:
+                raise ValueError("tables must not repeat a table")
+        arr = np.asarray(seeds)
+        one_d = arr.ndim == 1
+        if one_d:  # one hand per table: dealers / prevalents given per table line up with it
+            arr = arr[:, None]
+        if (
+            arr.ndim != 2
+            or arr.shape[0] != idx.size
+            or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0)
+        ):
+            raise ValueError(
+                f"seeds must be an integer array of shape ({idx.size},) or ({idx.size}, K), "
+                f"got {arr.dtype}{np.shape(seeds)}"
+            )
+        if arr.size and ((arr < 0).any() or (arr.astype(np.uint64) >= np.uint64(2**63)).any()):
+            raise ValueError("seeds must be in [0, 2**63)")
+        shape = arr.shape
+        d = self.dealers[idx][:, None] if dealers is None else np.asarray(dealers)
+        p = self.prevalents[idx][:, None] if prevalents is None else np.asarray(prevalents)
+        if one_d:
+            d = d[:, None] if d.ndim == 1 else d
+            p = p[:, None] if p.ndim == 1 else p
+        d = self._winds(d, "dealers", shape)
+        p = self._winds(p, "prevalents", shape)
+        stopped = idx[~self.active[idx]]
+        if stopped.size:
+            raise ValueError(
+                f"tables {stopped[:5].tolist()} are stopped (their schedule ran out); call reset()"
+            )
+        k = shape[1]
+        if idx.size == 0 or k == 0:
+            return
+        self._make_room(idx, k)
+        cols = self._sq_len[idx][:, None] + np.arange(k)
+        rows = idx[:, None]
+        self._sq_seed[rows, cols] = arr
+        self._sq_dealer[rows, cols] = d
+        self._sq_prev[rows, cols] = p
+        self._sq_len[idx] += k
+
+    def _make_room(self, idx: np.ndarray, k: int) -> None:
+        """Make room for ``k`` more queued hands at tables ``idx`` (drop consumed entries, grow the queues)."""
+        cap = self._sq_seed.shape[1]
+        full = idx[self._sq_len[idx] + k > cap]
+        if full.size == 0:
+            return
+        # shift the pending entries of the full rows to the front
+        head = self._sq_head[full]
+        pending = self._sq_len[full] - head
+        src = np.minimum(head[:, None] + np.arange(cap), cap - 1)
+        rows = full[:, None]
+        for q in (self._sq_seed, self._sq_dealer, self._sq_prev):
+            q[rows, np.arange(cap)] = q[rows, src]
+        self._sq_head[full] = 0
+        self._sq_len[full] = pending
+        need = int(pending.max()) + k
+        if need > cap:
+            new_cap = max(need, 2 * cap)
+            grow = ((0, 0), (0, new_cap - cap))
+            self._sq_seed = np.pad(self._sq_seed, grow)
+            self._sq_dealer = np.pad(self._sq_dealer, grow)
+            self._sq_prev = np.pad(self._sq_prev, grow)
+
+    @property
+    def scheduled(self) -> np.ndarray:
+        """``int64[N]``: hands still queued per table (see :meth:`schedule`)."""
+        return self._sq_len - self._sq_head
+
+    @staticmethod
+    def _winds(value: object, name: str, shape: tuple[int, ...]) -> np.ndarray:
+        """``value`` (an int or an integer array broadcastable to ``shape``) as int32 in 0..3."""
+        arr = np.asarray(value)
+        if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+            raise ValueError(f"{name} must be ints 0..3, got {arr.dtype}")
+        if arr.size and (arr.min() < 0 or arr.max() > 3):
+            raise ValueError(f"{name} must be ints 0..3, got values from {arr.min()} to {arr.max()}")
+        try:
+            return np.broadcast_to(arr, shape).astype(np.int32)
+        except ValueError:
+            raise ValueError(f"{name} must broadcast to shape {shape}, got {arr.shape}") from None
 
     def step(self, actions):
         """Apply one action per table (for the chair ``seats[i]``) and return the next batch.
@@ -602,7 +796,9 @@ class VectorEnv:
     def nbytes(self) -> int:
         """Bytes of the preallocated arrays of this env."""
         arrays = [self.states, self.seats, self.masks, self.n_legal, self.legal_actions, self._legal_bits,
-                  self.rewards, self.terminated, self.illegal, self.hands_done, self._actions,
+                  self.rewards, self.terminated, self.illegal, self.hands_done, self._actions, self.active,
+                  self.dealers, self.prevalents, self._sq_seed, self._sq_dealer, self._sq_prev, self._sq_head,
+                  self._sq_len,
                   *vars(self.results).values()]  # fmt: skip
         if self.obs is not None:
             arrays.append(self.obs)

@@ -1,0 +1,384 @@
+"""Duplicate evaluation (mjenv.arena, `mjenv eval`): seatings, reproducibility, statistics, records, errors."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from mjenv import actions as A
+from mjenv import game as G
+from mjenv.arena import (
+    mean_ci,
+    run_arena,
+    seating_agents,
+    seating_orders,
+    t_ppf,
+    t_sf2,
+    wall_schedule,
+)
+from mjenv.observation import OBS_SIZE, observe_kernel
+from mjenv.policy import random_legal_actions
+from mjenv.record import replay
+from mjenv.rules import RuleConfig
+
+RANDOM = "mjenv.policy:make_random"
+
+
+# ------------------------------------------------------------------------------------------------ test agents
+class Greedy:
+    """Wins whenever the mask offers a win, otherwise a random legal action (masks only)."""
+
+    needs_observations = False
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, obs, masks, seats):
+        a = random_legal_actions(masks, self.rng)
+        a[masks[:, A.WIN]] = A.WIN
+        return a
+
+
+def make_greedy(num_envs, seed, **kwargs):
+    return Greedy(seed)
+
+
+class Recording:
+    """Random legal actions; keeps a copy of everything it is given (and reads observations)."""
+
+    needs_observations = True
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.calls: list[tuple] = []
+
+    def __call__(self, *args, **kwargs):
+        assert not kwargs
+        obs, masks, seats = args
+        self.calls.append((obs.copy(), masks.copy(), seats.copy()))
+        return random_legal_actions(masks, self.rng)
+
+
+class WithInfo:
+    """Uniform over the legal actions, reporting its distribution and a value (``act_with_info``)."""
+
+    needs_observations = False
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, obs, masks, seats):
+        return self.act_with_info(obs, masks, seats)[0]
+
+    def act_with_info(self, obs, masks, seats):
+        probs = masks / masks.sum(axis=1, keepdims=True)
+        return random_legal_actions(masks, self.rng), {
+            "probs": probs.astype(np.float32),
+            "value": np.full(len(masks), 0.25, np.float32),
+        }
+
+
+class SometimesIllegal:
+    """Random legal actions, but an illegal one on ~2% of rows: the first action not in the mask, or -1."""
+
+    needs_observations = False
+
+    def __init__(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, obs, masks, seats):
+        a = random_legal_actions(masks, self.rng)
+        u = self.rng.random(len(masks))
+        a[u < 0.02] = np.argmin(masks[u < 0.02], axis=1)
+        a[u < 0.003] = -1  # out of the action range
+        return a
+
+
+def make_sometimes_illegal(num_envs, seed, **kwargs):
+    return SometimesIllegal(seed)
+
+
+def make_with_info(num_envs, seed, **kwargs):
+    return WithInfo(seed)
+
+
+def make_no_seed(num_envs):  # wrong signature
+    return Greedy(0)
+
+
+def make_wrong_shape(num_envs, seed, **kwargs):
+    return lambda obs, masks, seats: np.zeros(len(masks) + 1, np.int64)
+
+
+def _strip(report: dict) -> dict:
+    return {k: v for k, v in report.items() if k != "timing"}
+
+
+# ------------------------------------------------------------------------------------------------ seatings
+@pytest.mark.parametrize("seating,orders", [("1v3", 4), ("2v2", 6), ("perm24", 24)])
+def test_every_agent_sits_in_every_chair_equally_often(seating, orders):
+    ag = seating_agents(seating)
+    assert ag.shape == (orders, 4)
+    assert len({tuple(r) for r in seating_orders(seating).tolist()}) == orders  # distinct orders
+    n = ag.max() + 1
+    for k in range(n):
+        per_chair = (ag == k).sum(axis=0)
+        assert (per_chair == per_chair[0]).all() and per_chair[0] > 0
+
+
+def test_played_seatings_cover_every_chair_and_walls_vary():
+    names = {"a": RANDOM, "b": make_greedy, "c": RANDOM, "d": make_greedy}
+    rep = run_arena(names, "perm24", walls=2, seed=3, tables=16, records=48, progress=False)
+    recs = rep["records"]
+    assert len(recs) == 48  # every hand kept
+    count = {(nm, c): 0 for nm in names for c in range(4)}
+    for r in recs:
+        for c, nm in enumerate(r["agents"]):
+            count[nm, c] += 1
+        seeds, dealers, prevalents = (np.array(rep["seeds"][k]) for k in ("walls", "dealers", "prevalents"))
+        assert r["seed"] == seeds[r["wall_index"]] and r["dealer"] == dealers[r["wall_index"]]
+        assert r["prevalent_wind"] == prevalents[r["wall_index"]]
+    assert set(count.values()) == {12}  # 2 walls x 6 per chair
+    s, d, p = wall_schedule(0, 16)
+    assert len(set(s.tolist())) == 16 and set(zip(d.tolist(), p.tolist())) == {
+        (x, y) for x in range(4) for y in range(4)
+    }
+
+
+# ------------------------------------------------------------------------------------------------ reproducibility
+def test_report_is_reproducible_bit_for_bit_and_independent_of_threads():
+    kw = {"seating": "1v3", "walls": 12, "seed": 11, "tables": 20, "records": 3, "progress": False}
+    r1 = run_arena({"g": make_greedy, "r": RANDOM}, threads=1, **kw)
+    r2 = run_arena({"g": make_greedy, "r": RANDOM}, **kw)
+    assert json.dumps(_strip(r1)) == json.dumps(_strip(r2))
+    r3 = run_arena({"g": make_greedy, "r": RANDOM}, **{**kw, "seed": 12})
+    assert r3["seeds"]["walls"] != r1["seeds"]["walls"]
+    assert (
+        r1["settings"]["hands"] == 48
+        and r1["agents"]["g"]["hands"] == 48
+        and r1["agents"]["r"]["hands"] == 144
+    )
+    # zero-sum per hand: A's mean and B's mean (over three seats) balance
+    pa, pb = (r1["agents"][k]["points_per_hand"]["mean"] for k in ("g", "r"))
+    assert abs(pa + 3 * pb) < 1e-9
+
+
+# ------------------------------------------------------------------------------------------------ what agents see
+def test_agents_receive_only_observations_and_masks():
+    rec = Recording(5)
+    rep = run_arena(
+        {"rec": lambda n, s, **k: rec, "r": RANDOM},
+        "1v3",
+        walls=2,
+        seed=1,
+        tables=8,
+        records=8,
+        progress=False,
+    )
+    assert rec.calls and rep["settings"]["observations"] is True
+    seen = 0
+    for obs, masks, seats in rec.calls:
+        assert obs.dtype == np.float32 and obs.shape == (len(masks), OBS_SIZE)
+        assert masks.dtype == np.bool_ and masks.shape[1] == A.NUM_ACTIONS and seats.dtype == np.int32
+        assert masks.any(axis=1).all()
+        seen += len(masks)
+    # every (observation, mask) it got is the observation and mask of a decision of its seats in the replays
+    truth = {}
+    one = np.zeros(OBS_SIZE, np.float32)
+    for r in rep["records"]:
+        states = replay(r)
+        for st, op in zip(states, r["ops"]):
+            seat = op[1]
+            if r["agents"][seat] != "rec":
+                continue
+            observe_kernel(st, seat, one)
+            key = (one.tobytes(), G.legal_mask(st, seat).tobytes(), seat)
+            truth[key] = truth.get(key, 0) + 1
+    got = {}
+    for obs, masks, seats in rec.calls:
+        for o, m, s in zip(obs, masks, seats):
+            key = (o.tobytes(), m.tobytes(), int(s))
+            got[key] = got.get(key, 0) + 1
+    assert got == truth and sum(got.values()) == seen
+
+
+# ------------------------------------------------------------------------------------------------ statistics
+def test_t_distribution_matches_reference_values():
+    assert abs(t_ppf(0.975, 1) - 12.706204736) < 1e-6
+    assert abs(t_ppf(0.975, 10) - 2.228138852) < 1e-8
+    assert abs(t_ppf(0.975, 100) - 1.983971519) < 1e-8
+    assert abs(t_sf2(2.0, 5) - 0.101939) < 1e-6
+    scipy_stats = pytest.importorskip("scipy.stats")
+    for df in (2, 3, 7, 31, 999):
+        assert abs(t_ppf(0.975, df) - scipy_stats.t.ppf(0.975, df)) < 1e-9
+        assert abs(t_sf2(1.3, df) - 2 * scipy_stats.t.sf(1.3, df)) < 1e-12
+    st = mean_ci(np.array([1.0, 2.0, 3.0, 4.0]))
+    half = t_ppf(0.975, 3) * np.std([1, 2, 3, 4], ddof=1) / 2
+    assert st["mean"] == 2.5 and np.allclose(st["ci95"], [2.5 - half, 2.5 + half])
+    assert mean_ci(np.zeros(5))["ci95"] == [0.0, 0.0] and mean_ci(np.zeros(5))["p"] == 1.0
+    assert mean_ci(np.ones(1))["ci95"] is None
+
+
+@pytest.fixture(scope="module")
+def greedy_vs_random():
+    """1v3 greedy vs random over 800 walls with the minimum fan at 0 (so that wins are common enough)."""
+    return run_arena({"greedy": make_greedy, "random": RANDOM}, "1v3", walls=800, seed=4,
+                     rules=RuleConfig(min_fan=0), records=0, progress=False, curve_points=9)  # fmt: skip
+
+
+def test_same_agent_twice_is_not_significant():
+    same = run_arena({"g1": make_greedy, "g2": make_greedy}, "1v3", walls=300, seed=2, progress=False)
+    d = same["differences"][0]
+    assert not d["significant"] and d["ci95"][0] < 0 < d["ci95"][1] and d["p"] > 0.05
+
+
+def test_greedy_is_significantly_better_than_random(greedy_vs_random):
+    vs = greedy_vs_random
+    d = vs["differences"][0]
+    assert (d["a"], d["b"]) == ("greedy", "random")
+    assert d["significant"] and d["ci95"][0] > 0 and d["p"] < 0.05
+    g, r = vs["agents"]["greedy"], vs["agents"]["random"]
+    assert g["win_rate"] > 1.3 * r["win_rate"] and g["placement"] < r["placement"]
+    assert g["points_per_hand"]["ci95"][0] > 0 and g["hands"] == 3200 and r["hands"] == 9600
+
+
+def test_ci_covers_zero_for_identical_agents_in_about_95_percent_of_small_runs():
+    """50 seeded runs of 2v2 greedy vs greedy at 50 walls (300 hands) each, with the minimum fan at 0 so that
+    many hands are won. The difference's 95% CI must cover 0 in about 95% of them: at least 42 of 50 (an
+    honest interval misses 9 or more with probability ~1e-3), and its half-width must match the spread of the
+    runs' means (1.96 sd), which fails for intervals too narrow (hands taken as independent, no pairing over
+    walls) and too wide (the sd itself as the half-width)."""
+    covered, half, means = 0, [], []
+    for run in range(50):
+        rep = run_arena({"a": make_greedy, "b": make_greedy}, "2v2", walls=50, seed=1000 + run, tables=300,
+                        records=0, illegal_records=0, rules=RuleConfig(min_fan=0), progress=False)  # fmt: skip
+        d = rep["differences"][0]
+        covered += d["ci95"][0] <= 0 <= d["ci95"][1]
+        half.append((d["ci95"][1] - d["ci95"][0]) / 2)
+        means.append(d["mean"])
+    assert 42 <= covered <= 50, covered
+    ratio = np.median(half) / (1.96 * np.std(means, ddof=1))
+    assert 0.7 < ratio < 1.4, ratio
+
+
+def test_ci_half_width_shrinks_as_one_over_sqrt_walls(greedy_vs_random):
+    conv = greedy_vs_random["convergence"]
+    walls = np.array(conv["walls"], np.float64)
+    hw = np.array(conv["half_width"]["greedy - random"])
+    assert conv["hands"] == [4 * w for w in conv["walls"]] and walls[-1] == 800
+    sel = walls >= 25
+    slope = np.polyfit(np.log(walls[sel]), np.log(hw[sel]), 1)[0]
+    assert -0.75 < slope < -0.3, slope  # 1/sqrt: -0.5
+    assert set(conv["half_width"]) == {"greedy", "random", "greedy - random"}
+
+
+# ------------------------------------------------------------------------------------------------ illegal actions, errors
+def test_illegal_actions_are_counted_named_and_recorded():
+    rep = run_arena({"bad": make_sometimes_illegal, "r": RANDOM}, "1v3", walls=10, seed=0, tables=40,
+                    progress=False)  # fmt: skip
+    ill = rep["agents"]["bad"]["illegal_actions"]
+    assert ill["count"] > 0 and sum(ill["by_action"].values()) == ill["count"]
+    assert rep["agents"]["r"]["illegal_actions"]["count"] == 0
+    assert "out of range (-1)" in ill["by_action"] and len(ill["by_action"]) > 1
+    assert rep["illegal_actions"][0]["agent"] == "bad"
+    assert rep["table"]["aborted_rate"] > 0  # terminate mode ended those hands
+    bad_recs = [r for r in rep["records"] if "illegal" in r["reasons"]]
+    assert len(bad_recs) == min(ill["count"], 100) or rep["records_dropped"] > 0
+    for r in bad_recs:
+        states = replay(r)  # a valid mjenv-hand-v1 record
+        assert states[-1][G.PHASE] == G.PH_OVER and r["result"]["win_type"] == "aborted"
+        assert len(r["info"]) == len(r["ops"])
+        k = [i for i, op in enumerate(r["ops"]) if op[0] == "penalty"]
+        assert len(k) == 1 and r["info"][k[0]]["illegal_name"] in ill["by_action"]
+        assert r["agents"][r["ops"][k[0]][1]] == "bad"
+        assert r["result"]["payments"][r["ops"][k[0]][1]] == -30
+    # penalty mode: the hand goes on; raise mode: a ValueError naming the agent
+    pen = run_arena({"bad": make_sometimes_illegal, "r": RANDOM}, "1v3", walls=4, seed=0, illegal="penalty",
+                    progress=False)  # fmt: skip
+    assert pen["agents"]["bad"]["illegal_actions"]["count"] > 0
+    for r in pen["records"]:
+        replay(r)
+    with pytest.raises(ValueError, match="'bad'"):
+        run_arena(
+            {"bad": make_sometimes_illegal, "r": RANDOM}, "1v3", walls=4, illegal="raise", progress=False
+        )
+
+
+def test_records_keep_largest_swings_with_policy_info():
+    rep = run_arena({"info": make_with_info, "g": make_greedy}, "1v3", walls=30, seed=9, records=5,
+                    rules=RuleConfig(min_fan=0), progress=False)  # fmt: skip
+    recs = rep["records"]
+    assert len(recs) == 5
+    swings = [r["swing"] for r in recs]
+    assert swings == sorted(swings, reverse=True) and swings[0] > 0
+    for r in recs:
+        states = replay(r)
+        assert r["swing"] == max(r["result"]["payments"]) - min(r["result"]["payments"])
+        assert len(r["info"]) == len(r["ops"]) == len(states) - 1
+        for st, op, inf in zip(states, r["ops"], r["info"]):
+            if r["agents"][op[1]] == "info":
+                legal = [A.action_to_str(int(a)) for a in np.flatnonzero(G.legal_mask(st, op[1]))]
+                assert sorted(inf["probs"]) == sorted(legal) and inf["value"] == 0.25
+                assert math.isclose(sum(inf["probs"].values()), 1.0, rel_tol=1e-5)
+            else:
+                assert inf is None
+
+
+def test_bad_inputs_give_clear_errors():
+    with pytest.raises(ValueError, match="module:factory"):
+        run_arena({"a": "no_colon", "b": RANDOM}, progress=False)
+    with pytest.raises(ValueError, match="cannot import"):
+        run_arena({"a": "no_such_module_xyz:make", "b": RANDOM}, progress=False)
+    with pytest.raises(ValueError, match="no attribute"):
+        run_arena({"a": "mjenv.policy:nope", "b": RANDOM}, progress=False)
+    with pytest.raises(TypeError, match="num_envs, seed"):
+        run_arena({"a": make_no_seed, "b": RANDOM}, progress=False)
+    with pytest.raises(ValueError, match="takes 4 agents"):
+        run_arena({"a": RANDOM, "b": RANDOM}, "perm24", progress=False)
+    with pytest.raises(ValueError, match="seating"):
+        run_arena({"a": RANDOM, "b": RANDOM}, "3v1", progress=False)
+    with pytest.raises(ValueError, match="walls"):
+        run_arena({"a": RANDOM, "b": RANDOM}, walls=0, progress=False)
+    with pytest.raises(ValueError, match="illegal"):
+        run_arena({"a": RANDOM, "b": RANDOM}, illegal="ignore", progress=False)
+    with pytest.raises(ValueError, match="shape"):
+        run_arena({"a": make_wrong_shape, "b": RANDOM}, walls=1, progress=False)
+    with pytest.raises(TypeError, match="mapping"):
+        run_arena([RANDOM, RANDOM], progress=False)
+
+
+# ------------------------------------------------------------------------------------------------ CLI
+def test_eval_cli_table_json_and_plot(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    from mjenv.cli import main
+
+    out, png = tmp_path / "r.json", tmp_path / "r.png"
+    rc = main(["eval", "--agent", "greedy=tests.test_arena:make_greedy", "--agent", f"random={RANDOM}",
+               "--seating", "1v3", "--walls", "20", "--seed", "3", "--threads", "1", "--json", str(out),
+               "--plot", str(png), "--no-progress"])  # fmt: skip
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "| greedy |" in text and "| greedy - random |" in text
+    rec = json.loads(out.read_text())
+    for k in ("versions", "settings", "seeds", "agents", "differences"):
+        assert k in rec
+    a = rec["agents"]["greedy"]
+    assert set(a["points_per_hand"]) >= {"mean", "ci95"} and len(a["points_per_hand"]["ci95"]) == 2
+    assert {"win_rate", "draw_rate", "hands"} <= set(a) and a["hands"] == 80
+    assert png.stat().st_size > 10_000
+    assert main(["eval", "--agent", "a", "--agent", f"b={RANDOM}", "--no-progress"]) == 2
+    assert "NAME=module:factory" in capsys.readouterr().err
+    assert main(["eval", "--agent", "a=nope:make", "--agent", f"b={RANDOM}", "--no-progress"]) == 2
+    assert "cannot import" in capsys.readouterr().err
+
+
+def test_arena_benchmark_smoke(capsys):
+    from benchmarks import arena as bench
+
+    rows = bench.bench(walls=2, repeats=1, threads=1, tables=8, warm=False)
+    assert rows[0]["entry"] == "arena 1v3 random vs random" and rows[0]["hands"] == 8
+    assert rows[0]["hands_per_s"] > 0
+    assert "hands/s" in capsys.readouterr().out
