@@ -33,7 +33,11 @@ winds.
 ### Turn order and claim windows
 ``agent_selection`` is the seat to act. After a discard only the players with a legal claim are asked, one at a
 time in play order after the discarder; nobody sees another's answer (the observation carries no pending claim)
-until all have answered, then priority decides. The same holds for robbing an added kong.
+until all have answered, then priority decides. The same holds for robbing an added kong. Only the player being
+asked sees the window open (phase, tile on offer): an observation of anyone else shows the discard and no
+window, so it reveals nothing about who can claim. With ``RuleConfig(claim_windows="all")`` every other player
+is asked in every window (pass-only masks for players without a claim), as on Botzone, so that not even
+``agent_selection`` depends on the hidden hands.
 
 ### Observation Space
 ``observe(agent)`` returns ``{"observation": float32[OBS_SIZE], "action_mask": int8[109]}`` (plus
@@ -126,7 +130,7 @@ class raw_env(AECEnv):
         (:func:`mjenv.viewer.raster.render_rgb`, needs Pillow).
     rules : RuleConfig, optional
         Table options; alternatively pass its fields as keyword arguments (``match``, ``prevalent_wind``,
-        ``dealer``, ``min_fan``, ``illegal``).
+        ``dealer``, ``min_fan``, ``illegal``, ``flowers``, ``claim_windows``, payment amounts).
     global_state : bool
         Add the perfect-information ``"global_state"`` entry to observations.
     """
