@@ -23,6 +23,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_rule_args(p, illegal: str | None = None) -> None:
+    """Rule options (mjenv.rules.RuleConfig fields) as flags; :func:`_rules_from_args` builds the config."""
+    g = p.add_argument_group("rules (mjenv.rules.RuleConfig)")
+    g.add_argument("--min-fan", type=int, default=8, help="minimum fan of a win, flowers excluded (default 8)")
+    g.add_argument("--no-flowers", action="store_true", help="136 tiles without flowers (competition variant)")
+    g.add_argument("--claim-windows", choices=["claimants", "all"], default="claimants",
+                   help="ask only seats with a claim (default) or every other seat in every window")
+    if illegal is not None:
+        g.add_argument("--illegal", choices=["terminate", "penalty", "raise"], default=illegal,
+                       help=f"what an illegal action does (default {illegal})")
+
+
+def _rules_from_args(args, **fixed):
+    from mjenv.rules import RuleConfig
+
+    return RuleConfig(min_fan=args.min_fan, flowers=not args.no_flowers, claim_windows=args.claim_windows,
+                      **({"illegal": args.illegal} if hasattr(args, "illegal") else {}), **fixed)
+
+
 def _register_tiles(sub) -> None:
     p = sub.add_parser("tiles", help="parse tiles in any notation and print them in every notation")
     p.add_argument("tiles", help='e.g. "123m456s789pESWNCFP", "W1 T2 J3" or unicode glyphs')
@@ -78,6 +97,7 @@ def _register_play(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="show only the final table and the result")
     p.add_argument("--log", metavar="PATH", help="write the hand's JSON game record to PATH")
     p.add_argument("--html", metavar="PATH", help="write an offline replay page of the hand to PATH (mjenv.viewer)")
+    _add_rule_args(p)
     p.set_defaults(func=_cmd_play)
 
 
@@ -94,8 +114,9 @@ def _cmd_play(args) -> int:
 
     if args.style not in STYLES:
         raise ValueError(f"--style must be one of {STYLES}")
+    rules = _rules_from_args(args)
     st = G.new_state()
-    G.reset(st, args.seed)
+    G.reset(st, args.seed, rules=rules)
     rng = np.random.default_rng(args.seed)
     mask = np.zeros(A.NUM_ACTIONS, np.bool_)
     ops = []
@@ -111,7 +132,7 @@ def _cmd_play(args) -> int:
         G.step(st, a)
         ops.append(["act", seat, a])
     print(render_table(st, names, args.style))
-    log = make_log(args.seed, 0, 0, None, ops)
+    log = make_log(args.seed, 0, 0, rules, ops)
     if args.log:
         with open(args.log, "w", encoding="utf-8") as f:
             json.dump(log, f, ensure_ascii=False, indent=1)
@@ -167,6 +188,7 @@ def _register_selfplay(sub) -> None:
     obs.add_argument("--masks-only", dest="observations", action="store_false", help="never build observations")
     p.add_argument("--json", action="store_true", help="print the full record as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_rule_args(p)
     p.set_defaults(func=_cmd_selfplay)
 
 
@@ -179,6 +201,7 @@ def _cmd_selfplay(args) -> int:
     rec = run_selfplay(
         tables=args.tables, hands=args.hands, seconds=seconds, seed=args.seed, threads=args.threads,
         policy=args.policy, observations=args.observations, progress=not args.no_progress,
+        rules=_rules_from_args(args, illegal="raise"),
     )  # fmt: skip
     print(json.dumps(rec, indent=1) if args.json else format_report(rec))
     return 0
@@ -248,8 +271,7 @@ def _register_eval(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the walls and the agents (default 0)")
     p.add_argument("--threads", type=int, default=None, help="Numba threads (default: all cores)")
     p.add_argument("--tables", type=int, default=1024, help="tables stepped together (default 1024)")
-    p.add_argument("--illegal", default="terminate", help="illegal-action mode: terminate (default: the "
-                   "offender pays 30 and the hand ends), penalty or raise")  # fmt: skip
+    _add_rule_args(p, illegal="terminate")
     p.add_argument("--records", type=int, default=10, help="keep the records of the N largest-swing hands "
                    "(and of every hand with an illegal action) in the JSON (default 10)")  # fmt: skip
     p.add_argument("--json", metavar="PATH", help="write the full JSON record to PATH")
@@ -279,7 +301,7 @@ def _cmd_eval(args) -> int:
             return 2
     report = run_arena(
         agents, seating=args.seating, walls=args.walls, seed=args.seed, tables=args.tables,
-        threads=args.threads, illegal=args.illegal, records=args.records, progress=not args.no_progress,
+        threads=args.threads, rules=_rules_from_args(args), records=args.records, progress=not args.no_progress,
     )  # fmt: skip
     print(format_markdown(report))
     if args.json:

@@ -30,6 +30,7 @@ import time
 import numpy as np
 
 from mjenv.fans import FAN_NAME_EN, FAN_NAME_ZH, NUM_FANS
+from mjenv.rules import RuleConfig
 from mjenv.vector import Policy, RandomPolicy, VectorEnv, bytes_per_table, warmup
 
 
@@ -92,6 +93,7 @@ def run_selfplay(
     policy: str | Policy = "random",
     observations: bool | None = None,
     progress: bool = True,
+    rules: RuleConfig | None = None,
 ) -> dict:
     """Play ``tables`` tables until ``hands`` hands finished or ``seconds`` passed; return the statistics.
 
@@ -114,6 +116,8 @@ def run_selfplay(
         (or the policy's ``needs_observations``).
     progress : bool
         Show a tqdm progress bar on stderr.
+    rules : RuleConfig, optional
+        Table rules (default: the vector env's, ``RuleConfig(illegal="raise")``); ``mjenv selfplay --no-flowers`` etc.
 
     Returns
     -------
@@ -140,7 +144,7 @@ def run_selfplay(
             "loading the kernels (compiled on the first run, minutes; cached on disk after)", file=sys.stderr
         )
     compile_s = warmup(observations)
-    env = VectorEnv(tables, seed=seed, observations=observations, threads=threads)
+    env = VectorEnv(tables, seed=seed, rules=rules, observations=observations, threads=threads)
     if isinstance(pol, RandomPolicy) and pol.env is None:
         pol.env = env  # use the env's legal-action lists (same actions, cheaper)
     stats = _Stats()
@@ -240,6 +244,7 @@ def _record(st: _Stats, env: VectorEnv, locals_: dict) -> dict:
             "wins": [int(x) for x in st.wins_by_chair],
             "dealer_chair": int(env.rules.dealer),
         },
+        "rules": env.rules.to_dict(),
     }
 
 

@@ -261,3 +261,19 @@ def test_ask_all_mode_every_discard_asks_three_seats():
         G.step_kernel(st, A.PASS, rewards, *tab)
     assert asked == [(d + k) % 4 for k in (1, 2, 3)]
     assert st[G.PHASE] == G.PH_TURN and st[G.CUR] == (d + 1) % 4
+
+
+def test_cli_rule_flags_reach_every_command(tmp_path):
+    from mjenv.cli import main
+
+    log = tmp_path / "h.json"
+    assert main(["play", "--seed", "2", "--quiet", "--no-flowers", "--min-fan", "6", "--log", str(log)]) == 0
+    rec = json.loads(log.read_text())
+    assert rec["rules"]["flowers"] is False and rec["rules"]["min_fan"] == 6 and len(rec["wall"]) == 136
+    from mjenv.selfplay import run_selfplay
+
+    out = run_selfplay(tables=4, hands=8, seconds=None, progress=False, rules=RuleConfig(flowers=False,
+                                                                                        illegal="raise"))
+    assert out["rules"]["flowers"] is False
+    with pytest.raises(SystemExit):
+        main(["play", "--claim-windows", "some"])
