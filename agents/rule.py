@@ -473,16 +473,20 @@ def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, 
             x = int(ob[O.O_DSEQ + O._MD * p + j])
             if x == 0:
                 break
-            if x > 0:
+            if x >= 128:  # uint8 observations: a claimed discard -(t + 1) as a two's-complement byte
+                x -= 256
+            if 0 < x <= 34:
                 vis[x - 1] = min(vis[x - 1] + 1, 4)
                 if p != 0:
                     disc_by_others[x - 1] = True
     nm = 0
     for i in range(4):
         kind = int(ob[O.O_MSEQ + 3 * i])
-        if kind == 0:
+        if kind <= 0 or kind > 5:
             break
         t = int(ob[O.O_MSEQ + 3 * i + 1]) - 1
+        if t < 0 or t > 33 or (kind == 1 and (t % 9 == 0 or t % 9 == 8 or t >= 27)):
+            continue  # another player's hidden face never appears here; guard against malformed input
         if kind == 1:
             mk[nm] = 1
             mt[nm] = t - 1
