@@ -461,13 +461,23 @@ def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, 
                 c += 1
         conc[t] = c
         n += c
-        v = c
-        for p in range(4):
-            for j in range(4):
-                if ob[O.O_MELDS + 136 * p + 34 * j + t] != 0:
-                    v += 1
-        vis[t] = min(v, 4)
+        vis[t] = c
         disc_by_others[t] = False
+    for p in range(4):  # every player's melds from meld_seq (others' concealed kongs have no face: skipped)
+        for i in range(4):
+            kind = int(ob[O.O_MSEQ + 12 * p + 3 * i])
+            t = int(ob[O.O_MSEQ + 12 * p + 3 * i + 1]) - 1
+            if kind <= 0 or kind > 5:
+                break
+            if t < 0 or t > 33:
+                continue
+            if kind == 1:
+                if 1 <= t % 9 <= 7 and t < 27:
+                    vis[t - 1] += 1
+                    vis[t] += 1
+                    vis[t + 1] += 1
+            else:
+                vis[t] += 3 if kind == 2 else 4
     for p in range(4):
         for j in range(O._MD):
             x = int(ob[O.O_DSEQ + O._MD * p + j])
@@ -476,7 +486,7 @@ def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, 
             if x >= 128:  # uint8 observations: a claimed discard -(t + 1) as a two's-complement byte
                 x -= 256
             if 0 < x <= 34:
-                vis[x - 1] = min(vis[x - 1] + 1, 4)
+                vis[x - 1] += 1
                 if p != 0:
                     disc_by_others[x - 1] = True
     nm = 0
@@ -500,6 +510,7 @@ def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, 
         if ob[O.O_PHASE + j] != 0:
             phase = j
     for t in range(34):
+        vis[t] = min(vis[t], 4)
         unseen[t] = 4 - vis[t]
     k = H._keys(conc)
     if phase <= 1:
@@ -577,6 +588,13 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
                 bt = t
         if bt >= 0:
             return A.DISCARD + bt
+    n_cand = 0
+    for t in range(34):
+        if pre[t] < 1 << 60:
+            n_cand += 1
+            only_t = t
+    if n_cand == 1:  # nothing to break a tie with
+        return A.DISCARD + only_t
     order = np.argsort(pre)
     best_key = 1 << 60
     best_t = -1
@@ -600,16 +618,58 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
 
 
 @njit
+def _target_values(conc, k, n, nm, mk, mt, slack, vals, tabs, shapes):
+    """Fill ``vals`` with target shanten + penalty of every target whose value is at most the best + ``slack``
+    (the others get ``10 * NO``: their lower bound already exceeds that); returns the best value."""
+    lb = np.empty(NUM_TARGETS, np.int64)
+    gsum = np.zeros(4, np.int64)
+    for t in range(34):
+        gsum[t // 9 if t < 27 else 3] += conc[t]
+    lo = 10 * NO
+    for tgt in range(NUM_TARGETS):
+        b = _lower_bound(conc, gsum, n, tgt) + T_PEN[tgt]
+        lb[tgt] = b
+        vals[tgt] = 10 * NO
+        lo = min(lo, b)
+    best = 10 * NO
+    level = max(lo, -1)
+    while level <= best + slack:
+        for tgt in range(NUM_TARGETS):
+            if lb[tgt] == level or (level == -1 and lb[tgt] < -1):
+                v = target_shanten(conc, k, n, nm, mk, mt, tgt, tabs, shapes) + T_PEN[tgt]
+                vals[tgt] = v
+                best = min(best, v)
+        level += 1
+    return best
+
+
+@njit
+def _claim_value(conc, k, n, nm, mk, mt, vals, limit, tabs, shapes):
+    """Best value after a claim (the meld already applied to the arguments) over the targets whose value
+    before the claim is at most ``limit``: a claim gains at most one tile, so no other target can beat it."""
+    best = 10 * NO
+    for tgt in range(NUM_TARGETS):
+        if vals[tgt] <= limit:
+            best = min(best, target_shanten(conc, k, n, nm, mk, mt, tgt, tabs, shapes) + T_PEN[tgt])
+    return best
+
+
+@njit
 def _claim(mask, conc, k, n, nm, mk, mt, x, tabs, shapes):
-    """A claim window: the claim that lowers the best target value most (kong: does not raise it), else pass."""
-    _, now = _best_target(conc, k, n, nm, mk, mt, 10 * NO, tabs, shapes)
+    """A claim window: the claim that lowers the best target value most (kong: does not raise it), else pass.
+
+    A claim is a draw of the offered tile plus a fixed meld, so it lowers a target's value by at most one:
+    only targets at the best value now can make a chow or pung pay, only those within one of it a kong.
+    """
+    vals = np.empty(NUM_TARGETS, np.int64)
+    now = _target_values(conc, k, n, nm, mk, mt, 1, vals, tabs, shapes)
     best = now
     act = A.PASS
     if mask[A.PUNG]:  # two from the hand; the 11-tile rest is in the 3k+2 form (a discard to come)
         conc[x] -= 2
         mk[nm] = 2
         mt[nm] = x
-        _, v = _best_target(conc, _adj(k, x, -2), n - 2, nm + 1, mk, mt, best, tabs, shapes)
+        v = _claim_value(conc, _adj(k, x, -2), n - 2, nm + 1, mk, mt, vals, now, tabs, shapes)
         conc[x] += 2
         if v < best:
             best = v
@@ -624,7 +684,7 @@ def _claim(mask, conc, k, n, nm, mk, mt, x, tabs, shapes):
                     kk = _adj(kk, lo + d, -1)
             mk[nm] = 1
             mt[nm] = lo
-            _, v = _best_target(conc, kk, n - 2, nm + 1, mk, mt, best, tabs, shapes)
+            v = _claim_value(conc, kk, n - 2, nm + 1, mk, mt, vals, now, tabs, shapes)
             for d in range(3):
                 if lo + d != x:
                     conc[lo + d] += 1
@@ -635,7 +695,7 @@ def _claim(mask, conc, k, n, nm, mk, mt, x, tabs, shapes):
         conc[x] -= 3
         mk[nm] = 2
         mt[nm] = x
-        _, v = _best_target(conc, _adj(k, x, -3), n - 3, nm + 1, mk, mt, now + 1, tabs, shapes)
+        v = _claim_value(conc, _adj(k, x, -3), n - 3, nm + 1, mk, mt, vals, now + 1, tabs, shapes)
         conc[x] += 3
         if v <= now and v <= best:
             act = A.KONG
