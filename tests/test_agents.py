@@ -213,3 +213,39 @@ def test_nn_bad_kwargs():
         N.make(4, 0, greedy="yes")
     with pytest.raises(ValueError, match="observations"):
         N.make(4, 0)(None, np.ones((1, A.NUM_ACTIONS), bool))
+
+
+def test_nn_device_errors():
+    from agents import nn as N
+
+    with pytest.raises(ValueError, match="bad device"):
+        N.make(4, 0, device="nonsense")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="CUDA is not available"):
+            N.make(4, 0, device="cuda")
+
+
+@pytest.mark.gpu
+def test_nn_cuda_inference_matches_cpu():
+    if not torch.cuda.is_available():
+        pytest.skip("needs CUDA")
+    from agents import nn as N
+
+    cpu, gpu = N.make(4, 0, greedy=True), N.make(4, 0, greedy=True, device="cuda")
+    obs = np.random.default_rng(2).integers(0, 2, (64, O.OBS_SIZE)).astype(np.uint8)
+    masks = np.ones((64, A.NUM_ACTIONS), bool)
+    _, a = cpu.act_with_info(obs, masks)
+    _, b = gpu.act_with_info(obs, masks)
+    np.testing.assert_allclose(a["probs"], b["probs"], atol=1e-4)
+
+
+def test_agent_policy_adapter_with_rule_agent():
+    """The per-agent adapter (AEC / Gymnasium fronts) drives the rule agent with batches of one."""
+    from mjenv.policy import AgentPolicy
+
+    env = VectorEnv(8, seed=2, threads=1)
+    rule = load_policy("agents.rule:make", 8, 0)
+    adapter = AgentPolicy(rule)
+    obs, masks, seats = env.reset()
+    batch = rule(obs, masks, seats)
+    assert [adapter(obs[i], masks[i]) for i in range(8)] == batch.tolist()
