@@ -595,13 +595,16 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
             only_t = t
     if n_cand == 1:  # nothing to break a tie with
         return A.DISCARD + only_t
-    order = np.argsort(pre)
     best_key = 1 << 60
     best_t = -1
-    for j in range(min(max_eval, 34)):
-        t = order[j]
+    for _ in range(min(max_eval, 34)):
+        t = 0  # the next candidate in pre-order (smallest pre, lowest tile first); taken ones are marked
+        for x in range(1, 34):
+            if pre[x] < pre[t]:
+                t = x
         if pre[t] >= 1 << 60:
             break
+        pre[t] = 1 << 60
         s = sh[t]
         dg = _danger(t, vis, disc_by_others)
         key = ((dg * 4 + (s - best_s)) << 40) if safe_mode else 0
