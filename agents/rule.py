@@ -19,9 +19,10 @@ Decision procedure (per row)
    more, carry one step of penalty. Melds decide which targets remain reachable (a chow kills all pungs, a
    meld of another suit kills that flush, any meld kills seven pairs). The target with the smallest target
    shanten (+ penalty) is chosen, ties in a fixed order.
-3. **Discard** (and kongs) on its turn: the discards that leave the smallest target shanten; among those the one
-   keeping the most *useful tiles not yet visible* (unseen copies of tiles that lower the target shanten);
-   then the smallest regular shanten; then the safer tile. Late in the hand (``danger_wall`` tiles left in
+3. **Discard** (and kongs) on its turn: the discards that leave the smallest target shanten; a tile the
+   target's filter rules out goes first (the most isolated); otherwise the ``max_eval`` best of them by a
+   cheap pre-order (isolation, safety) are compared by the *useful tiles not yet visible* they keep (unseen
+   copies of tiles that lower the target shanten), then the smallest regular shanten, then the safer tile. Late in the hand (``danger_wall`` tiles left in
    the wall or fewer) while the hand is still far (target shanten >= 2) it plays safe: it discards the tile
    judged safest (all copies visible, honours with copies visible, tiles other players discarded) among
    those that cost at most one step. A concealed or added kong is declared when it does not raise the
