@@ -2,7 +2,7 @@
 
 Rules
 -----
-MCR (``../shared/rules/RULES.md``, "A turn" and "Claims on a discard"): on a turn the player discards, declares a
+MCR (``docs/rules.md``, "A turn" and "Claims on a discard"): on a turn the player discards, declares a
 concealed or an added kong, or declares a self-drawn win; on another player's discard a player may claim a win,
 a pung, an exposed kong or (only the next player) a chow in one of three positions, or pass; on an added kong
 the other players may rob it for a win or pass.

@@ -2,11 +2,11 @@
 
 Rules
 -----
-MCR (``../shared/rules/000_*``: 番种表 and 番种释义; ``001_*``: the five counting principles with worked
+MCR (``docs/rules.md``; source 000: 番种表 and 番种释义; source 001: the five counting principles with worked
 examples). A win is scored by the fans (番) its tiles and context make; the highest-scoring way to read the
-hand counts (就高不就低). A fan implied by another is not counted again (不重复, the ``EXCLUDES`` table); a
-fan once formed is not split to form new fans (不拆移); sets that formed a fan do not form the same fan again
-with another set (不得相同); a set not yet used combines only once with the sets of a fan (套算一次).
+hand counts (就高不就低). A fan implied by another is not counted again (不重复, the ``EXCLUDES`` table); a fan once
+formed is not split to form new fans (不拆移); sets that formed a fan do not form the same fan again with another
+set (不得相同); a set not yet used combines only once with the sets of a fan (套算一次).
 Flowers add 1 fan each and never count toward the 8-fan minimum.
 
 Specification in mjenv
@@ -436,8 +436,8 @@ REFERENCE_ORDER: tuple[Fan, ...] = tuple(f for f in Fan if f != F.CONCEALED_KONG
 )
 
 # --- exclusions (不重复原则), written once ----------------------------------------------------------------
-# A counted fan removes the fans listed for it. Rule text from 番种释义 (000_*.txt) unless marked "ref":
-# the reference calculator's reading, found by differential testing (scripts/diff_fans.py).
+# A counted fan removes the fans listed for it. Rule text from 番种释义 (source 000, docs/rules.md) unless
+# marked "ref": the reference calculator's reading, found by differential testing (scripts/diff_fans.py).
 # Partial 幺九刻 exclusions (the pungs of a wind/dragon fan) are not here: _pung_fans counts 幺九刻 only on
 # pungs that no wind/dragon fan used ("组成大三元的三副刻子不计幺九刻" etc.).
 EXCLUDES: dict[Fan, tuple[Fan, ...]] = {

@@ -2,7 +2,7 @@
 
 Rules
 -----
-MCR as decided in ``../shared/rules/RULES.md`` (primary source 000, procedure 002): a seeded 144-tile wall with a
+MCR as decided in ``docs/rules.md`` (primary source 000, procedure 002): a seeded 144-tile wall with a
 dice break point; the dealer gets 14 tiles, the others 13; flowers are replaced from the back of the wall (after
 the deal the dealer first, then South, West, North; during play at once). Normal draws come from the front,
 flower and kong replacements from the back. On a turn a player may win (self-drawn), declare a concealed or an

@@ -2,7 +2,7 @@
 
 Rules
 -----
-The table of :mod:`mjenv.pettingzoo_env` (Chinese Official Mahjong, ``shared/rules/RULES.md``).
+The table of :mod:`mjenv.pettingzoo_env` (Chinese Official Mahjong, ``docs/rules.md``).
 
 Specification in mjenv
 ----------------------

@@ -2,7 +2,7 @@
 
 Rules
 -----
-MCR (``../shared/rules/RULES.md``, Winning): a hand wins in one of five shapes,
+MCR (``docs/rules.md``, Winning): a hand wins in one of five shapes,
 
 * regular (``REGULAR``): four sets (chow or pung; fixed melds count) and a pair;
 * seven pairs (``SEVEN_PAIRS``, 七对): four identical tiles count as two pairs; concealed hands only;

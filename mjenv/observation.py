@@ -2,10 +2,10 @@
 
 Rules
 -----
-MCR (``../shared/rules/000_*``, 行牌): a player sees their own concealed tiles and flowers, every player's exposed
-melds, discards (in order) and flowers, how many tiles each player holds, the winds, how many tiles the wall
-has left, the tile on offer and who offered it, and whose turn it is. Other players' concealed tiles, the
-order of the wall, the face of a concealed kong (杠 face down) and claims not yet revealed are hidden.
+MCR (``docs/rules.md``; source 000, 行牌): a player sees their own concealed tiles and flowers, every player's
+exposed melds, discards (in order) and flowers, how many tiles each player holds, the winds, how many tiles
+the wall has left, the tile on offer and who offered it, and whose turn it is. Other players' concealed tiles,
+the order of the wall, the face of a concealed kong (杠 face down) and claims not yet revealed are hidden.
 
 Specification in mjenv
 ----------------------

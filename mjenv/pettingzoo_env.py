@@ -14,13 +14,13 @@
 | Observation Values | [-42, 144]                                                                               |
 
 Four players play one hand (or a 16-hand match) of Chinese Official Mahjong with every table rule of
-``shared/rules/RULES.md``: seeded wall and dice, flowers replaced from the back, chow / pung / exposed, added and
+``docs/rules.md``: seeded wall and dice, flowers replaced from the back, chow / pung / exposed, added and
 concealed kongs, robbing an added kong, claim priority win > pung/kong > chow with head-bump, the last discard
 only for a win, the 8-fan minimum without flowers and the MCR payments. The rules live in Numba kernels
 (:mod:`mjenv.game`); this module is a thin AEC front over them.
 
 ## Rules
-Chinese Official Mahjong (MCR) as specified in ``shared/rules/RULES.md`` (source texts 000, 001, 002 beside it).
+Chinese Official Mahjong (MCR) as specified in ``docs/rules.md`` (from source texts 000, 001, 002, 004).
 
 ## Specification in mjenv
 

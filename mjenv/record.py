@@ -2,7 +2,7 @@
 
 Rules
 -----
-MCR (``../shared/rules/RULES.md``): a hand is fully determined by the shuffled wall (from the seed), the dice,
+MCR (``docs/rules.md``): a hand is fully determined by the shuffled wall (from the seed), the dice,
 the dealer and prevailing wind, and the players' decisions; draws, flower and kong replacements follow from them.
 
 Specification in mjenv

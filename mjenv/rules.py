@@ -2,7 +2,7 @@
 
 Rules
 -----
-MCR (``../shared/rules/RULES.md``, "Seats, winds, match" and "Scoring"): a match is 16 hands, four rounds with
+MCR (``docs/rules.md``, "Seats, winds, match" and "Scoring"): a match is 16 hands, four rounds with
 the prevailing wind East, South, West, North; the dealer passes to the next seat every hand; between rounds the
 players change seats (commentary 001: before round 2 East<->South and West<->North swap, before round 3
 East->West, South->North, West->South, North->East, before round 4 the first swap again), so that every player

@@ -2,7 +2,7 @@
 
 Rules
 -----
-MCR (``../shared/rules/000_*``, 牌张): 144 tiles. Characters 万 1-9, bamboo 条 1-9, dots 饼 1-9, four of
+MCR (``docs/rules.md``; source 000, 牌张): 144 tiles. Characters 万 1-9, bamboo 条 1-9, dots 饼 1-9, four of
 each; winds 东南西北 and dragons 中發白, four of each; eight flowers 春夏秋冬梅兰竹菊, one of each.
 
 Specification in mjenv

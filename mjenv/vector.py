@@ -2,7 +2,7 @@
 
 Rules
 -----
-No rules of its own. Every table follows :mod:`mjenv.game` (MCR as decided in ``../shared/rules/RULES.md``):
+No rules of its own. Every table follows :mod:`mjenv.game` (MCR as decided in ``docs/rules.md``):
 the vector env calls the engine's per-table kernels ``reset_kernel``, ``step_kernel``, ``legal_mask_kernel``,
 ``penalize_kernel``, ``next_seed_kernel`` and :func:`mjenv.observation.observe_kernel` on each row of a batch
 of states, so a table of the vector env is exactly a table of the single-table engine (and of the AEC env).

@@ -4,7 +4,7 @@ Rules
 -----
 Tile conservation (144 tiles: 136 suited/honour tiles, 4 of each kind, and 8 flowers) and hand sizes
 (13 tiles per hand, counting a meld as 3, plus one for the player to move) follow from the MCR rules of
-``../shared/rules/RULES.md``.
+``docs/rules.md``.
 
 Specification in mjenv
 ----------------------
