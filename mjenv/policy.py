@@ -14,7 +14,9 @@ Specification in mjenv
   Records keep them (:func:`policy_info`).
 * **Factories**: an agent is named by an import string ``"module:factory"`` with
   ``factory(num_envs, seed, **kwargs) -> policy`` (e.g. ``agents.rule:make``); :func:`load_policy` builds it
-  with clear errors. mjenv itself never imports ``agents`` or ``train``.
+  with clear errors. A module that is not importable is looked for in the working directory too (so the
+  ``mjenv`` command run from a checkout finds its ``agents/``). mjenv itself never imports ``agents`` or
+  ``train``.
 * **Per-agent adapter** (:class:`AgentPolicy`): ``(observation, action_mask) -> action`` for the AEC and
   Gymnasium fronts, over a batched policy called with batches of one.
 """
@@ -23,6 +25,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import os
+import sys
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
@@ -136,13 +140,27 @@ def make_random(num_envs: int, seed: int, **kwargs: Any) -> RandomPolicy:
     return RandomPolicy(seed)
 
 
+def _import_from_cwd(name: str):
+    """``importlib.import_module(name)``; when its top package is not found, retry with the working directory on
+    ``sys.path`` (as ``python -m`` has it), so that ``mjenv eval --agent rule=agents.rule:make`` run from a
+    checkout finds the checkout's ``agents/`` package."""
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        cwd = os.getcwd()
+        if e.name != name.split(".")[0] or cwd in sys.path or "" in sys.path:
+            raise
+        sys.path.insert(0, cwd)
+        return importlib.import_module(name)
+
+
 def resolve_factory(spec: str) -> Callable[..., Any]:
     """The factory named by ``"module:attribute"`` (``ValueError`` naming what is wrong)."""
     if not isinstance(spec, str) or spec.count(":") != 1 or not all(spec.split(":")):
         raise ValueError(f"an agent is named 'module:factory' (e.g. 'agents.rule:make'), got {spec!r}")
     mod_name, attr = spec.split(":")
     try:
-        mod = importlib.import_module(mod_name)
+        mod = _import_from_cwd(mod_name)
     except ImportError as e:
         raise ValueError(f"cannot import module {mod_name!r} of agent {spec!r}: {e}") from e
     obj = mod
