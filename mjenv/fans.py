@@ -30,7 +30,10 @@ from enum import IntEnum
 
 import numpy as np
 
-from mjenv._jit import njit
+import numba
+from numba import types as _nt
+
+from mjenv._jit import njit, shared_kernel
 
 try:  # count trailing zeros as one instruction (numba's own intrinsic; internal, so it has a fallback)
     from numba.cpython.unsafe.numbers import trailing_zeros
@@ -1999,6 +2002,25 @@ _ERR_TEXT = {
     ERR_BAD_MELD: "malformed meld",
     ERR_BAD_ARGUMENT: "argument out of range",
 }
+
+
+def _score_c(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts):
+    """C-callable :func:`score_kernel` (pointers to ``int8[34]``, ``int16[4]`` and ``int16[NUM_FANS]``)."""
+    return score_kernel(
+        numba.carray(concealed, 34), numba.carray(melds, 4), n_melds, win_tile, flags, seat_wind, prevalent_wind,
+        flower_count, numba.carray(fan_counts, NUM_FANS),
+    )  # fmt: skip
+
+
+# score_kernel compiled once, for the engine (mjenv.game): its callers hold a call to a symbol instead of a copy
+# of the scorer (see mjenv._jit.shared_kernel). Arguments as score_kernel's (C-contiguous arrays, any integers).
+shared_score_kernel = shared_kernel(
+    "mjenv_fans_score_kernel_v1",
+    _nt.int64(_nt.CPointer(_nt.int8), _nt.CPointer(_nt.int16), *([_nt.int64] * 6), _nt.CPointer(_nt.int16)),
+    _score_c,
+)
+if shared_score_kernel is None:  # NUMBA_DISABLE_JIT
+    shared_score_kernel = score_kernel
 
 
 def _wind(x, name: str) -> int:
