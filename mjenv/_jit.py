@@ -74,13 +74,20 @@ if CACHE:
 
 
 # ------------------------------------------------------------------------------------------ shared kernels
+note_hook = None  # when set (mjenv.warmup's progress bar), compile notes go to note_hook(text) instead
+
+
 def compile_note(what: str) -> None:
     """Say on stderr that ``what`` is being compiled (first run only): a cold start takes a while, and a silent
-    one looks hung. ``MJENV_QUIET=1`` turns the notes off."""
-    if os.environ.get("MJENV_QUIET", "") not in ("1", "true", "yes"):
-        import sys
+    one looks hung. ``MJENV_QUIET=1`` turns the notes off; :data:`note_hook` redirects them."""
+    if os.environ.get("MJENV_QUIET", "") in ("1", "true", "yes"):
+        return
+    if note_hook is not None:
+        note_hook(f"compiling {what}")
+        return
+    import sys
 
-        print(f"mjenv: compiling {what} (first run only, cached afterwards) ...", file=sys.stderr, flush=True)
+    print(f"mjenv: compiling {what} (first run only, cached afterwards) ...", file=sys.stderr, flush=True)
 
 
 def _compile_cfunc(py_func, signature):
@@ -164,7 +171,7 @@ def shared_kernel(symbol: str, signature, py_func):
     # an intrinsic needs named parameters (no *args): generate the fixed-arity definition
     names = ", ".join(f"a{i}" for i in range(len(params)))
     ns = {"typer": typer}
-    exec(f"def {py_func.__name__}(typingctx, {names}):\n    return typer(({names},))\n", ns)
+    exec(f"def {py_func.__name__}(typingctx, {names}):\n    return typer(({names},))\n", ns)  # noqa: S102
     call = intrinsic(ns[py_func.__name__])
     call.cfunc = cf
     return call

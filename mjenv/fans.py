@@ -866,8 +866,8 @@ def _pair_fans(chow, ws, o, n):
         return
     # the six pairs of sets (0,1) (0,2) (0,3) (1,2) (1,3) (2,3) are edges 0..5; ``ef``: 4 bits per edge, the
     # edge's fan - 64 (pair fans are 69..72), 0 for none. Two edges share a set unless their indices sum to 5.
-    ef = 0
-    present = 0
+    ef = np.int64(0)  # int64, not the literal 0: no Literal specialization of _best_pairs (see _score)
+    present = np.int64(0)
     e = 0
     for i in range(3):
         for j in range(i + 1, 4):
@@ -1585,8 +1585,8 @@ def _group_code(h, g):
             pairs += r == 2
         return -1 if pairs > 1 else pairs
     b = 9 * g
-    n = 0
-    wsum = 0
+    n = np.int64(0)  # not the literal 0: no Literal specialization of _suit_code (see _score)
+    wsum = np.int64(0)
     for r in range(9):
         n += h[b + r]
         wsum += r * h[b + r]
@@ -1867,11 +1867,13 @@ def _score(
         ws[_WS_TC + t] = 0
     if not _unpack_melds(melds, n_melds, ws):
         return ERR_BAD_MELD
-    distinct = 0
-    odd = 0
-    mask = 0  # tiles held or melded
-    hmask = 0  # tiles held
-    fours = 0
+    # int64 from the start (not the literal 0): typing would otherwise also compile the callees below for
+    # Literal[int](0) arguments, a specialization never run (cold-start time, mjenv._jit.shared_kernel)
+    distinct = np.int64(0)
+    odd = np.int64(0)
+    mask = np.int64(0)  # tiles held or melded
+    hmask = np.int64(0)  # tiles held
+    fours = np.int64(0)
     over = False
     for t in range(34):  # no early exit or branch: the loop vectorizes
         c = np.int64(concealed[t]) + (t == win_tile)
