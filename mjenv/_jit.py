@@ -71,3 +71,107 @@ def drop_stale_caches(root: Path = _ROOT) -> int:
 
 if CACHE:
     drop_stale_caches()
+
+
+# ------------------------------------------------------------------------------------------ shared kernels
+note_hook = None  # when set (mjenv.warmup's progress bar), compile notes go to note_hook(text) instead
+
+
+def compile_note(what: str) -> None:
+    """Say on stderr that ``what`` is being compiled (first run only): a cold start takes a while, and a silent
+    one looks hung. ``MJENV_QUIET=1`` turns the notes off; :data:`note_hook` redirects them."""
+    if os.environ.get("MJENV_QUIET", "") in ("1", "true", "yes"):
+        return
+    if note_hook is not None:
+        note_hook(f"compiling {what}")
+        return
+    import sys
+
+    print(f"mjenv: compiling {what} (first run only, cached afterwards) ...", file=sys.stderr, flush=True)
+
+
+def _compile_cfunc(py_func, signature):
+    """``numba.cfunc(signature, cache=CACHE)(py_func)``, with a :func:`compile_note` when the cache misses."""
+    from numba.core.ccallback import CFunc
+    from numba.core.compiler_lock import global_compiler_lock
+
+    cf = CFunc(py_func, (tuple(signature.args), signature.return_type), locals={}, options={})
+    if CACHE:
+        cf.enable_caching()
+    with global_compiler_lock:
+        try:  # numba's own CFunc.compile, split so that a cache miss is announced before compiling
+            cres = cf._cache.load_overload(cf._sig, cf._targetdescr.target_context)
+        except AttributeError:  # pragma: no cover - another numba version: compile without the note
+            cres = None
+        if cres is None:
+            compile_note(f"{py_func.__module__}.{py_func.__name__.removesuffix('_c')}")
+            cf.compile()
+        else:
+            cf._cache_hits += 1
+            cf._library = cres.library
+            cf._wrapper_name = cres.fndesc.llvm_cfunc_wrapper_name
+            cf._wrapper_address = cf._library.get_pointer_to_function(cf._wrapper_name)
+    return cf
+
+
+def shared_kernel(symbol: str, signature, py_func):
+    """Compile ``py_func`` ONCE as a C-callable function and return a kernel that other kernels call through the
+    symbol ``symbol``.
+
+    Why: numba finalizes every jitted function as a library of its own, linking in the code of all its
+    transitive callees and optimizing and code-generating the linked module again. A big kernel called from
+    many kernels (the scorer, the waits of a hand) is therefore compiled once per caller, and once more per
+    caller of a caller. A shared kernel is compiled once (``numba.cfunc`` with mjenv's cache) and its callers
+    only hold a call to an external symbol, which the JIT linker resolves at load time (from the cache too) to
+    the address registered here with ``llvmlite.binding.add_symbol``, as numba does for its own C helpers. No
+    process address is baked into cached code.
+
+    ``signature`` is the C signature (numba types); a ``types.CPointer(dtype)`` parameter accepts an array of
+    that dtype (C-contiguous; its data pointer is passed, and ``py_func`` rebuilds the array with
+    ``numba.carray`` of the length it knows), a scalar parameter accepts any integer or boolean (cast).
+    ``symbol`` must be unique in the process and should change when the signature changes (the stale-cache
+    guard above drops cached callers when any kernel source changes). With ``NUMBA_DISABLE_JIT`` set the
+    returned callable is ``None``: use the plain kernel instead.
+    """
+    if numba.config.DISABLE_JIT:
+        return None
+    import llvmlite.binding as llb
+    from llvmlite import ir
+    from numba.core import cgutils, types
+    from numba.extending import intrinsic
+
+    cf = _compile_cfunc(py_func, signature)
+    llb.add_symbol(symbol, cf.address)
+    params = tuple(signature.args)
+
+    def typer(args):
+        for a, p in zip(args, params):
+            if isinstance(p, types.CPointer):
+                if not (isinstance(a, types.Array) and a.dtype == p.dtype and a.layout == "C"):
+                    return None
+            elif not isinstance(a, (types.Integer, types.Boolean)):
+                return None
+        sig = signature.return_type(*args)
+
+        def codegen(context, builder, sig_, llargs):
+            vals = []
+            for a, p, v in zip(sig_.args, params, llargs):
+                if isinstance(p, types.CPointer):
+                    vals.append(context.make_array(a)(context, builder, v).data)
+                else:
+                    vals.append(context.cast(builder, v, a, p))
+            fnty = ir.FunctionType(
+                context.get_value_type(signature.return_type), [context.get_value_type(p) for p in params]
+            )
+            fn = cgutils.get_or_insert_function(builder.module, fnty, symbol)
+            return builder.call(fn, vals)
+
+        return sig, codegen
+
+    # an intrinsic needs named parameters (no *args): generate the fixed-arity definition
+    names = ", ".join(f"a{i}" for i in range(len(params)))
+    ns = {"typer": typer}
+    exec(f"def {py_func.__name__}(typingctx, {names}):\n    return typer(({names},))\n", ns)  # noqa: S102
+    call = intrinsic(ns[py_func.__name__])
+    call.cfunc = cf
+    return call

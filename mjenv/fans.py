@@ -30,7 +30,10 @@ from enum import IntEnum
 
 import numpy as np
 
-from mjenv._jit import njit
+import numba
+from numba import types as _nt
+
+from mjenv._jit import njit, shared_kernel
 
 try:  # count trailing zeros as one instruction (numba's own intrinsic; internal, so it has a fallback)
     from numba.cpython.unsafe.numbers import trailing_zeros
@@ -863,8 +866,8 @@ def _pair_fans(chow, ws, o, n):
         return
     # the six pairs of sets (0,1) (0,2) (0,3) (1,2) (1,3) (2,3) are edges 0..5; ``ef``: 4 bits per edge, the
     # edge's fan - 64 (pair fans are 69..72), 0 for none. Two edges share a set unless their indices sum to 5.
-    ef = 0
-    present = 0
+    ef = np.int64(0)  # int64, not the literal 0: no Literal specialization of _best_pairs (see _score)
+    present = np.int64(0)
     e = 0
     for i in range(3):
         for j in range(i + 1, 4):
@@ -1582,8 +1585,8 @@ def _group_code(h, g):
             pairs += r == 2
         return -1 if pairs > 1 else pairs
     b = 9 * g
-    n = 0
-    wsum = 0
+    n = np.int64(0)  # not the literal 0: no Literal specialization of _suit_code (see _score)
+    wsum = np.int64(0)
     for r in range(9):
         n += h[b + r]
         wsum += r * h[b + r]
@@ -1864,11 +1867,13 @@ def _score(
         ws[_WS_TC + t] = 0
     if not _unpack_melds(melds, n_melds, ws):
         return ERR_BAD_MELD
-    distinct = 0
-    odd = 0
-    mask = 0  # tiles held or melded
-    hmask = 0  # tiles held
-    fours = 0
+    # int64 from the start (not the literal 0): typing would otherwise also compile the callees below for
+    # Literal[int](0) arguments, a specialization never run (cold-start time, mjenv._jit.shared_kernel)
+    distinct = np.int64(0)
+    odd = np.int64(0)
+    mask = np.int64(0)  # tiles held or melded
+    hmask = np.int64(0)  # tiles held
+    fours = np.int64(0)
     over = False
     for t in range(34):  # no early exit or branch: the loop vectorizes
         c = np.int64(concealed[t]) + (t == win_tile)
@@ -1999,6 +2004,25 @@ _ERR_TEXT = {
     ERR_BAD_MELD: "malformed meld",
     ERR_BAD_ARGUMENT: "argument out of range",
 }
+
+
+def _score_c(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts):
+    """C-callable :func:`score_kernel` (pointers to ``int8[34]``, ``int16[4]`` and ``int16[NUM_FANS]``)."""
+    return score_kernel(
+        numba.carray(concealed, 34), numba.carray(melds, 4), n_melds, win_tile, flags, seat_wind, prevalent_wind,
+        flower_count, numba.carray(fan_counts, NUM_FANS),
+    )  # fmt: skip
+
+
+# score_kernel compiled once, for the engine (mjenv.game): its callers hold a call to a symbol instead of a copy
+# of the scorer (see mjenv._jit.shared_kernel). Arguments as score_kernel's (C-contiguous arrays, any integers).
+shared_score_kernel = shared_kernel(
+    "mjenv_fans_score_kernel_v1",
+    _nt.int64(_nt.CPointer(_nt.int8), _nt.CPointer(_nt.int16), *([_nt.int64] * 6), _nt.CPointer(_nt.int16)),
+    _score_c,
+)
+if shared_score_kernel is None:  # NUMBA_DISABLE_JIT
+    shared_score_kernel = score_kernel
 
 
 def _wind(x, name: str) -> int:

@@ -76,11 +76,13 @@ Specification in mjenv
 
 from __future__ import annotations
 
+import numba
 import numpy as np
+from numba import types as _nt
 
 from mjenv import actions as A
-from mjenv._jit import njit
-from mjenv.fans import NUM_FANS, WIN_4TH_TILE, WIN_ABOUT_KONG, WIN_SELF_DRAWN, WIN_WALL_LAST, score_kernel
+from mjenv._jit import njit, shared_kernel
+from mjenv.fans import NUM_FANS, WIN_4TH_TILE, WIN_ABOUT_KONG, WIN_SELF_DRAWN, WIN_WALL_LAST, shared_score_kernel
 from mjenv.hand import _KNIT_MASK, KNITS, _groups_win, _win_code_at
 from mjenv.rules import (
     ILLEGAL_TERMINATE,
@@ -203,7 +205,7 @@ def next_seed_kernel(state):
 
 # ----------------------------------------------------------------------------------------------- scoring
 @njit
-def _update_waits(state, s, suit_win, honor_win):
+def _update_waits_body(state, s, suit_win, honor_win):
     """Cache in ``WAITS`` the tiles that complete the waiting (13 - 3 * melds) concealed hand of ``s``.
 
     Called whenever a seat's concealed hand becomes a waiting hand (after the deal, its discard, a kong), so
@@ -347,6 +349,13 @@ def _update_waits(state, s, suit_win, honor_win):
 
 
 @njit
+def _update_waits(state, s, suit_win, honor_win):
+    """:func:`_update_waits_body`, compiled once and called through a symbol (the engine calls it from five
+    places)."""
+    _update_waits_shared(state, s, suit_win, honor_win)
+
+
+@njit
 def _waits_on(state, s, t):
     """Is ``t`` one of the cached waits of ``s``?"""
     if t < 27:
@@ -376,8 +385,8 @@ def _score(state, seat, tile, flags, in_hand, fan_counts):
         melds[i] = state[MELDS + 4 * seat + i]
     dealer = state[DEALER]
     flowers = state[FLOWERS + seat]
-    # every scalar as int64 so that the (large) scorer compiles once, with the signature Python callers use
-    total = score_kernel(conc, melds, np.int64(n), np.int64(tile), np.int64(flags), np.int64((seat - dealer) % 4),
+    # the scorer compiled once (a call through a symbol, mjenv._jit.shared_kernel), not once per engine kernel
+    total = shared_score_kernel(conc, melds, np.int64(n), np.int64(tile), np.int64(flags), np.int64((seat - dealer) % 4),
                          np.int64(state[PREVALENT]), np.int64(flowers), fan_counts)
     if total < 0 or total - flowers < state[MIN_FAN]:
         return -1
@@ -412,9 +421,16 @@ def reset_kernel(state, seed, dealer, prevalent, rules, suit_win, honor_win):
 
     ``rules`` is ``int32[RULE_WORDS]`` (:meth:`mjenv.rules.RuleConfig.encode`); every kernel reads the rules from
     the copy in the state. The dealer (``dealer`` chair) then has 14 tiles and the turn. ``state`` is
-    ``int32[STATE_SIZE]``. Without flowers (``rules[R_FLOWERS] == 0``) the wall holds the 136 suited and honour
+    ``int32[STATE_SIZE]`` and the tables those of :func:`win_tables` (C-contiguous; called through a symbol as
+    :func:`step_kernel`). Without flowers (``rules[R_FLOWERS] == 0``) the wall holds the 136 suited and honour
     tiles only (``WALL[136:]`` stays 0 and unused).
     """
+    _reset_shared(state, seed, dealer, prevalent, rules, suit_win, honor_win)
+
+
+@njit
+def _reset(state, seed, dealer, prevalent, rules, suit_win, honor_win):
+    """The body of :func:`reset_kernel`."""
     state[:] = 0
     for i in range(RULE_WORDS):
         state[RULES + i] = rules[i]
@@ -884,8 +900,17 @@ def legal_mask_kernel(state, seat, mask):
 def step_kernel(state, action, rewards, suit_win, honor_win):
     """Apply ``action`` of the seat to act (``state[CUR]``); ``rewards`` (float32[4]) get this step's deltas.
 
-    Returns 0, or ERR_ILLEGAL (-1, state unchanged) / ERR_OVER (-2, the hand is over).
+    Returns 0, or ERR_ILLEGAL (-1, state unchanged) / ERR_OVER (-2, the hand is over). ``state`` must be
+    ``int32[STATE_SIZE]`` and the tables those of :func:`win_tables` (C-contiguous): the engine is compiled
+    once and called through a symbol (:func:`mjenv._jit.shared_kernel`), so this wrapper is all its callers
+    compile.
     """
+    return _step_shared(state, action, rewards, suit_win, honor_win)
+
+
+@njit
+def _step(state, action, rewards, suit_win, honor_win):
+    """The body of :func:`step_kernel`."""
     for i in range(4):
         rewards[i] = 0
     ph = state[PHASE]
@@ -972,6 +997,48 @@ def penalize_kernel(state, seat, kind, rewards):
         return
     state[NO_WIN + seat] = 1
     state[WIN_FAN + seat] = -1
+
+
+# ----------------------------------------------------------------------------------------------- shared kernels
+# The engine's big kernels are compiled once each (C-callable, cached) and called through symbols, so that no
+# caller (the fronts, the vector env, the other engine kernels) compiles a copy of them: see
+# mjenv._jit.shared_kernel. Array arguments are fixed-size: the state, four rewards and the win tables.
+_SUIT_WIN_LEN, _HONOR_WIN_LEN = 5**9, 5**7
+_P_STATE, _P_TAB = _nt.CPointer(_nt.int32), _nt.CPointer(_nt.uint8)
+
+
+def _update_waits_c(state, s, suit_win, honor_win):
+    _update_waits_body(
+        numba.carray(state, STATE_SIZE), s, numba.carray(suit_win, _SUIT_WIN_LEN),
+        numba.carray(honor_win, _HONOR_WIN_LEN),
+    )  # fmt: skip
+
+
+def _step_c(state, action, rewards, suit_win, honor_win):
+    return _step(
+        numba.carray(state, STATE_SIZE), action, numba.carray(rewards, 4), numba.carray(suit_win, _SUIT_WIN_LEN),
+        numba.carray(honor_win, _HONOR_WIN_LEN),
+    )  # fmt: skip
+
+
+def _reset_c(state, seed, dealer, prevalent, rules, suit_win, honor_win):
+    _reset(
+        numba.carray(state, STATE_SIZE), seed, dealer, prevalent, numba.carray(rules, RULE_WORDS),
+        numba.carray(suit_win, _SUIT_WIN_LEN), numba.carray(honor_win, _HONOR_WIN_LEN),
+    )  # fmt: skip
+
+
+_update_waits_shared = shared_kernel(
+    "mjenv_game_update_waits_v1", _nt.void(_P_STATE, _nt.int64, _P_TAB, _P_TAB), _update_waits_c
+) or _update_waits_body
+_step_shared = shared_kernel(
+    "mjenv_game_step_kernel_v1",
+    _nt.int64(_P_STATE, _nt.int64, _nt.CPointer(_nt.float32), _P_TAB, _P_TAB),
+    _step_c,
+) or _step
+_reset_shared = shared_kernel(
+    "mjenv_game_reset_kernel_v2", _nt.void(_P_STATE, *([_nt.int64] * 3), _P_STATE, _P_TAB, _P_TAB), _reset_c
+) or _reset
 
 
 # ----------------------------------------------------------------------------------------------- Python API

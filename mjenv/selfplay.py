@@ -23,15 +23,17 @@ in the masks-only mode; any other policy gets observations.
 
 from __future__ import annotations
 
-import importlib
 import sys
 import time
 
 import numpy as np
 
-from mjenv.fans import FAN_NAME_EN, FAN_NAME_ZH, NUM_FANS
+from mjenv.policy import Policy, RandomPolicy
+from mjenv.policy import load_policy as _load_policy
 from mjenv.rules import RuleConfig
-from mjenv.vector import Policy, RandomPolicy, VectorEnv, bytes_per_table, warmup
+
+# mjenv.fans / mjenv.vector are imported where used: importing them loads (on the first run: compiles) the
+# kernels, which run_selfplay does under its progress bar
 
 
 def load_policy(spec: str, num_envs: int, seed: int) -> Policy:
@@ -40,17 +42,7 @@ def load_policy(spec: str, num_envs: int, seed: int) -> Policy:
         raise ValueError("policy must be 'random' or 'module:factory'")
     if spec == "random":
         return RandomPolicy(seed)
-    if ":" not in spec:
-        raise ValueError(f"policy must be 'random' or 'module:factory', got {spec!r}")
-    mod_name, attr = spec.split(":", 1)
-    try:
-        factory = getattr(importlib.import_module(mod_name), attr)
-    except (ImportError, AttributeError) as e:
-        raise ValueError(f"cannot load policy {spec!r}: {e}") from None
-    policy = factory(num_envs, seed)
-    if not callable(policy):
-        raise TypeError(f"policy factory {spec!r} returned a non-callable {type(policy).__name__}")
-    return policy
+    return _load_policy(spec, num_envs, seed)
 
 
 class _Stats:
@@ -60,12 +52,14 @@ class _Stats:
         self.hands = self.wins = self.self_drawn = self.draws = self.aborted = 0
         self.fan_sum = 0
         self.hand_steps = 0
+        from mjenv.fans import NUM_FANS
+
         self.fan_counts = np.zeros(NUM_FANS, np.int64)  # times each fan counted
         self.fan_hands = np.zeros(NUM_FANS, np.int64)  # winning hands that scored each fan
         self.points = np.zeros(4, np.int64)
         self.wins_by_chair = np.zeros(4, np.int64)
 
-    def add(self, env: VectorEnv, idx: np.ndarray) -> None:
+    def add(self, env, idx: np.ndarray) -> None:
         r = env.results
         w = r.winner[idx]
         won = w >= 0
@@ -141,9 +135,18 @@ def run_selfplay(
         observations = bool(getattr(pol, "needs_observations", not isinstance(pol, RandomPolicy)))
     if progress:
         print(
-            "loading the kernels (compiled on the first run, minutes; cached on disk after)", file=sys.stderr
+            "loading the kernels (compiled on the first run, about a minute; cached on disk after)",
+            file=sys.stderr,
         )
-    compile_s = warmup(observations)
+    import mjenv
+
+    t0 = time.perf_counter()
+    mjenv.warmup(
+        modules=("mjenv.fans", "mjenv.game", "mjenv.vector"), progress=progress, observations=observations
+    )
+    compile_s = time.perf_counter() - t0
+    from mjenv.vector import VectorEnv
+
     env = VectorEnv(tables, seed=seed, rules=rules, observations=observations, threads=threads)
     if isinstance(pol, RandomPolicy) and pol.env is None:
         pol.env = env  # use the env's legal-action lists (same actions, cheaper)
@@ -196,7 +199,10 @@ def _rate(a: int, b: int) -> float | None:
     return a / b if b else None
 
 
-def _record(st: _Stats, env: VectorEnv, locals_: dict) -> dict:
+def _record(st: _Stats, env, locals_: dict) -> dict:
+    from mjenv.fans import FAN_NAME_EN, FAN_NAME_ZH
+    from mjenv.vector import bytes_per_table
+
     v = locals_
     fans = [
         {
