@@ -55,6 +55,11 @@ WIN_4TH_TILE = 2
 WIN_ABOUT_KONG = 4
 WIN_WALL_LAST = 8
 ALL_FLAGS = 15
+#: scorer option bit (not a win context): the Botzone judge's bundled calculator, which counts no edge, closed or
+#: single wait (边张/嵌张/单钓将) in a knitted-straight reading when the winning tile is one of the knitted
+#: straight's nine tiles (``RuleConfig.knitted_wait_fans=False``). Without the bit the scoring is PyMahjongGB's.
+WIN_KNITTED_NO_WAIT = 16
+SCORER_FLAGS = ALL_FLAGS | WIN_KNITTED_NO_WAIT
 
 # --- error codes (kernel return values) ------------------------------------------------------------------
 ERR_WRONG_TILES_COUNT = -1
@@ -1837,7 +1842,7 @@ def score_kernel(
 @njit
 def _check_args(concealed, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count):
     """0, or the ERR_* code of malformed arguments (before the melds are read)."""
-    if n_melds < 0 or n_melds > 4 or win_tile < 0 or win_tile >= 34 or flags < 0 or flags > ALL_FLAGS:
+    if n_melds < 0 or n_melds > 4 or win_tile < 0 or win_tile >= 34 or flags < 0 or flags > SCORER_FLAGS:
         return ERR_BAD_ARGUMENT
     if seat_wind < 0 or prevalent_wind < 0 or flower_count < 0:  # a wind >= 4 matches no wind
         return ERR_BAD_ARGUMENT
@@ -1925,6 +1930,8 @@ def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, hmask,
         k = _knitted_of_mask(hmask)
         if k >= 0:
             scr[_S_STATE] = 0  # _special_best rewrote fc
+            if flags & WIN_KNITTED_NO_WAIT and (_KNITTED_M[k] >> win) & 1:
+                scr[_S_WAIT] = 0  # the judge's calculator: no wait fan when the win tile is in the knitted straight
             _take_knitted(h, k, -1)
             best = _regular_best(
                 h,

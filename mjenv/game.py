@@ -30,6 +30,9 @@ Specification in mjenv
     RULES       8     the rules block (mjenv.rules.RULE_FIELDS: MIN_FAN, BASE_PAY, FALSE_WIN_PAY, ILLEGAL_PAY,
                       ILLEGAL_MODE, HAS_FLOWERS, ASK_ALL, a spare word), copied from RuleConfig.encode() by
                       reset_kernel: the only place the kernels read rule options and amounts from
+    PWALL       4     private walls (rules.private_walls): tiles left in each seat's own part of WALL (seat i
+                      owns WALL[part*i : part*(i+1)], part = n_tiles // 4, and pops WALL[part*i + PWALL[i] - 1]);
+                      FRONT stays 0 and BACK - FRONT is the total left, as with the shared wall
     CLAIM       4     claim window answers: -1 not asked, -2 still to answer, else the action chosen
     WIN_FAN     4     total fan of the win open to each seat right now (-1: none; cached for the mask)
     WIN_FLAGS_P 4     the win flags that go with WIN_FAN
@@ -82,7 +85,15 @@ from numba import types as _nt
 
 from mjenv import actions as A
 from mjenv._jit import njit, shared_kernel
-from mjenv.fans import NUM_FANS, WIN_4TH_TILE, WIN_ABOUT_KONG, WIN_SELF_DRAWN, WIN_WALL_LAST, shared_score_kernel
+from mjenv.fans import (
+    NUM_FANS,
+    WIN_4TH_TILE,
+    WIN_ABOUT_KONG,
+    WIN_KNITTED_NO_WAIT,
+    WIN_SELF_DRAWN,
+    WIN_WALL_LAST,
+    shared_score_kernel,
+)
 from mjenv.hand import _KNIT_MASK, KNITS, _groups_win, _win_code_at
 from mjenv.rules import (
     ILLEGAL_TERMINATE,
@@ -95,7 +106,9 @@ from mjenv.rules import (
     R_FLOWERS,
     R_ILLEGAL,
     R_ILLEGAL_PAY,
+    R_KNITTED_WAIT,
     R_MIN_FAN,
+    R_PRIVATE_WALLS,
     RULE_WORDS,
     RuleConfig,
 )
@@ -111,7 +124,7 @@ _layout: list[tuple[str, int]] = [
     ("LAST_ACTION", 1), ("EVENTS", 1), ("DEALER", 1), ("PREVALENT", 1), ("RULES", RULE_WORDS), ("WINNER", 1),
     ("LOSER", 1), ("WIN_TILE", 1), ("WIN_FLAGS", 1), ("WIN_TOTAL", 1), ("DICE", 1),
     ("SEED_LO", 1), ("SEED_HI", 1), ("RNG_LO", 1), ("RNG_HI", 1),
-    ("CLAIM", 4), ("WIN_FAN", 4), ("WIN_FLAGS_P", 4), ("NO_WIN", 4), ("WAITS", 8), ("N_MELDS", 4), ("N_DISC", 4),
+    ("PWALL", 4), ("CLAIM", 4), ("WIN_FAN", 4), ("WIN_FLAGS_P", 4), ("NO_WIN", 4), ("WAITS", 8), ("N_MELDS", 4), ("N_DISC", 4),
     ("FLOWERS", 4), ("FLOWER_BITS", 4), ("SCORES", 4), ("MELDS", 16), ("VIS", 34), ("HAND", 4 * 34),
     ("DISC", 4 * MAX_DISCARDS), ("WALL", 144), ("FANS", NUM_FANS),
 ]
@@ -135,6 +148,8 @@ ILLEGAL_PAY, ILLEGAL_MODE, HAS_FLOWERS, ASK_ALL = (RULES + R_ILLEGAL_PAY, RULES 
 WINNER, LOSER, WIN_TILE, WIN_FLAGS, WIN_TOTAL = (OFFSETS[k] for k in ("WINNER", "LOSER", "WIN_TILE", "WIN_FLAGS", "WIN_TOTAL"))
 N_STEPS, N_DRAWS, LAST_ACTOR, LAST_ACTION, EVENTS = (OFFSETS[k] for k in ("N_STEPS", "N_DRAWS", "LAST_ACTOR", "LAST_ACTION", "EVENTS"))
 WAITS = OFFSETS["WAITS"]
+PWALL = OFFSETS["PWALL"]
+PRIVATE_WALLS, KNITTED_WAIT = RULES + R_PRIVATE_WALLS, RULES + R_KNITTED_WAIT
 HOT_WORDS = DISC  # the hot prefix: every field before the discards
 del _o, _name, _size
 
@@ -386,11 +401,34 @@ def _score(state, seat, tile, flags, in_hand, fan_counts):
     dealer = state[DEALER]
     flowers = state[FLOWERS + seat]
     # the scorer compiled once (a call through a symbol, mjenv._jit.shared_kernel), not once per engine kernel
+    if state[KNITTED_WAIT] == 0:
+        flags |= WIN_KNITTED_NO_WAIT
     total = shared_score_kernel(conc, melds, np.int64(n), np.int64(tile), np.int64(flags), np.int64((seat - dealer) % 4),
                          np.int64(state[PREVALENT]), np.int64(flowers), fan_counts)
     if total < 0 or total - flowers < state[MIN_FAN]:
         return -1
     return total
+
+
+@njit
+def raw_score_kernel(state, seat, tile, flags, in_hand, fan_counts):
+    """The scorer's raw result for ``seat`` winning on ``tile`` with ``flags``: the total fan, flowers included
+    and no minimum applied, or the scorer's negative code (``mjenv.fans.ERR_NOT_WIN`` -3, ...). ``in_hand``: the
+    tile is already in the seat's hand (a draw). The rules block's scorer option applies (Botzone ``canHu``)."""
+    conc = np.empty(34, np.int8)
+    for t in range(34):
+        conc[t] = state[HAND + 34 * seat + t]
+    if in_hand:
+        conc[tile] -= 1
+    melds = np.zeros(4, np.int16)
+    n = state[N_MELDS + seat]
+    for i in range(n):
+        melds[i] = state[MELDS + 4 * seat + i]
+    if state[KNITTED_WAIT] == 0:
+        flags |= WIN_KNITTED_NO_WAIT
+    return shared_score_kernel(conc, melds, np.int64(n), np.int64(tile), np.int64(flags),
+                               np.int64((seat - state[DEALER]) % 4), np.int64(state[PREVALENT]),
+                               np.int64(state[FLOWERS + seat]), fan_counts)
 
 
 @njit
@@ -402,6 +440,47 @@ def _set_win_option(state, seat, tile, flags, in_hand):
     else:
         state[WIN_FAN + seat] = _score(state, seat, tile, flags, in_hand, np.zeros(NUM_FANS, np.int16))
     state[WIN_FLAGS_P + seat] = flags
+
+
+# ----------------------------------------------------------------------------------------------- walls
+@njit
+def wall_empty_kernel(state, s):
+    """Is the wall seat ``s`` draws from empty (its own part with private walls, else the shared wall)?"""
+    if state[PRIVATE_WALLS] != 0:
+        return state[PWALL + s] <= 0
+    return state[FRONT] >= state[BACK]
+
+
+@njit
+def _last_tile(state, s):
+    """The last-tile situation after ``s`` drew or discarded: the shared wall is empty, or with private walls
+    the part of the next seat (who would draw next) is empty. Then only a win may claim ``s``'s discard."""
+    if state[PRIVATE_WALLS] != 0:
+        return state[PWALL + (s + 1) % 4] <= 0
+    return state[FRONT] >= state[BACK]
+
+
+@njit
+def _kong_blocked(state, s):
+    """No concealed or added kong for ``s`` now: the wall is empty, or with private walls the part of ``s`` or of
+    the next seat is."""
+    if state[PRIVATE_WALLS] != 0:
+        return state[PWALL + s] <= 0 or state[PWALL + (s + 1) % 4] <= 0
+    return state[FRONT] >= state[BACK]
+
+
+@njit
+def _wall_part(state):
+    """Tiles in each private part: a quarter of the wall (34, or 36 with flowers)."""
+    return 36 if state[HAS_FLOWERS] != 0 else 34
+
+
+@njit
+def _pop_private(state, s):
+    """Pop the last tile of ``s``'s own part (private walls; the part must not be empty)."""
+    state[PWALL + s] -= 1
+    state[BACK] -= 1
+    return state[WALL + _wall_part(state) * s + state[PWALL + s]]
 
 
 # ----------------------------------------------------------------------------------------------- reset
@@ -444,6 +523,43 @@ def _reset(state, seed, dealer, prevalent, rules, suit_win, honor_win):
         state[WALL + i] = state[WALL + j]
         state[WALL + j] = tmp
     state[DICE] = 10 * (_rng_int(state, 6) + 1) + _rng_int(state, 6) + 1
+    _deal(state, dealer, prevalent, n_tiles, suit_win, honor_win)
+
+
+@njit
+def reset_wall_kernel(state, wall, dealer, prevalent, rules, suit_win, honor_win):
+    """Start a hand on a given wall (``wall`` int-like[136] without flowers, [144] with, tile ids 0..41): copy the
+    rules block, deal and replace flowers as :func:`reset_kernel` does from the wall it shuffles (no dice: 0).
+
+    With private walls ``wall`` is in the Botzone ``walltiles`` order: seat i owns ``wall[part*i:part*(i+1)]``
+    and draws from its end. Returns 0, or -1 (state untouched) when ``wall`` does not hold each of the 34 tiles 4
+    times (and each flower once with flowers).
+    """
+    n_tiles = 144 if rules[R_FLOWERS] != 0 else 136
+    if wall.shape[0] != n_tiles:
+        return -1
+    cnt = np.zeros(42, np.int64)
+    for i in range(n_tiles):
+        t = wall[i]
+        if t < 0 or t >= 42:
+            return -1
+        cnt[t] += 1
+    for t in range(42):
+        if cnt[t] != (4 if t < 34 else (1 if n_tiles == 144 else 0)):
+            return -1
+    state[:] = 0
+    for i in range(RULE_WORDS):
+        state[RULES + i] = rules[i]
+    _seed_rng(state, 0)
+    for i in range(n_tiles):
+        state[WALL + i] = wall[i]
+    _deal(state, dealer, prevalent, n_tiles, suit_win, honor_win)
+    return 0
+
+
+@njit
+def _deal(state, dealer, prevalent, n_tiles, suit_win, honor_win):
+    """Deal from ``WALL`` (filled): 13 tiles each and the dealer's 14th, flowers set aside and replaced."""
     state[DEALER] = dealer
     state[PREVALENT] = prevalent
     state[FRONT] = 0
@@ -458,6 +574,9 @@ def _reset(state, seed, dealer, prevalent, rules, suit_win, honor_win):
     state[OFFER_SEAT] = -1
     state[LAST_ACTOR] = -1
     state[LAST_ACTION] = -1
+    if state[PRIVATE_WALLS] != 0:
+        _deal_private(state, dealer, n_tiles, suit_win, honor_win)
+        return
     need = np.zeros(4, np.int64)
     last = -1
     for rnd in range(4):  # 3 rounds of 4 tiles, then 1 tile each, then the dealer's 14th
@@ -479,6 +598,29 @@ def _reset(state, seed, dealer, prevalent, rules, suit_win, honor_win):
         else:
             _update_waits(state, s, suit_win, honor_win)
     _start_turn(state, dealer, last, KIND_NORMAL)
+
+
+@njit
+def _deal_private(state, dealer, n_tiles, suit_win, honor_win):
+    """Private walls: every seat pops its own part until it holds 13 tiles (flowers met are set aside), then the
+    dealer draws its first tile from its part like any draw."""
+    part = n_tiles // 4
+    for s in range(4):
+        state[PWALL + s] = part
+    for s in range(4):
+        held = 0
+        while held < 13 and state[PWALL + s] > 0:
+            t = _pop_private(state, s)
+            if t >= 34:
+                state[FLOWERS + s] += 1
+                state[FLOWER_BITS + s] |= 1 << (t - 34)
+                state[EVENTS] |= EV_INITIAL_FLOWER
+            else:
+                state[HAND + 34 * s + t] += 1
+                held += 1
+    for s in range(4):
+        _update_waits(state, s, suit_win, honor_win)
+    _draw(state, dealer, False, KIND_NORMAL)
 
 
 @njit
@@ -518,7 +660,7 @@ def _start_turn(state, s, tile, kind):
     flags = WIN_SELF_DRAWN
     if kind == KIND_KONG:
         flags |= WIN_ABOUT_KONG
-    if state[FRONT] >= state[BACK]:
+    if _last_tile(state, s):
         flags |= WIN_WALL_LAST
     if state[VIS + tile] == 3:
         flags |= WIN_4TH_TILE
@@ -529,12 +671,14 @@ def _start_turn(state, s, tile, kind):
 def _draw(state, s, from_back, kind):
     """``s`` draws (from the front, or the back for replacements); flowers are set aside and replaced."""
     while True:
-        if state[FRONT] >= state[BACK]:
+        if wall_empty_kernel(state, s):
             state[PHASE] = PH_OVER
             state[CUR] = -1
             state[EVENTS] |= EV_EXHAUSTIVE
             return
-        if from_back:
+        if state[PRIVATE_WALLS] != 0:
+            t = _pop_private(state, s)
+        elif from_back:
             state[BACK] -= 1
             t = state[WALL + state[BACK]]
         else:
@@ -598,7 +742,7 @@ def _discard(state, s, t, suit_win, honor_win):
     state[OFFER_TILE] = t
     state[OFFER_SEAT] = s
     state[JUST_CLAIMED] = 0
-    last = state[FRONT] >= state[BACK]
+    last = _last_tile(state, s)
     if last:
         state[EVENTS] |= EV_LAST_DISCARD_WINDOW
     flags = WIN_WALL_LAST if last else 0
@@ -811,7 +955,7 @@ def _legal(state, s, a):
             return state[HAND + 34 * s + a] > 0
         if a == A_WIN:
             return state[JUST_CLAIMED] == 0 and state[WIN_FAN + s] >= 0
-        if state[JUST_CLAIMED] != 0 or state[FRONT] >= state[BACK]:
+        if state[JUST_CLAIMED] != 0 or _kong_blocked(state, s):
             return False
         if A_CONCEALED_KONG <= a < A_ADDED_KONG:
             return state[HAND + 34 * s + a - A_CONCEALED_KONG] == 4
@@ -823,7 +967,7 @@ def _legal(state, s, a):
         return True
     if a == A_WIN:
         return state[WIN_FAN + s] >= 0
-    if ph == PH_ROB or state[FRONT] >= state[BACK]:
+    if ph == PH_ROB or _last_tile(state, state[OFFER_SEAT]):
         return False
     t = state[OFFER_TILE]
     c = state[HAND + 34 * s + t]
@@ -850,7 +994,7 @@ def legal_mask_kernel(state, seat, mask):
     n = 0
     if ph == PH_TURN:  # every entry written once, without branches on the tile counts
         jc = state[JUST_CLAIMED] != 0
-        kong_ok = not jc and state[FRONT] < state[BACK]
+        kong_ok = not jc and not _kong_blocked(state, seat)
         for t in range(34):
             c = state[h + t]
             d = c > 0
@@ -879,7 +1023,7 @@ def legal_mask_kernel(state, seat, mask):
     if state[WIN_FAN + seat] >= 0:
         mask[A_WIN] = True
         n += 1
-    if ph == PH_ROB or state[FRONT] >= state[BACK]:
+    if ph == PH_ROB or _last_tile(state, state[OFFER_SEAT]):
         return n
     t = state[OFFER_TILE]
     if state[h + t] >= 2:
@@ -1115,6 +1259,38 @@ def reset(state: np.ndarray, seed: int, dealer: int = 0, prevalent: int = 0, rul
     reset_kernel(state, check_seed(seed), int(dealer), int(prevalent), block, *win_tables())
 
 
+def reset_wall(state: np.ndarray, wall, dealer: int = 0, prevalent: int = 0,
+               rules: RuleConfig | None = None) -> None:
+    """:func:`reset_kernel` on a given wall instead of a shuffled one (:func:`reset_wall_kernel`).
+
+    ``wall``: 136 tile ids (144 with ``rules.flowers``; flowers are 34..41), each tile 4 times and each flower
+    once. With ``rules.private_walls`` it is in Botzone ``walltiles`` order (seat i owns the i-th quarter and
+    draws from its end); else ``wall[0]`` is the first tile dealt and ``wall[-1]`` the first replacement.
+    Raises ValueError (state unchanged) on a bad wall.
+    """
+    check_state(state)
+    for name, v in (("dealer", dealer), ("prevalent", prevalent)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= int(v) <= 3:
+            raise ValueError(f"{name} must be 0..3, got {v!r}")
+    block = rules_block(rules)
+    arr = np.asarray(wall)
+    if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"wall must be a 1-d sequence of int tile ids, got {arr.dtype}{arr.shape}")
+    n = 144 if block[R_FLOWERS] else 136
+    if arr.shape[0] != n:
+        raise ValueError(f"wall must hold {n} tiles with flowers={bool(block[R_FLOWERS])}, got {arr.shape[0]}")
+    if reset_wall_kernel(state, arr.astype(np.int64), int(dealer), int(prevalent), block, *win_tables()) != 0:
+        raise ValueError("wall must hold each of the 34 tiles 4 times" + (" and each flower once" if n == 144 else ""))
+
+
+def wall_counts(state: np.ndarray) -> list[int]:
+    """Tiles left in each seat's own part of the wall (private walls), or ``[total]`` for the shared wall."""
+    check_state(state)
+    if state[PRIVATE_WALLS]:
+        return [int(x) for x in state[PWALL:PWALL + 4]]
+    return [int(state[BACK] - state[FRONT])]
+
+
 def legal_mask(state: np.ndarray, seat: int) -> np.ndarray:
     """``bool[NUM_ACTIONS]`` legal actions of ``seat`` (all False unless it is the seat to act)."""
     check_state(state)
@@ -1162,7 +1338,11 @@ def seat_discards(state: np.ndarray, seat: int) -> list[tuple[int, bool]]:
 
 
 def wall_tiles(state: np.ndarray) -> list[int]:
-    """The tiles still in the wall, front (next draw) to back (next replacement)."""
+    """The tiles still in the wall, front (next draw) to back (next replacement); with private walls the parts
+    left of seats 0..3 in wall order (each seat draws from the end of its part)."""
+    if state[PRIVATE_WALLS]:
+        part = 36 if state[HAS_FLOWERS] else 34
+        return [int(state[WALL + part * s + i]) for s in range(4) for i in range(int(state[PWALL + s]))]
     return [int(t) for t in state[WALL + state[FRONT]:WALL + state[BACK]]]
 
 

@@ -235,7 +235,7 @@ class raw_env(AECEnv):
             s = (seat + r) % 4
             O.observe_kernel(self.state_array, s, g[r * O.OBS_SIZE:(r + 1) * O.OBS_SIZE])
         st = self.state_array
-        g[4 * O.OBS_SIZE:] = np.bincount(st[G.WALL + st[G.FRONT]:G.WALL + st[G.BACK]], minlength=42)
+        g[4 * O.OBS_SIZE:] = np.bincount(np.asarray(G.wall_tiles(st), np.int64), minlength=42)
         return g
 
     # ------------------------------------------------------------------------------------------ step

@@ -20,6 +20,17 @@ Specification in mjenv
   rules block (``RULE_WORDS`` words, :data:`RULE_FIELDS`) that ``mjenv.game.reset_kernel`` copies into each
   table's state, and the kernels read them only from there.
 * ``flowers=False``: 136 tiles, no flowers (the competition variants).
+* ``private_walls=True`` (Botzone/IJCAI, :meth:`RuleConfig.botzone`): the wall is split into four equal private
+  parts (34 tiles each without flowers); seat ``i`` owns ``WALL[part*i : part*(i+1)]`` and every one of its draws
+  (the deal, normal draws, kong and flower replacements) pops the last tile of its own part. The hand is drawn
+  (exhaustive) when the drawer's own part is empty, even if other parts still hold tiles. A chow, pung or exposed
+  kong on a discard of ``d`` is illegal when the part of ``d + 1`` is empty (only a win may claim it); a
+  concealed or added kong is illegal when the kong maker's or the next seat's part is empty. The last-tile flag
+  (海底捞月 / 河底捞鱼) is set when the part of the seat after the current player (the drawer, the discarder) is
+  empty.
+* ``knitted_wait_fans=False`` (the Botzone judge's bundled calculator): no edge, closed or single-wait fan in a
+  knitted-straight reading when the winning tile lies inside the knitted straight (a scorer option, the
+  ``mjenv.fans.WIN_KNITTED_NO_WAIT`` bit; default True is PyMahjongGB's scoring).
 * ``illegal``: ``"terminate"`` (PettingZoo convention: the offender gets ``-30`` and every other player ``+10``,
   the hand ends), ``"raise"`` (``ValueError``, state unchanged) or ``"penalty"`` (competition rules: a false
   win pays 10 to each other player and the offender may no longer win this hand; any other illegal action only
@@ -50,8 +61,9 @@ PENALTY_NAMES = ("terminate", "false_win", "wrong_claim")
 #: The rules block: ``RULE_WORDS`` int32 words that :meth:`RuleConfig.encode` writes and ``reset_kernel`` copies
 #: into every table's state (``mjenv.game.RULES``); the kernels read the rules only from there.
 RULE_FIELDS = ("min_fan", "base_payment", "false_win_payment", "illegal_payment", "illegal", "flowers",
-               "claim_windows", "variant")
-R_MIN_FAN, R_BASE_PAY, R_FALSE_WIN_PAY, R_ILLEGAL_PAY, R_ILLEGAL, R_FLOWERS, R_ASK_ALL, R_VARIANT = range(8)
+               "claim_windows", "private_walls", "knitted_wait_fans")
+(R_MIN_FAN, R_BASE_PAY, R_FALSE_WIN_PAY, R_ILLEGAL_PAY, R_ILLEGAL, R_FLOWERS, R_ASK_ALL, R_PRIVATE_WALLS,
+ R_KNITTED_WAIT) = range(9)
 RULE_WORDS = len(RULE_FIELDS)
 
 #: ``SEATING[round, player] = chair`` (commentary 001 seat rotation)
@@ -104,9 +116,24 @@ class RuleConfig:
     base_payment: int = BASE_PAYMENT
     false_win_payment: int = FALSE_WIN_PAYMENT
     illegal_payment: int = ILLEGAL_PAYMENT
+    private_walls: bool = False
+    knitted_wait_fans: bool = True
+
+    @classmethod
+    def botzone(cls, quan: int = 0, **overrides: object) -> RuleConfig:
+        """The Botzone / IJCAI variant of the judge ``ailab-pku/Chinese-Standard-Mahjong`` ``judge/main.cpp``:
+        136 tiles without flowers, private 34-tile walls, seat wind = player index (dealer chair 0), prevalent
+        wind ``quan``, every seat asked in every claim window, an illegal action ends the hand with -30 / +10
+        (WA / WH), and the judge's fan calculator (``knitted_wait_fans=False``). ``overrides`` replace fields
+        (e.g. ``flowers=True`` for a 144-tile ``walltiles``)."""
+        kw: dict = {"prevalent_wind": quan, "dealer": 0, "flowers": False, "private_walls": True,
+                    "knitted_wait_fans": False, "claim_windows": "all", "illegal": "terminate",
+                    "min_fan": MIN_WIN_FAN, "base_payment": BASE_PAYMENT, "illegal_payment": ILLEGAL_PAYMENT}
+        kw.update(overrides)
+        return cls(**kw)
 
     def __post_init__(self) -> None:
-        for name in ("match", "flowers"):
+        for name in ("match", "flowers", "private_walls", "knitted_wait_fans"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be a bool, got {type(getattr(self, name)).__name__}")
         for name in ("prevalent_wind", "dealer"):
@@ -146,6 +173,8 @@ class RuleConfig:
         out[R_ILLEGAL] = ILLEGAL_MODES.index(self.illegal)
         out[R_FLOWERS] = int(self.flowers)
         out[R_ASK_ALL] = CLAIM_WINDOWS.index(self.claim_windows)
+        out[R_PRIVATE_WALLS] = int(self.private_walls)
+        out[R_KNITTED_WAIT] = int(self.knitted_wait_fans)
         return out
 
     def to_dict(self) -> dict:

@@ -29,7 +29,7 @@ def test_rules_block_is_written_once_by_reset():
     st = G.new_state()
     G.reset(st, 1, rules=rules)
     block = st[G.RULES:G.RULES + RULE_WORDS]
-    assert block.tolist() == rules.encode().tolist() == [5, 3, 4, 6, 2, 0, 1, 0]
+    assert block.tolist() == rules.encode().tolist() == [5, 3, 4, 6, 2, 0, 1, 0, 1]
     assert len(RULE_FIELDS) == RULE_WORDS
     assert st[G.MIN_FAN] == 5 and st[G.BASE_PAY] == 3 and st[G.ILLEGAL_MODE] == 2 and st[G.ASK_ALL] == 1
     assert RuleConfig.from_dict(rules.to_dict()) == rules
