@@ -1,0 +1,15 @@
+"""Baseline agents for mjenv, each built from an import string ``"module:factory"``.
+
+* ``agents.random:make`` -- uniformly random legal actions (:mod:`agents.random`);
+* ``agents.rule:make`` -- a rule-based MCR player: one Numba kernel over the batch (:mod:`agents.rule`);
+* ``agents.nn:make`` -- a PyTorch policy-value network over the observation (:mod:`agents.nn`, needs the
+  ``agents`` extra: ``torch``, ``safetensors``).
+
+Every factory has the signature ``make(num_envs, seed, **kwargs)`` and returns a batched policy
+``policy(obs, masks, seats) -> int64[N]`` (:mod:`mjenv.policy`). This package is used from a checkout; mjenv
+never imports it. Agents see only observations and masks, never the table state.
+"""
+
+AGENTS = {"random": "agents.random:make", "rule": "agents.rule:make", "nn": "agents.nn:make"}
+
+__all__ = ["AGENTS"]

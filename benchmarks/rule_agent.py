@@ -1,0 +1,131 @@
+"""The rule agent inside the VectorEnv: decisions per second and strength.
+
+``PYTHONPATH=. python -m benchmarks.rule_agent [--tables 1024] [--threads 2] [--steps 300] [--repeats 5]
+[--strength-steps 2000] [--json PATH]`` prints
+
+1. **speed**: the VectorEnv with observations, ``--tables`` tables and ``--threads`` Numba threads, the rule agent
+   (``agents.rule:make``) choosing at every seat. Each repeat plays ``--steps`` batched steps; the table gives
+   decisions/s (median over the repeats) with the wall time split between the agent and ``env.step`` (and the
+   process CPU time, which says what the work costs on a shared machine);
+2. **strength**: four rule agents at every table (``--strength-steps`` steps): share of hands that end in a win,
+   deal-in rate (won on a discard), self-drawn rate, mean winning fan, draws; the same for four random agents;
+   and one rule agent at chair 0 against three random ones (its share of the wins and points per hand).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import numpy as np
+from tqdm import tqdm
+
+from mjenv.policy import load_policy
+from mjenv.vector import VectorEnv
+
+
+def speed(tables: int, threads: int, steps: int, repeats: int) -> dict:
+    env = VectorEnv(tables, seed=0, threads=threads)
+    pol = load_policy("agents.rule:make", tables, 0, threads=threads)
+    obs, masks, seats = env.reset()
+    for _ in range(20):  # warm-up (compiles on the first call) and leave the opening turns
+        obs, masks, seats, _, _ = env.step(pol(obs, masks, seats))
+    rows = []
+    for _ in tqdm(range(repeats), desc="speed", leave=False):
+        ta = te = 0.0
+        c0 = time.process_time()
+        for _ in range(steps):
+            t0 = time.perf_counter()
+            a = pol(obs, masks, seats)
+            t1 = time.perf_counter()
+            obs, masks, seats, _, _ = env.step(a)
+            te += time.perf_counter() - t1
+            ta += t1 - t0
+        cpu = time.process_time() - c0
+        d = tables * steps
+        rows.append({"decisions_per_s": d / (ta + te), "agent_s": ta, "env_s": te, "cpu_us_per_decision": cpu / d * 1e6,
+                     "agent_us_per_decision": ta / d * 1e6, "env_us_per_decision": te / d * 1e6})  # fmt: skip
+    med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
+    return {
+        "tables": tables,
+        "threads": threads,
+        "steps": steps,
+        "repeats": repeats,
+        "median": med,
+        "runs": rows,
+    }
+
+
+def strength(tables: int, threads: int, steps: int, specs: tuple[str, str], seed: int = 1) -> dict:
+    """Seat 0 plays ``specs[0]``, seats 1-3 ``specs[1]``; statistics of the finished hands."""
+    env = VectorEnv(tables, seed=seed, threads=threads)
+    hero = load_policy(specs[0], tables, 0)
+    rest = hero if specs[1] == specs[0] else load_policy(specs[1], tables, 1)
+    obs, masks, seats = env.reset()
+    hands = wins = dealin = tsumo = fan = 0
+    wins_by = np.zeros(4, np.int64)
+    points = np.zeros(4, np.float64)
+    for _ in tqdm(range(steps), desc=f"{specs[0]} vs {specs[1]}", leave=False):
+        if rest is hero:
+            a = hero(obs, masks, seats)
+        else:
+            a = rest(obs, masks, seats)
+            mine = seats == 0
+            if mine.any():
+                a[mine] = hero(obs[mine], masks[mine], seats[mine])
+        obs, masks, seats, _, term = env.step(a)
+        if term.any():
+            r = env.results
+            w = r.winner[term]
+            hands += int(term.sum())
+            wins += int((w >= 0).sum())
+            dealin += int((r.loser[term] >= 0).sum())
+            tsumo += int(((w >= 0) & (r.loser[term] < 0)).sum())
+            fan += int(r.fan_total[term].sum())
+            wins_by += np.bincount(w[w >= 0], minlength=4)
+            points += r.scores[term].sum(axis=0)
+    return {
+        "seat0": specs[0], "others": specs[1], "hands": hands, "win_rate": wins / hands,
+        "deal_in_rate": dealin / hands, "self_drawn_rate": tsumo / hands, "draw_rate": 1 - wins / hands,
+        "mean_winning_fan": fan / max(wins, 1), "seat0_share_of_wins": float(wins_by[0] / max(wins, 1)),
+        "seat0_points_per_hand": float(points[0] / hands), "others_points_per_hand": float(points[1:].mean() / hands),
+    }  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tables", type=int, default=1024)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--strength-steps", type=int, default=2000, help="0 skips the strength runs")
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    out = {"speed": speed(args.tables, args.threads, args.steps, args.repeats)}
+    m = out["speed"]["median"]
+    print(f"rule agent in VectorEnv(observations=True), {args.tables} tables, {args.threads} threads, "
+          f"median of {args.repeats} x {args.steps} steps:")  # fmt: skip
+    print(f"  {m['decisions_per_s']:,.0f} decisions/s  (agent {m['agent_us_per_decision']:.2f} us + env "
+          f"{m['env_us_per_decision']:.2f} us wall per decision; {m['cpu_us_per_decision']:.2f} us CPU)")  # fmt: skip
+    if args.strength_steps > 0:
+        runs = [("agents.rule:make", "agents.rule:make"), ("agents.random:make", "agents.random:make"),
+                ("agents.rule:make", "agents.random:make")]  # fmt: skip
+        out["strength"] = [strength(args.tables, args.threads, args.strength_steps, s) for s in runs]
+        print("| seat 0 | seats 1-3 | hands | win rate | deal-in | self-drawn | mean win fan | seat 0 share of wins "
+              "| seat 0 pts/hand |")  # fmt: skip
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        for r in out["strength"]:
+            print(f"| {r['seat0']} | {r['others']} | {r['hands']} | {r['win_rate']:.3f} | {r['deal_in_rate']:.3f} | "
+                  f"{r['self_drawn_rate']:.3f} | {r['mean_winning_fan']:.1f} | {r['seat0_share_of_wins']:.3f} | "
+                  f"{r['seat0_points_per_hand']:+.2f} |")  # fmt: skip
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,215 @@
+"""The baseline agents (agents/): factories, legality inside the VectorEnv, the rule agent's contract and
+strength, the nn agent's checkpoints."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mjenv import actions as A
+from mjenv import observation as O
+from mjenv.policy import load_policy
+from mjenv.vector import VectorEnv
+
+
+def _play(policy, n_envs, steps, seed):
+    """Play ``steps`` batched decisions with ``policy`` at every seat; returns (hands, wins, illegal count)."""
+    env = VectorEnv(n_envs, seed=seed, threads=1, illegal="terminate")
+    obs, masks, seats = env.reset()
+    hands = wins = bad = 0
+    for _ in range(steps):
+        a = policy(obs, masks, seats)
+        bad += int((~masks[np.arange(n_envs), a]).sum())
+        obs, masks, seats, _, term = env.step(a)
+        hands += int(term.sum())
+        wins += int((env.results.winner[term] >= 0).sum())
+    return hands, wins, bad
+
+
+@pytest.mark.parametrize("spec", ["agents.random:make", "agents.rule:make", "agents.nn:make"])
+def test_factories_play_legal_actions(spec):
+    if spec == "agents.nn:make":
+        pytest.importorskip("torch")
+    policy = load_policy(spec, 64, 0)
+    _, _, bad = _play(policy, 64, 60, seed=1)
+    assert bad == 0
+
+
+def test_rule_agent_never_illegal_over_100k_decisions():
+    policy = load_policy("agents.rule:make", 512, 0)
+    hands, _, bad = _play(policy, 512, 200, seed=7)
+    assert bad == 0
+    assert hands > 500  # the run covered whole hands (auto-reset), not only opening turns
+
+
+def test_rule_agent_always_takes_an_offered_win():
+    env = VectorEnv(256, seed=3, threads=1)
+    policy = load_policy("agents.rule:make", 256, 0)
+    obs, masks, seats = env.reset()
+    offered = 0
+    for _ in range(300):
+        a = policy(obs, masks, seats)
+        win = masks[:, A.WIN]
+        offered += int(win.sum())
+        assert (a[win] == A.WIN).all()
+        obs, masks, seats, _, _ = env.step(a)
+    assert offered > 50
+
+
+def test_rule_agent_sees_only_obs_and_mask():
+    """The same observation and mask give the same action, whatever the hidden state or the batch around it."""
+    env = VectorEnv(128, seed=5, threads=1)
+    policy = load_policy("agents.rule:make", 256, 0)
+    obs, masks, seats = env.reset()
+    for _ in range(40):
+        obs, masks, seats, _, _ = env.step(policy(obs, masks, seats))
+    a = policy(obs, masks, seats)
+    perm = np.random.default_rng(0).permutation(128)
+    assert (policy(obs[perm], masks[perm], seats[perm]) == a[perm]).all()
+    assert (policy(obs, masks, (seats + 1) % 4) == a).all()  # the chair is not used either
+    for i in range(0, 128, 17):  # alone in a batch of one: the same action
+        assert policy(obs[i : i + 1], masks[i : i + 1], seats[i : i + 1])[0] == a[i]
+    with pytest.raises(ValueError, match="needs observations"):
+        policy(None, masks, seats)
+
+
+def test_rule_agent_decodes_uint8_observations():
+    env = VectorEnv(64, seed=9, threads=1)
+    policy = load_policy("agents.rule:make", 64, 0)
+    obs, masks, seats = env.reset()
+    for _ in range(30):
+        a = policy(obs, masks, seats)
+        obs8 = (obs.astype(np.int16) % 256).astype(np.uint8)  # negative entries as two's-complement bytes
+        assert (policy(obs8, masks, seats) == a).all()
+        obs, masks, seats, _, _ = env.step(a)
+
+
+def test_rule_agent_beats_random_and_wins_often():
+    rule = load_policy("agents.rule:make", 256, 0)
+    rand = load_policy("agents.random:make", 256, 0)
+    h_rule, w_rule, _ = _play(rule, 256, 400, seed=11)
+    h_rand, w_rand, _ = _play(rand, 256, 400, seed=11)
+    assert w_rule / h_rule > 0.5  # four rule agents: most hands end in a win (measured ~0.9)
+    assert w_rand / h_rand < 0.1
+
+
+def test_rule_agent_seated_with_random_wins_more():
+    """One rule agent at chair 0 and three random ones: chair 0 wins far more than its share."""
+    n = 256
+    env = VectorEnv(n, seed=13, threads=1)
+    rule = load_policy("agents.rule:make", n, 0)
+    rand = load_policy("agents.random:make", n, 1)
+    obs, masks, seats = env.reset()
+    wins = np.zeros(4, np.int64)
+    for _ in range(600):
+        a = rand(obs, masks, seats)
+        mine = seats == 0
+        if mine.any():
+            a[mine] = rule(obs[mine], masks[mine], seats[mine])
+        obs, masks, seats, _, term = env.step(a)
+        w = env.results.winner[term]
+        wins += np.bincount(w[w >= 0], minlength=4)
+    assert wins[0] > 20 * max(wins[1:].max(), 1) or (wins[0] > 50 and wins[1:].sum() < wins[0] / 5)
+
+
+def test_rule_bad_kwargs():
+    with pytest.raises(TypeError, match="unknown option"):
+        load_policy("agents.rule:make", 4, 0, foo=1)
+    with pytest.raises(ValueError, match="danger_wall"):
+        load_policy("agents.rule:make", 4, 0, danger_wall=-1)
+    with pytest.raises(TypeError, match="num_envs"):
+        load_policy("agents.rule:make", "4", 0)
+    with pytest.raises(ValueError, match="obs must"):
+        load_policy("agents.rule:make", 4, 0)(
+            np.zeros((2, 5), np.float32), np.ones((2, A.NUM_ACTIONS), bool), None
+        )
+    with pytest.raises(TypeError, match="takes no options|unexpected"):
+        load_policy("agents.random:make", 4, 0, foo=1)
+
+
+def test_random_agent_reproducible():
+    m = np.ones((32, A.NUM_ACTIONS), bool)
+    a = load_policy("agents.random:make", 32, 5)(None, m, np.zeros(32, np.int32))
+    b = load_policy("agents.random:make", 32, 5)(None, m, np.zeros(32, np.int32))
+    assert (a == b).all()
+
+
+# ------------------------------------------------------------------------------------------------ nn
+torch = pytest.importorskip("torch")
+
+
+def test_nn_masked_logits_never_illegal_and_info():
+    from agents import nn as N
+
+    policy = N.make(8, 0)
+    assert "parameters" in policy.describe()
+    rng = np.random.default_rng(0)
+    obs = rng.integers(0, 2, (500, O.OBS_SIZE)).astype(np.float32)
+    masks = rng.random((500, A.NUM_ACTIONS)) < 0.05
+    masks[np.arange(500), rng.integers(0, A.NUM_ACTIONS, 500)] = True
+    a, info = policy.act_with_info(obs, masks, None)
+    assert masks[np.arange(500), a].all()
+    assert info["probs"].shape == (500, A.NUM_ACTIONS) and info["value"].shape == (500,)
+    assert (info["probs"][~masks] == 0).all()
+    np.testing.assert_allclose(info["probs"].sum(1), 1, rtol=1e-5)
+    g = N.make(8, 0, greedy=True)
+    assert (g(obs, masks) == g(obs.astype(np.uint8), masks)).all()  # uint8 observations are accepted
+    assert masks[np.arange(500), g(obs, masks)].all()
+
+
+def test_nn_save_load_round_trip(tmp_path):
+    from agents import nn as N
+
+    p = N.make(4, 3, channels=16, hidden=32)
+    path = tmp_path / "net.safetensors"
+    N.save(p.net, path)
+    q = N.make(4, 0, checkpoint=path, greedy=True)
+    assert q.net.config == p.net.config
+    obs = np.random.default_rng(1).random((20, O.OBS_SIZE)).astype(np.float32)
+    masks = np.ones((20, A.NUM_ACTIONS), bool)
+    with torch.no_grad():
+        la, va = p.net(torch.from_numpy(obs), torch.from_numpy(masks))
+        lb, vb = q.net(torch.from_numpy(obs), torch.from_numpy(masks))
+    assert torch.equal(la, lb) and torch.equal(va, vb)
+    # the same seed gives the same fresh weights
+    r = N.make(4, 3, channels=16, hidden=32)
+    assert all(torch.equal(x, y) for x, y in zip(p.net.state_dict().values(), r.net.state_dict().values()))
+
+
+def test_nn_checkpoint_errors(tmp_path, monkeypatch):
+    from agents import nn as N
+
+    p = N.make(4, 0, channels=8, hidden=16)
+    path = tmp_path / "net.safetensors"
+    N.save(p.net, path)
+    with pytest.raises(ValueError, match="config"):
+        N.load(path, config=N.NNConfig(channels=8, hidden=32))
+    with pytest.raises(ValueError, match="hidden"):
+        N.make(4, 0, checkpoint=path, hidden=32)
+    data = path.read_bytes()
+    bad = bytearray(data)
+    bad[-3] ^= 0xFF  # a weight byte
+    (tmp_path / "tampered.safetensors").write_bytes(bytes(bad))
+    with pytest.raises(ValueError, match="SHA-256"):
+        N.load(tmp_path / "tampered.safetensors")
+    (tmp_path / "short.safetensors").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError, match="corrupt or truncated"):
+        N.load(tmp_path / "short.safetensors")
+    with pytest.raises(FileNotFoundError):
+        N.load(tmp_path / "missing.safetensors")
+    monkeypatch.setattr(N, "FEATURES_VERSION", "v999")
+    with pytest.raises(ValueError, match="features"):
+        N.load(path)
+
+
+def test_nn_bad_kwargs():
+    from agents import nn as N
+
+    with pytest.raises(TypeError):
+        N.make(4, 0, bogus=1)
+    with pytest.raises(ValueError, match="must be in"):
+        N.make(4, 0, channels=0)
+    with pytest.raises(TypeError, match="greedy"):
+        N.make(4, 0, greedy="yes")
+    with pytest.raises(ValueError, match="observations"):
+        N.make(4, 0)(None, np.ones((1, A.NUM_ACTIONS), bool))
