@@ -115,34 +115,34 @@ def test_tampered_and_mismatched_checkpoints(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------------ learning
-def _points_vs_random(policy_path, walls=150):
+def _points_vs_random(policy_path, walls=300):
     from agents import nn as ann
+    from mjenv.rules import RuleConfig
 
     net = ann.load(policy_path)
 
     def factory(num_envs, seed):
-        return ann.NNPolicy(net, seed=seed, greedy=True)
+        return ann.NNPolicy(net, seed=seed)
 
-    from mjenv.rules import RuleConfig
-
-    rep = run_arena({"ppo": factory, "random": "agents.random:make"}, "1v3", walls=walls, seed=7, tables=256,
-                    threads=1, rules=RuleConfig(min_fan=1), records=0, illegal_records=0, progress=False)  # fmt: skip
+    rep = run_arena({"ppo": factory, "random": "agents.random:make"}, "1v3", walls=walls, seed=7, tables=512,
+                    threads=1, rules=RuleConfig(min_fan=0), records=0, illegal_records=0, progress=False)  # fmt: skip
     return rep["agents"]["ppo"]["points_per_hand"]
 
 
 def test_tiny_ppo_improves_against_random(tmp_path):
-    """A short seeded run against random opponents with min_fan=1 (dense rewards) gains points per hand."""
+    """A short seeded run against random opponents with min_fan=0 (denser rewards) gains points per hand in
+    1v3 duplicate against random (1,200 hands before and after; measured: about +0.2 -> +2.5)."""
     cfg = PPOConfig(
-        run_dir=str(tmp_path / "p"), num_envs=64, rollout_steps=32, threads=1, torch_threads=1, channels=8,
-        hidden=32, updates=12, minibatch_size=512, epochs=2, lr=3e-3, opponents=("random",), opponent_prob=0.75,
-        min_fan=1, eval_every=0, save_every=100, progress=False, ent_coef=0.0, seed=3,
+        run_dir=str(tmp_path / "p"), num_envs=128, rollout_steps=64, threads=1, torch_threads=1, channels=8,
+        hidden=32, updates=16, minibatch_size=1024, epochs=3, lr=3e-3, opponents=("random",), opponent_prob=0.75,
+        min_fan=0, eval_every=0, save_every=100, progress=False, ent_coef=0.0, seed=3, target_kl=None,
     )  # fmt: skip
     tr = Trainer(cfg)
     tr.save()
     before = _points_vs_random(tmp_path / "p" / "policy.safetensors")
     tr.run()
     after = _points_vs_random(tmp_path / "p" / "policy.safetensors")
-    assert after["mean"] > before["mean"] + 0.5, (before, after)
+    assert after["mean"] > before["mean"] + 1.0, (before, after)
     assert after["ci95"][0] > before["ci95"][1], (before, after)
 
 

@@ -78,8 +78,8 @@ class PPOConfig:
     """env steps per rollout (one decision at every table per step)"""
     threads: int = 2
     """Numba threads of the env and the rule agent"""
-    torch_threads: int = 2
-    """torch intra-op threads"""
+    torch_threads: int = 1
+    """torch intra-op threads (1: on a loaded 2-core machine a second torch thread made steps 10-100x slower)"""
     min_fan: int = 8
     """RuleConfig.min_fan of the training tables (lower it for denser rewards)"""
     channels: int = 16
