@@ -30,6 +30,10 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--device", default="auto")
     ap.add_argument("--num-envs", type=int, default=None)
     ap.add_argument("--rollout-steps", type=int, default=None)
+    ap.add_argument("--threads", type=int, default=None, help="Numba threads (default: the PPOConfig's)")
+    ap.add_argument("--channels", type=int, default=None)
+    ap.add_argument("--hidden", type=int, default=None)
+    ap.add_argument("--epochs", type=int, default=None)
     args = ap.parse_args(argv)
     if not args.seconds > 0:
         ap.error("--seconds must be > 0")
@@ -37,8 +41,9 @@ def main(argv: list[str] | None = None) -> dict:
         kw = {"run_dir": tmp, "eval_every": 0, "progress": False, "device": args.device}
         if args.num_envs is not None:
             kw["num_envs"] = args.num_envs
-        if args.rollout_steps is not None:
-            kw["rollout_steps"] = args.rollout_steps
+        for name in ("rollout_steps", "threads", "channels", "hidden", "epochs"):
+            if getattr(args, name) is not None:
+                kw[name] = getattr(args, name)
         cfg = PPOConfig(**kw)
         tr = Trainer(cfg)
         warm = {k: 0.0 for k in ("env_s", "inference_s", "gae_s", "update_s", "other_s")}
