@@ -114,6 +114,29 @@ def test_tampered_and_mismatched_checkpoints(tmp_path):
         ann.load(tmp_path / "r" / "policy.safetensors", config=ann.NNConfig(8, 16))
 
 
+def test_init_from_bc_checkpoint_and_periodic_evaluation(tmp_path):
+    from agents import nn as ann
+
+    init = ann.PolicyValueNet(ann.NNConfig(4, 8))
+    ann.save(init, tmp_path / "bc.safetensors")
+    cfg = PPOConfig(
+        run_dir=str(tmp_path / "r"), **{**TINY, "updates": 2, "eval_every": 2, "eval_walls": 3},
+        init_from=str(tmp_path / "bc.safetensors"),
+    )  # fmt: skip
+    tr = Trainer(cfg)
+    assert tr.net.config == ann.NNConfig(4, 8)
+    for k, v in init.state_dict().items():
+        assert torch.equal(tr.net.state_dict()[k], v), k
+    out = tr.run()
+    ev = out["last_eval"]
+    assert ev is not None and ev["eval_ci_lo"] <= ev["eval_mean"] <= ev["eval_ci_hi"]
+    rows = (tmp_path / "r" / "progress.csv").read_text().splitlines()
+    assert (
+        rows[0].split(",")[-3:] == ["eval_mean", "eval_ci_lo", "eval_ci_hi"] and rows[-1].split(",")[-1] != ""
+    )
+    assert list((tmp_path / "r" / "tb").iterdir())  # TensorBoard events
+
+
 # ------------------------------------------------------------------------------------------------ learning
 def _points_vs_random(policy_path, walls=300):
     from agents import nn as ann

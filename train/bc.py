@@ -301,7 +301,12 @@ def run(cfg: BCConfig) -> dict[str, Any]:
 def main() -> None:
     import tyro
 
-    rep = run(tyro.cli(BCConfig))
+    cfg = tyro.cli(BCConfig)
+    try:
+        check_config(cfg)
+    except (TypeError, ValueError, FileNotFoundError) as e:
+        raise SystemExit(f"train.bc: error: {e}") from None
+    rep = run(cfg)
     h = rep["held_out"]
     print(f"held-out top-1 agreement {100 * h['agreement']:.2f}% over {h['n']} decisions "
           f"({rep['parameters']:,} parameters)")  # fmt: skip

@@ -737,6 +737,10 @@ def main() -> None:
     import tyro
 
     cfg = tyro.cli(PPOConfig)
+    try:
+        check_config(cfg)
+    except (TypeError, ValueError, FileNotFoundError) as e:
+        raise SystemExit(f"train.ppo: error: {e}") from None
     tr = Trainer(cfg)
     print(tr.col.env.num_envs, "tables;", ann.NNPolicy(tr.net, device=str(tr.device)).describe())
     out = tr.run()
