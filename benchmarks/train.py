@@ -66,6 +66,7 @@ def main(argv: list[str] | None = None) -> dict:
         "decisions": dec,
         "wall_s": wall,
         "cpu_s": cpu,
+        "decisions_per_cpu_s": dec / max(cpu, 1e-9),
         "split_s": {k: round(v, 3) for k, v in timers.items()},
         "split_share": {k: round(v / wall, 3) for k, v in timers.items()},
         "warmup_s": warm_s,
@@ -78,7 +79,8 @@ def main(argv: list[str] | None = None) -> dict:
     }  # fmt: skip
     print(f"PPO end to end: {out['decisions_per_s']:,.0f} decisions/s ({out['learner_decisions_per_s']:,.0f} "
           f"learner decisions/s), {out['updates']} updates in {wall:.1f} s, network {out['parameters']:,} "
-          f"parameters on {out['device']}")  # fmt: skip
+          f"parameters on {out['device']}; {out['decisions_per_cpu_s']:,.0f} decisions per CPU-second of this "
+          f"process ({cpu:.1f} CPU-s in {wall:.1f} s: on a shared machine the wall-time rate is lower)")  # fmt: skip
     for k, v in timers.items():
         print(f"  {k[:-2]:10s} {v:7.2f} s  {100 * v / wall:5.1f}%")
     if args.json:
