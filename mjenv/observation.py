@@ -37,6 +37,13 @@ views of one flat vector, the OpenSpiel Observer idea)::
                                  open: who is asked depends on hidden hands)
     turn            (4,)         one-hot of the player whose turn it is (the discarder in a window)
     no_win          (1,)         1 when the observer lost the right to win this hand (penalty mode)
+
+Compact encoding (``uint8``): every feature is an integer in -34..144 (``wall`` <= 144, ``meld_seq`` tile ids
+<= 34, counts <= 14), so the same kernel (compiled by Numba per dtype, one implementation) fills a ``uint8``
+buffer exactly; the only negative feature, ``discard_seq`` (-34..-1 for claimed discards), is stored as int8
+two's complement (``256 + v``). :func:`decode` turns a uint8 observation back into the float32 one, and
+:func:`views` reads ``discard_seq`` of a uint8 observation as ``int8`` (a view, no copy), so code written
+against the views works for both dtypes. ``VectorEnv(..., obs_dtype=np.uint8)`` emits this encoding.
 """
 
 from __future__ import annotations
@@ -157,11 +164,45 @@ def observe_mask_kernel(state, seat, active, obs, mask):
     return 0
 
 
-def views(obs: np.ndarray) -> dict[str, np.ndarray]:
-    """Named reshaped views (no copies) of a flat observation (or a batch ``[..., OBS_SIZE]``)."""
+OBS_DTYPES = (np.dtype(np.float32), np.dtype(np.uint8))
+
+
+def check_obs_dtype(dtype: object) -> np.dtype:
+    """``dtype`` as a numpy dtype if it is one of :data:`OBS_DTYPES` (float32, uint8), else ``ValueError``."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"obs_dtype must be a numpy dtype (float32 or uint8), got {dtype!r}") from None
+    if dt not in OBS_DTYPES:
+        raise ValueError(f"obs_dtype must be float32 or uint8, got {dt}")
+    return dt
+
+
+def decode(obs: np.ndarray) -> np.ndarray:
+    """A float32 copy of an observation (or batch ``[..., OBS_SIZE]``) of either dtype: the compact uint8
+    encoding is decoded exactly (``discard_seq`` as int8 two's complement); float32 input is copied."""
     obs = np.asarray(obs)
-    if obs.shape[-1] != OBS_SIZE:
+    if obs.shape[-1:] != (OBS_SIZE,):
+        raise ValueError(f"observation must end in dimension {OBS_SIZE}, got shape {obs.shape}")
+    dt = check_obs_dtype(obs.dtype)
+    out = obs.astype(np.float32)
+    if dt == np.uint8:
+        sl = slice(O_DSEQ, O_DSEQ + 4 * _MD)
+        out[..., sl] = obs[..., sl].view(np.int8)
+    return out
+
+
+def views(obs: np.ndarray) -> dict[str, np.ndarray]:
+    """Named reshaped views (no copies) of a flat observation (or a batch ``[..., OBS_SIZE]``).
+
+    For the compact uint8 encoding, ``discard_seq`` is viewed as ``int8`` so its values equal the float32 ones.
+    """
+    obs = np.asarray(obs)
+    if obs.shape[-1:] != (OBS_SIZE,):
         raise ValueError(f"observation must end in dimension {OBS_SIZE}, got shape {obs.shape}")
     lead = obs.shape[:-1]
-    return {name: obs[..., OBS_OFFSETS[name]:OBS_OFFSETS[name] + int(np.prod(shape))].reshape(*lead, *shape)
-            for name, shape in OBS_PIECES}
+    out = {name: obs[..., OBS_OFFSETS[name]:OBS_OFFSETS[name] + int(np.prod(shape))].reshape(*lead, *shape)
+           for name, shape in OBS_PIECES}
+    if obs.dtype == np.uint8:
+        out["discard_seq"] = out["discard_seq"].view(np.int8)
+    return out

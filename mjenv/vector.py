@@ -31,7 +31,8 @@ Specification in mjenv
   legal_actions   uint8[N, NUM_ACTIONS]   the legal action ids in increasing order; the first ``n_legal[i]``
                                           entries of row ``i`` are valid (for samplers; the rest is stale)
   obs             float32[N, OBS_SIZE]    what that chair knows (:mod:`mjenv.observation`); only with
-                                          ``observations=True``, else ``None``
+                                          ``observations=True``, else ``None``; ``uint8`` with
+                                          ``obs_dtype=np.uint8`` (the compact encoding)
   rewards         float32[N, 4]           score deltas of this step per chair (sum 0 at every table)
   terminated      bool[N]                 the table finished a hand this step (and was reset)
   illegal         bool[N]                 the action given for the table was illegal (see below)
@@ -93,7 +94,7 @@ from mjenv import actions as A
 from mjenv import game as G
 from mjenv._jit import CACHE
 from mjenv.fans import NUM_FANS
-from mjenv.observation import OBS_SIZE, observe_kernel
+from mjenv.observation import OBS_SIZE, check_obs_dtype, observe_kernel
 from mjenv.policy import Policy, RandomPolicy, random_legal_actions  # noqa: F401  (re-exported)
 from mjenv.rules import ILLEGAL_MODES, ILLEGAL_RAISE, R_ILLEGAL, RuleConfig, check_rules
 
@@ -448,6 +449,10 @@ class VectorEnv:
     after_schedule : str
         ``"continue"`` (default): a table whose schedule (:meth:`schedule`) is empty deals its next hand from
         its own RNG; ``"stop"``: it stops (``active[i] = False``) until the next :meth:`reset`.
+    obs_dtype : numpy dtype
+        ``np.float32`` (default) or ``np.uint8``: the compact encoding of :mod:`mjenv.observation` (4x fewer
+        bytes; every feature fits, ``discard_seq`` is stored as int8 two's complement: decode with
+        :func:`mjenv.observation.decode` or read it through :func:`mjenv.observation.views`).
 
     Examples
     --------
@@ -473,8 +478,10 @@ class VectorEnv:
         threads: int | None = None,
         illegal: str | None = None,
         after_schedule: str = "continue",
+        obs_dtype: type | np.dtype = np.float32,
     ) -> None:
         n = _check_count(num_envs)
+        self.obs_dtype = check_obs_dtype(obs_dtype)
         self.num_envs = n
         if rules is None and illegal is None:
             illegal = "raise"  # the vector env's default: a bad batch is an error, nothing moves
@@ -509,8 +516,8 @@ class VectorEnv:
         self.n_legal = np.zeros(n, np.int32)
         self.legal_actions = np.zeros((n, NUM_ACTIONS), np.uint8)
         self._legal_bits = np.zeros((n, 2), np.uint64)  # the same as bits (action a: word a // 64, a % 64)
-        self.obs = np.zeros((n, OBS_SIZE), np.float32) if observations else None
-        self._obs_arg = self.obs if observations else np.zeros((1, OBS_SIZE), np.float32)
+        self.obs = np.zeros((n, OBS_SIZE), self.obs_dtype) if observations else None
+        self._obs_arg = self.obs if observations else np.zeros((1, OBS_SIZE), self.obs_dtype)
         self.rewards = np.zeros((n, 4), np.float32)
         self.terminated = np.zeros(n, np.bool_)
         self.illegal = np.zeros(n, np.bool_)

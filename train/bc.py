@@ -1,0 +1,320 @@
+"""Behaviour cloning for mjenv: ``python -m train.bc --help``.
+
+Data
+----
+* **From a teacher** (default ``agents.rule:make``) playing all four chairs of a ``VectorEnv(obs_dtype=np.uint8)``
+  (:func:`generate_teacher`), or
+* **from recorded games** (``--records a.json b.json``: files holding one :mod:`mjenv.record` log or a list of
+  them): each hand is replayed with :func:`mjenv.record.replay` and the acting chair's observation is built with
+  :func:`mjenv.observation.observe_kernel`, its mask with ``mjenv.game.legal_mask_kernel`` (:func:`from_records`).
+
+Decisions with a single legal action are left out (their agreement is trivially 100% and would inflate the
+figure). A dataset is compact arrays (:func:`save_dataset`, ``.npz``): ``obs`` uint8 ``[K, OBS_SIZE]`` (the compact
+encoding of :mod:`mjenv.observation`), ``masks`` bit-packed uint8 ``[K, 14]``, ``actions`` uint8 ``[K]``,
+``types`` uint8 ``[K]`` (the decision type of the taken action, :data:`TYPE_NAMES`). ``--data x.npz`` reads the
+file when it exists and otherwise generates it and writes it there.
+
+Training and report
+-------------------
+An :class:`agents.nn.PolicyValueNet` is fitted by cross-entropy on the masked logits (Adam, shuffled minibatches);
+a held-out share of the decisions (``holdout``, chosen by the seed) measures **top-1 agreement** (the network's
+most likely legal action equals the teacher's), overall and per decision type: discard, claim (chow / pung /
+exposed kong on a discard), kong (concealed / added), win, pass. The checkpoint is written with
+:func:`agents.nn.save` (``agents.nn:make`` loads it; ``train.ppo --init-from`` starts from it) and the report
+as JSON beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from tqdm import tqdm
+
+from agents import nn as ann
+from mjenv import actions as A
+from mjenv import game as G
+from mjenv.observation import OBS_SIZE, observe_kernel
+from mjenv.policy import load_policy
+from mjenv.record import replay
+from mjenv.rules import RuleConfig
+from mjenv.vector import NUM_ACTIONS, VectorEnv
+
+TYPE_NAMES = ("discard", "claim", "kong", "win", "pass")
+DT_DISCARD, DT_CLAIM, DT_KONG, DT_WIN, DT_PASS = range(5)
+DATA_FORMAT = "mjenv-train-bc/1"
+
+
+@dataclass
+class BCConfig:
+    """Settings of a behaviour-cloning run (``python -m train.bc --help``)."""
+
+    out: str = "runs/bc/policy.safetensors"
+    """where the agents.nn checkpoint goes (the report goes beside it, .json)"""
+    teacher: str = "agents.rule:make"
+    """import string of the teacher policy (used when no records are given)"""
+    decisions: int = 200_000
+    """teacher decisions to generate (those with more than one legal action)"""
+    data: str | None = None
+    """.npz dataset: read when it exists, else generated and written there"""
+    records: tuple[str, ...] = ()
+    """JSON files of mjenv.record logs to learn from instead of a teacher"""
+    num_envs: int = 256
+    threads: int = 2
+    min_fan: int = 8
+    seed: int = 0
+    channels: int = 16
+    hidden: int = 128
+    epochs: int = 4
+    batch_size: int = 512
+    lr: float = 1e-3
+    holdout: float = 0.1
+    """share of the decisions held out for the agreement figures"""
+    torch_threads: int = 2
+    device: str = "auto"
+    progress: bool = True
+
+
+def check_config(cfg: BCConfig) -> BCConfig:
+    for name, lo in (("decisions", 1), ("num_envs", 1), ("threads", 1), ("min_fan", 0), ("seed", 0),
+                     ("channels", 1), ("hidden", 1), ("epochs", 1), ("batch_size", 1), ("torch_threads", 1)):  # fmt: skip
+        v = getattr(cfg, name)
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"BCConfig.{name} must be an int, got {type(v).__name__}")
+        if v < lo:
+            raise ValueError(f"BCConfig.{name} must be >= {lo}, got {v}")
+    if not 0 < cfg.holdout < 1:
+        raise ValueError(f"BCConfig.holdout must be in (0, 1), got {cfg.holdout}")
+    if not cfg.lr > 0:
+        raise ValueError(f"BCConfig.lr must be > 0, got {cfg.lr}")
+    for r in cfg.records:
+        if not Path(r).is_file():
+            raise FileNotFoundError(f"records: no file {r}")
+    return cfg
+
+
+# ------------------------------------------------------------------------------------------------ data
+def decision_types(actions: np.ndarray) -> np.ndarray:
+    """``uint8`` decision type of each action id (:data:`TYPE_NAMES` order)."""
+    a = np.asarray(actions, np.int64)
+    t = np.full(a.shape, DT_KONG, np.uint8)
+    t[a < A.CHOW] = DT_DISCARD
+    t[(a >= A.CHOW) & (a <= A.KONG)] = DT_CLAIM
+    t[a == A.WIN] = DT_WIN
+    t[a == A.PASS] = DT_PASS
+    return t
+
+
+def pack_masks(masks: np.ndarray) -> np.ndarray:
+    return np.packbits(np.asarray(masks, np.bool_), axis=-1)
+
+
+def unpack_masks(packed: np.ndarray) -> np.ndarray:
+    return np.unpackbits(packed, axis=-1, count=NUM_ACTIONS).astype(np.bool_)
+
+
+def _dataset(obs: list, masks: list, actions: list) -> dict[str, np.ndarray]:
+    o = np.concatenate(obs) if obs else np.zeros((0, OBS_SIZE), np.uint8)
+    m = np.concatenate(masks) if masks else np.zeros((0, NUM_ACTIONS), np.bool_)
+    a = np.concatenate(actions).astype(np.uint8) if actions else np.zeros(0, np.uint8)
+    return {"obs": o, "masks": pack_masks(m), "actions": a, "types": decision_types(a)}
+
+
+def generate_teacher(
+    teacher: str = "agents.rule:make", decisions: int = 100_000, *, num_envs: int = 256, seed: int = 0,
+    rules: RuleConfig | None = None, threads: int | None = None, progress: bool = True,
+) -> dict[str, np.ndarray]:  # fmt: skip
+    """Let ``teacher`` play every chair of a VectorEnv and keep its first ``decisions`` non-forced decisions."""
+    rules = RuleConfig(illegal="raise") if rules is None else rules
+    env = VectorEnv(num_envs, seed=seed, rules=rules, threads=threads, obs_dtype=np.uint8)
+    policy = load_policy(teacher, num_envs, seed)
+    obs, masks, seats = env.reset()
+    keep_o, keep_m, keep_a = [], [], []
+    have = 0
+    with tqdm(total=decisions, disable=not progress, unit="dec", desc="teacher") as bar:
+        while have < decisions:
+            a = np.asarray(policy(obs, masks, seats), np.int64)
+            rows = np.flatnonzero(env.n_legal > 1)[: decisions - have]
+            keep_o.append(obs[rows].copy())
+            keep_m.append(masks[rows].copy())
+            keep_a.append(a[rows])
+            have += rows.size
+            bar.update(rows.size)
+            obs, masks, seats, _, _ = env.step(a)
+    return _dataset(keep_o, keep_m, keep_a)
+
+
+def from_records(logs: list[dict]) -> dict[str, np.ndarray]:
+    """The acting chairs' decisions of recorded hands (``mjenv.record`` logs), replayed by the engine."""
+    keep_o, keep_m, keep_a = [], [], []
+    for log in logs:
+        states = replay(log)
+        for op, st in zip(log["ops"], states[:-1]):
+            if op[0] != "act":
+                continue
+            seat, action = int(op[1]), int(op[2])
+            mask = np.zeros(NUM_ACTIONS, np.bool_)
+            if G.legal_mask_kernel(st, seat, mask) <= 1 or not mask[action]:
+                continue
+            ob = np.zeros(OBS_SIZE, np.uint8)
+            observe_kernel(st, seat, ob)
+            keep_o.append(ob[None])
+            keep_m.append(mask[None])
+            keep_a.append(np.array([action]))
+    return _dataset(keep_o, keep_m, keep_a)
+
+
+def load_records(paths: list[str] | tuple[str, ...]) -> list[dict]:
+    logs: list[dict] = []
+    for p in paths:
+        d = json.loads(Path(p).read_text())
+        logs.extend(d if isinstance(d, list) else [d])
+    return logs
+
+
+def save_dataset(path: str | Path, data: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **data, meta=np.array(json.dumps({"format": DATA_FORMAT, **meta})))
+
+
+def load_dataset(path: str | Path) -> dict[str, np.ndarray]:
+    with np.load(path, allow_pickle=False) as z:
+        meta = json.loads(str(z["meta"])) if "meta" in z else {}
+        if meta.get("format") != DATA_FORMAT:
+            raise ValueError(f"{path} is not a {DATA_FORMAT} dataset")
+        data = {k: z[k] for k in ("obs", "masks", "actions", "types")}
+    if data["obs"].shape[1:] != (OBS_SIZE,):
+        raise ValueError(f"{path}: observations of size {data['obs'].shape[1:]}, this mjenv has {OBS_SIZE}")
+    return data
+
+
+# ------------------------------------------------------------------------------------------------ training
+def agreement(
+    net: ann.PolicyValueNet,
+    data: dict[str, np.ndarray],
+    idx: np.ndarray,
+    device: torch.device,
+    batch: int = 4096,
+) -> dict[str, Any]:
+    """Top-1 agreement of ``net``'s greedy legal action with the labels at rows ``idx``, overall and per type."""
+    hits = np.zeros(idx.size, np.bool_)
+    net.eval()
+    with torch.no_grad():
+        for s in range(0, idx.size, batch):
+            r = idx[s : s + batch]
+            o = torch.from_numpy(data["obs"][r]).to(device)
+            m = torch.from_numpy(unpack_masks(data["masks"][r])).to(device)
+            logits, _ = net(o, m)
+            hits[s : s + batch] = logits.argmax(1).cpu().numpy() == data["actions"][r]
+    net.train()
+    types = data["types"][idx]
+    per = {}
+    for t, name in enumerate(TYPE_NAMES):
+        sel = types == t
+        per[name] = {"n": int(sel.sum()), "agreement": float(hits[sel].mean()) if sel.any() else None}
+    return {"n": int(idx.size), "agreement": float(hits.mean()) if idx.size else None, "per_type": per}
+
+
+def fit(cfg: BCConfig, data: dict[str, np.ndarray]) -> tuple[ann.PolicyValueNet, dict[str, Any]]:
+    """Train a network on ``data``; returns it and the report (held-out agreement, timing)."""
+    device = torch.device("cuda" if cfg.device == "auto" and torch.cuda.is_available() else
+                          ("cpu" if cfg.device == "auto" else cfg.device))  # fmt: skip
+    torch.set_num_threads(cfg.torch_threads)
+    k = data["actions"].shape[0]
+    if k < 2:
+        raise ValueError(f"the dataset has {k} decisions; behaviour cloning needs at least 2")
+    rng = np.random.default_rng(cfg.seed)
+    perm = rng.permutation(k)
+    n_hold = max(1, round(cfg.holdout * k))
+    hold, tr = np.sort(perm[:n_hold]), perm[n_hold:]
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(cfg.seed)
+        net = ann.PolicyValueNet(ann.NNConfig(cfg.channels, cfg.hidden)).to(device)
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
+    obs_t = torch.from_numpy(data["obs"])
+    masks_t = torch.from_numpy(unpack_masks(data["masks"]))
+    act_t = torch.from_numpy(data["actions"].astype(np.int64))
+    steps = cfg.epochs * ((tr.size + cfg.batch_size - 1) // cfg.batch_size)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=cfg.lr, total_steps=max(steps, 1))
+    t0 = time.perf_counter()
+    losses = []
+    with tqdm(total=steps, disable=not cfg.progress, unit="batch", desc="bc") as bar:
+        for _ in range(cfg.epochs):
+            order = rng.permutation(tr)
+            for s in range(0, order.size, cfg.batch_size):
+                r = torch.from_numpy(order[s : s + cfg.batch_size])
+                o, m, a = obs_t[r].to(device), masks_t[r].to(device), act_t[r].to(device)
+                logits, _ = net(o, None)
+                loss = F.cross_entropy(logits.masked_fill(~m, -1e8), a)
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                opt.step()
+                sched.step()
+                losses.append(loss.item())
+                bar.update(1)
+                bar.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}")
+    report = {
+        "held_out": agreement(net, data, hold, device),
+        "train": agreement(net, data, np.sort(tr[: min(tr.size, n_hold)]), device),
+        "decisions": int(k), "train_decisions": int(tr.size), "final_loss": float(np.mean(losses[-50:])),
+        "fit_seconds": time.perf_counter() - t0, "parameters": net.num_parameters,
+        "network": asdict(net.config),
+    }  # fmt: skip
+    return net.cpu(), report
+
+
+def run(cfg: BCConfig) -> dict[str, Any]:
+    """Build or read the dataset, fit, save the checkpoint and the report; returns the report."""
+    check_config(cfg)
+    t0 = time.perf_counter()
+    rules = RuleConfig(min_fan=cfg.min_fan, illegal="raise")
+    source: dict[str, Any]
+    if cfg.data is not None and Path(cfg.data).is_file():
+        data = load_dataset(cfg.data)
+        source = {"data": cfg.data}
+    elif cfg.records:
+        data = from_records(load_records(cfg.records))
+        source = {"records": list(cfg.records)}
+    else:
+        data = generate_teacher(cfg.teacher, cfg.decisions, num_envs=cfg.num_envs, seed=cfg.seed, rules=rules,
+                                threads=cfg.threads, progress=cfg.progress)  # fmt: skip
+        source = {"teacher": cfg.teacher, "min_fan": cfg.min_fan, "seed": cfg.seed}
+    if cfg.data is not None and not Path(cfg.data).is_file():
+        save_dataset(cfg.data, data, source)
+    t_data = time.perf_counter() - t0
+    net, report = fit(cfg, data)
+    out = Path(cfg.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    ann.save(net, out)
+    report.update(source=source, data_seconds=t_data, config=asdict(cfg), checkpoint=str(out))
+    out.with_suffix(".json").write_text(json.dumps(report, indent=1))
+    return report
+
+
+def main() -> None:
+    import tyro
+
+    cfg = tyro.cli(BCConfig)
+    try:
+        check_config(cfg)
+    except (TypeError, ValueError, FileNotFoundError) as e:
+        raise SystemExit(f"train.bc: error: {e}") from None
+    rep = run(cfg)
+    h = rep["held_out"]
+    print(f"held-out top-1 agreement {100 * h['agreement']:.2f}% over {h['n']} decisions "
+          f"({rep['parameters']:,} parameters)")  # fmt: skip
+    for name, v in h["per_type"].items():
+        if v["n"]:
+            print(f"  {name:8s} {100 * v['agreement']:6.2f}%  n={v['n']}")
+    print("checkpoint:", rep["checkpoint"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,751 @@
+"""Masked PPO self-play for MCR on the VectorEnv, in one file (CleanRL style): ``python -m train.ppo --help``.
+
+What it does, in the order of the code
+--------------------------------------
+1. **Settings** (:class:`PPOConfig`, parsed by ``tyro``): every option checked before any work starts.
+2. **Collection** (:class:`Collector`, :func:`Collector.collect`): ``num_envs`` tables of a
+   ``VectorEnv(obs_dtype=np.uint8)`` step ``rollout_steps`` times. At each table and hand, every chair is played
+   either by the learner or (with probability ``opponent_prob``, never all four) by an opponent drawn from
+   ``opponents``: ``rule`` (``agents.rule``), ``random``, or ``pool`` (a frozen past checkpoint of the learner;
+   a snapshot is added every ``pool_every`` updates, the oldest dropped beyond ``pool_size``). The learner samples
+   from its masked categorical policy and the **behaviour log-probability of the sampled action is stored at
+   collection** (PPO's "old" log-prob is never recomputed). Only the learner's decisions are trained on.
+3. **Returns** (:func:`gae_kernel`): GAE per (table, chair) over that chair's own decisions: the reward of a
+   decision is what the chair was paid (``rewards * reward_scale``) until its next decision; a hand's end is
+   terminal. A chain cut by the end of the rollout is bootstrapped with the value of the chair's current
+   observation (its own view only). Collection returns plain numpy arrays (uint8 observations), so a Ray worker
+   could hold a :class:`Collector` and ship its output.
+4. **Update**: ``epochs`` passes of shuffled minibatches: clipped policy loss on normalised advantages, value
+   loss, entropy bonus, gradient clipping, early stop when the approximate KL exceeds ``target_kl``, linear LR
+   annealing.
+5. **Evaluation** every ``eval_every`` updates: 1v3 duplicate against the rule agent with :func:`mjenv.arena.
+   run_arena` (``eval_walls`` walls, fixed seed): points per hand with a 95% CI.
+6. **Logs and checkpoints**: TensorBoard (``run_dir/tb``), CSV (``run_dir/progress.csv``), a tqdm bar with
+   decisions/s; ``run_dir/checkpoint.safetensors`` every ``save_every`` updates holds the network, the optimizer,
+   the opponent pool, the whole VectorEnv state, the chair assignments, the step counters, the config and every
+   RNG state (numpy, torch and the env's), with a SHA-256 of its tensors: ``--resume`` continues **exactly** as
+   if the run had not been stopped. ``run_dir/policy.safetensors`` is the learner in :mod:`agents.nn`'s format
+   (``mjenv eval --agent ppo=agents.nn:make ...`` with ``checkpoint=...``).
+
+Decisions/s counts every decision of every table (learner and opponents) collected and trained, end to end.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import hashlib
+import json
+import math
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from tqdm import tqdm
+
+from agents import nn as ann
+from agents.rule import RulePolicy
+from mjenv._jit import njit
+from mjenv.observation import OBS_SIZE, observe_kernel
+from mjenv.policy import random_legal_actions
+from mjenv.rules import RuleConfig
+from mjenv.vector import NUM_ACTIONS, VectorEnv
+
+CKPT_FORMAT = "mjenv-train-ppo/1"
+OPPONENTS = ("rule", "random", "pool")
+OWN_LEARNER, OWN_RULE, OWN_RANDOM, OWN_POOL = 0, 1, 2, 3  # chair owner codes; pool slot j is OWN_POOL + j
+_NEG = -1e8  # finite logit of illegal actions in training (keeps entropy and gradients free of NaN)
+
+
+# ------------------------------------------------------------------------------------------------ settings
+@dataclass
+class PPOConfig:
+    """Settings of a PPO run (``python -m train.ppo --help`` lists them with these defaults)."""
+
+    run_dir: str = "runs/ppo"
+    """folder of the logs and checkpoints"""
+    seed: int = 0
+    """seed of the tables, the chair assignments, the initial weights and the sampling"""
+    updates: int = 2000
+    """number of PPO updates (each: one rollout, then ``epochs`` passes)"""
+    num_envs: int = 256
+    """tables of the VectorEnv"""
+    rollout_steps: int = 32
+    """env steps per rollout (one decision at every table per step)"""
+    threads: int = 1
+    """Numba threads of the env and the rule agent (1: measured 2x faster end to end than 2 on the loaded
+    2-core machine, where the env is ~2% of the time anyway)"""
+    torch_threads: int = 1
+    """torch intra-op threads (1: on a loaded 2-core machine a second torch thread made steps 10-100x slower)"""
+    min_fan: int = 8
+    """RuleConfig.min_fan of the training tables (lower it for denser rewards)"""
+    channels: int = 16
+    """agents.nn network: convolution width"""
+    hidden: int = 128
+    """agents.nn network: hidden width"""
+    init_from: str | None = None
+    """agents.nn checkpoint (e.g. from train.bc) to start from; its config replaces channels/hidden"""
+    lr: float = 3e-4
+    anneal_lr: bool = True
+    """anneal the learning rate linearly to 0 over ``updates``"""
+    gamma: float = 1.0
+    gae_lambda: float = 0.95
+    reward_scale: float = 1 / 32
+    """rewards are the hand's payments (score deltas) times this"""
+    epochs: int = 2
+    minibatch_size: int = 4096
+    clip_coef: float = 0.2
+    vf_coef: float = 0.5
+    ent_coef: float = 0.01
+    max_grad_norm: float = 0.5
+    target_kl: float | None = 0.05
+    """stop the epochs of an update early when the approximate KL exceeds this (None: never)"""
+    opponent_prob: float = 0.5
+    """probability that a chair (never all four of a table) is played by an opponent instead of the learner"""
+    opponents: tuple[str, ...] = ("rule", "pool")
+    """opponent kinds drawn uniformly: rule, random, pool (frozen past checkpoints)"""
+    pool_size: int = 8
+    pool_every: int = 25
+    """add a frozen copy of the learner to the pool every this many updates"""
+    eval_every: int = 100
+    """duplicate evaluation against the rule agent every this many updates (0: never)"""
+    eval_walls: int = 200
+    eval_seed: int = 12345
+    save_every: int = 25
+    """write the checkpoint every this many updates (and at the end)"""
+    device: str = "auto"
+    """auto (CUDA when present), cpu, cuda, cuda:N"""
+    resume: bool = False
+    """continue from run_dir/checkpoint.safetensors (exactly)"""
+    progress: bool = True
+
+
+def check_config(cfg: PPOConfig) -> PPOConfig:
+    """Raise ``TypeError``/``ValueError`` naming the first bad setting (before any work starts)."""
+    ints = {
+        "seed": 0, "updates": 1, "num_envs": 1, "rollout_steps": 1, "threads": 1, "torch_threads": 1,
+        "min_fan": 0, "channels": 1, "hidden": 1, "epochs": 1, "minibatch_size": 1, "pool_size": 1,
+        "pool_every": 1, "eval_every": 0, "eval_walls": 1, "eval_seed": 0, "save_every": 1,
+    }  # fmt: skip
+    for name, lo in ints.items():
+        v = getattr(cfg, name)
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise TypeError(f"PPOConfig.{name} must be an int, got {type(v).__name__}")
+        if v < lo:
+            raise ValueError(f"PPOConfig.{name} must be >= {lo}, got {v}")
+    floats = {
+        "lr": (0, math.inf), "gamma": (0, 1), "gae_lambda": (0, 1), "reward_scale": (0, math.inf),
+        "clip_coef": (0, math.inf), "vf_coef": (0, math.inf), "ent_coef": (0, math.inf),
+        "max_grad_norm": (0, math.inf), "opponent_prob": (0, 1),
+    }  # fmt: skip
+    for name, (lo, hi) in floats.items():
+        v = getattr(cfg, name)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            raise TypeError(f"PPOConfig.{name} must be a finite number, got {v!r}")
+        if not lo <= v <= hi:
+            raise ValueError(f"PPOConfig.{name} must be in [{lo}, {hi}], got {v}")
+    if cfg.lr == 0:
+        raise ValueError("PPOConfig.lr must be > 0")
+    if cfg.target_kl is not None and not (isinstance(cfg.target_kl, (int, float)) and cfg.target_kl > 0):
+        raise ValueError(f"PPOConfig.target_kl must be > 0 or None, got {cfg.target_kl!r}")
+    cfg.opponents = tuple(cfg.opponents)
+    bad = [o for o in cfg.opponents if o not in OPPONENTS]
+    if bad:
+        raise ValueError(f"unknown opponent name(s) {bad}; choose from {OPPONENTS}")
+    if cfg.opponent_prob > 0 and not cfg.opponents:
+        raise ValueError("opponent_prob > 0 needs at least one opponent kind")
+    if cfg.init_from is not None and not Path(cfg.init_from).is_file():
+        raise FileNotFoundError(f"init_from: no checkpoint at {cfg.init_from}")
+    if cfg.device != "auto":
+        try:
+            dev = torch.device(cfg.device)
+        except RuntimeError as e:
+            raise ValueError(f"bad device {cfg.device!r}: {e}") from e
+        if dev.type == "cuda" and not torch.cuda.is_available():
+            raise ValueError(f"device {cfg.device!r} asked for, but CUDA is not available")
+    if cfg.resume and not (Path(cfg.run_dir) / "checkpoint.safetensors").is_file():
+        raise FileNotFoundError(f"resume: no checkpoint at {Path(cfg.run_dir) / 'checkpoint.safetensors'}")
+    RuleConfig(min_fan=cfg.min_fan)  # its own range check
+    return cfg
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
+
+
+# ------------------------------------------------------------------------------------------------ kernels
+@njit
+def observe_rows_kernel(states, tables, seats, out):
+    """``out[j]`` = observation of chair ``seats[j]`` at table ``tables[j]`` (``observe_kernel`` per row)."""
+    for j in range(tables.shape[0]):
+        observe_kernel(states[tables[j]], seats[j], out[j])
+
+
+@njit
+def gae_kernel(rew, val, done, nxt, boot, gamma, lam, adv):
+    """GAE over chains of decisions: ``nxt[k]`` is the chair's next decision (-1: none in this rollout);
+    ``done[k]``: the hand ended before it; a cut chain (``nxt = -1``, not done) bootstraps from ``boot[k]``.
+    ``nxt[k] > k`` always, so one backward pass suffices. Writes ``adv``; returns are ``adv + val``."""
+    for k in range(rew.shape[0] - 1, -1, -1):
+        if done[k]:
+            nv = 0.0
+            na = 0.0
+        elif nxt[k] >= 0:
+            nv = val[nxt[k]]
+            na = adv[nxt[k]]
+        else:
+            nv = boot[k]
+            na = 0.0
+        adv[k] = rew[k] + gamma * nv - val[k] + gamma * lam * na
+
+
+def masked_logits(net: ann.PolicyValueNet, obs: torch.Tensor, masks: torch.Tensor):
+    """``(logits with illegal actions at -1e8, value)``: finite, so entropies and gradients have no NaN."""
+    logits, value = net(obs, None)
+    return logits.masked_fill(~masks, _NEG), value
+
+
+# ------------------------------------------------------------------------------------------------ collection
+class Collector:
+    """A VectorEnv with its chair assignments and opponents; :meth:`collect` returns one rollout as numpy.
+
+    Everything here is numpy and the learner's weights, so a Ray actor can hold one (issue 13).
+    """
+
+    def __init__(self, cfg: PPOConfig) -> None:
+        self.cfg = cfg
+        n = cfg.num_envs
+        self.env = VectorEnv(
+            n, seed=cfg.seed, rules=RuleConfig(min_fan=cfg.min_fan, illegal="raise"), threads=cfg.threads,
+            obs_dtype=np.uint8,
+        )  # fmt: skip
+        self.rng = np.random.default_rng([cfg.seed, 1])
+        self.rule = RulePolicy(n, threads=cfg.threads) if "rule" in cfg.opponents else None
+        self.owners = np.zeros((n, 4), np.int16)
+        self.pool_slots = 0  # filled slots of the opponent pool (set by the trainer)
+        self.env.reset()
+        self.assign(np.arange(n))
+
+    def assign(self, tables: np.ndarray) -> None:
+        """Draw the owners of the four chairs of ``tables`` for their next hand."""
+        k = tables.size
+        if k == 0:
+            return
+        cfg, rng = self.cfg, self.rng
+        opp = rng.random((k, 4)) < cfg.opponent_prob
+        opp[np.arange(k), rng.integers(0, 4, k)] = False  # at least one learner chair per table
+        kinds = np.array(
+            [{"rule": OWN_RULE, "random": OWN_RANDOM, "pool": OWN_POOL}[o] for o in cfg.opponents]
+        )
+        own = kinds[rng.integers(0, max(len(kinds), 1), (k, 4))] if len(kinds) else np.zeros((k, 4), np.int64)
+        slot = rng.integers(0, max(self.pool_slots, 1), (k, 4))
+        own = np.where(own == OWN_POOL, OWN_POOL + slot if self.pool_slots else OWN_LEARNER, own)
+        self.owners[tables] = np.where(opp, own, OWN_LEARNER)
+
+    def collect(
+        self, net: ann.PolicyValueNet, pool: list[ann.PolicyValueNet], gen: torch.Generator,
+        device: torch.device, timers: dict[str, float],
+    ) -> dict[str, Any]:  # fmt: skip
+        """Play ``rollout_steps`` steps; return the learner's decisions with advantages and returns."""
+        cfg, env = self.cfg, self.env
+        n, steps = cfg.num_envs, cfg.rollout_steps
+        cap = n * steps
+        obs_b = np.empty((cap, OBS_SIZE), np.uint8)
+        mask_b = np.empty((cap, NUM_ACTIONS), np.bool_)
+        act_b = np.empty(cap, np.int64)
+        logp_b = np.empty(cap, np.float32)
+        val_b = np.empty(cap, np.float32)
+        rew_b = np.zeros(cap, np.float32)
+        done_b = np.zeros(cap, np.bool_)
+        nxt_b = np.full(cap, -1, np.int64)
+        last = np.full((n, 4), -1, np.int64)
+        rows = np.arange(n)
+        actions = np.empty(n, np.int64)
+        k = 0
+        hands = learner_hands = 0
+        learner_points = 0.0
+        learner_wins = 0
+        t = time.perf_counter
+        for _ in range(steps):
+            t0 = t()
+            seats = env.seats
+            own = self.owners[rows, seats]
+            lr_rows = np.flatnonzero(own == OWN_LEARNER)
+            m = lr_rows.size
+            if m:
+                o = torch.from_numpy(env.obs[lr_rows]).to(device)
+                mk = torch.from_numpy(env.masks[lr_rows]).to(device)
+                with torch.no_grad():
+                    logits, value = masked_logits(net, o, mk)
+                    logp_all = torch.log_softmax(logits, 1)
+                    a = torch.multinomial(logp_all.exp(), 1, generator=gen).squeeze(1)
+                    lp = logp_all.gather(1, a[:, None]).squeeze(1)
+                a_np = a.cpu().numpy()
+                actions[lr_rows] = a_np
+                sl = slice(k, k + m)
+                obs_b[sl] = env.obs[lr_rows]
+                mask_b[sl] = env.masks[lr_rows]
+                act_b[sl] = a_np
+                logp_b[sl] = lp.cpu().numpy()
+                val_b[sl] = value.cpu().numpy()
+                prev = last[lr_rows, seats[lr_rows]]
+                nxt_b[prev[prev >= 0]] = np.arange(k, k + m)[prev >= 0]
+                last[lr_rows, seats[lr_rows]] = np.arange(k, k + m)
+                k += m
+            for code in np.unique(own[own != OWN_LEARNER]):
+                r = np.flatnonzero(own == code)
+                if code == OWN_RULE:
+                    actions[r] = self.rule(env.obs[r], env.masks[r], seats[r])
+                elif code == OWN_RANDOM:
+                    actions[r] = random_legal_actions(env.masks[r], self.rng)
+                else:
+                    o = torch.from_numpy(env.obs[r]).to(device)
+                    mk = torch.from_numpy(env.masks[r]).to(device)
+                    with torch.no_grad():
+                        logits, _ = masked_logits(pool[code - OWN_POOL], o, mk)
+                        actions[r] = (
+                            torch.multinomial(torch.softmax(logits, 1), 1, generator=gen)[:, 0].cpu().numpy()
+                        )
+            t1 = t()
+            timers["inference_s"] += t1 - t0
+            env.step(actions)
+            t2 = t()
+            timers["env_s"] += t2 - t1
+            rw = env.rewards
+            has = last >= 0
+            rew_b[last[has]] += rw[has] * cfg.reward_scale
+            term = np.flatnonzero(env.terminated)
+            if term.size:
+                lt = last[term]
+                done_b[lt[lt >= 0]] = True
+                is_l = self.owners[term] == OWN_LEARNER
+                sc = env.results.scores[term]
+                hands += term.size
+                learner_hands += int(is_l.sum())
+                learner_points += float(sc[is_l].sum())
+                learner_wins += int((is_l & (env.results.winner[term, None] == np.arange(4))).sum())
+                last[term] = -1
+                self.assign(term)
+            timers["other_s"] += t() - t2
+        # bootstrap the cut chains from the chair's current observation (its own view)
+        t3 = time.perf_counter()
+        tab, seat = np.nonzero(last >= 0)
+        boot = np.zeros(k, np.float32)
+        if tab.size:
+            ob = np.empty((tab.size, OBS_SIZE), np.uint8)
+            observe_rows_kernel(env.states, tab.astype(np.int64), seat.astype(np.int64), ob)
+            with torch.no_grad():
+                _, v = net(torch.from_numpy(ob).to(device), None)
+            boot[last[tab, seat]] = v.cpu().numpy()
+        adv = np.zeros(k, np.float32)
+        gae_kernel(rew_b[:k], val_b[:k], done_b[:k], nxt_b[:k], boot, cfg.gamma, cfg.gae_lambda, adv)
+        timers["gae_s"] += time.perf_counter() - t3
+        return {
+            "obs": obs_b[:k], "masks": mask_b[:k], "actions": act_b[:k], "logp": logp_b[:k],
+            "values": val_b[:k], "advantages": adv, "returns": adv + val_b[:k],
+            "decisions": n * steps, "hands": hands, "learner_hands": learner_hands,
+            "learner_points": learner_points, "learner_wins": learner_wins,
+        }  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------------ update
+def ppo_update(
+    net: ann.PolicyValueNet, opt: torch.optim.Optimizer, batch: dict[str, Any], cfg: PPOConfig,
+    rng: np.random.Generator, device: torch.device,
+) -> dict[str, float]:  # fmt: skip
+    """``epochs`` passes of minibatch PPO over ``batch`` (the stored behaviour log-probs are the "old" ones)."""
+    k = batch["actions"].shape[0]
+    obs = torch.from_numpy(batch["obs"]).to(device)
+    masks = torch.from_numpy(batch["masks"]).to(device)
+    act = torch.from_numpy(batch["actions"]).to(device)
+    old_lp = torch.from_numpy(batch["logp"]).to(device)
+    adv_all = torch.from_numpy(batch["advantages"]).to(device)
+    ret = torch.from_numpy(batch["returns"]).to(device)
+    stats = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
+    n_mb = 0
+    epochs_done = 0
+    for _ in range(cfg.epochs):
+        perm = torch.from_numpy(rng.permutation(k)).to(device)
+        kl_sum, kl_n = 0.0, 0
+        for s in range(0, k, cfg.minibatch_size):
+            idx = perm[s : s + cfg.minibatch_size]
+            logits, v = masked_logits(net, obs[idx], masks[idx])
+            logp_all = torch.log_softmax(logits, 1)
+            lp = logp_all.gather(1, act[idx].unsqueeze(1)).squeeze(1)
+            entropy = -(logp_all.exp() * logp_all).sum(1).mean()
+            log_ratio = lp - old_lp[idx]
+            ratio = log_ratio.exp()
+            adv = adv_all[idx]
+            if adv.numel() > 1:
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+            v_loss = 0.5 * F.mse_loss(v, ret[idx])
+            loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            opt.step()
+            with torch.no_grad():
+                kl = ((ratio - 1) - log_ratio).mean().item()
+                stats["clipfrac"] += ((ratio - 1).abs() > cfg.clip_coef).float().mean().item()
+            kl_sum += kl
+            kl_n += 1
+            stats["pg_loss"] += pg_loss.item()
+            stats["v_loss"] += v_loss.item()
+            stats["entropy"] += entropy.item()
+            stats["approx_kl"] += kl
+            n_mb += 1
+        epochs_done += 1
+        if cfg.target_kl is not None and kl_sum / max(kl_n, 1) > cfg.target_kl:
+            break
+    out = {key: val / max(n_mb, 1) for key, val in stats.items()}
+    out["epochs"] = float(epochs_done)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ checkpoints
+def _digest(tensors: dict[str, torch.Tensor], meta: dict[str, str]) -> str:
+    h = hashlib.sha256()
+    for name in sorted(tensors):
+        t = tensors[name].contiguous()
+        h.update(name.encode())
+        h.update(str(tuple(t.shape)).encode() + str(t.dtype).encode())
+        h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+    for key in sorted(meta):
+        h.update(f"{key}={meta[key]}\n".encode())
+    return h.hexdigest()
+
+
+def _np_to_t(a: np.ndarray) -> torch.Tensor:
+    a = np.ascontiguousarray(a)
+    if a.dtype == np.uint64:  # torch's uint64 support is partial: store the bits as int64
+        a = a.view(np.int64)
+    return torch.from_numpy(a.copy())
+
+
+def _env_arrays(env: VectorEnv) -> dict[str, np.ndarray]:
+    """Every numpy array of the env (and its results): restoring them restores the env exactly."""
+    out = {f"env.{k}": v for k, v in vars(env).items() if isinstance(v, np.ndarray)}
+    out.update({f"env.results.{k}": v for k, v in vars(env.results).items() if isinstance(v, np.ndarray)})
+    return out
+
+
+def save_checkpoint(path: Path, tr: Trainer) -> None:
+    """Write the whole training state (see the module docstring) atomically."""
+    from safetensors.torch import save_file
+
+    tensors: dict[str, torch.Tensor] = {}
+    for k, v in tr.net.state_dict().items():
+        tensors[f"model.{k}"] = v.detach().cpu().contiguous().clone()
+    osd = tr.opt.state_dict()
+    for pid, st in osd["state"].items():
+        for key, v in st.items():
+            tensors[f"optim.{pid}.{key}"] = torch.as_tensor(v).detach().cpu().contiguous().clone()
+    for j, pnet in enumerate(tr.pool):
+        for k, v in pnet.state_dict().items():
+            tensors[f"pool.{j}.{k}"] = v.detach().cpu().contiguous().clone()
+    for k, v in _env_arrays(tr.col.env).items():
+        tensors[k] = _np_to_t(v)
+    tensors["collector.owners"] = _np_to_t(tr.col.owners)
+    tensors["rng.torch_sampling"] = tr.gen.get_state().clone()
+    meta = {
+        "format": CKPT_FORMAT,
+        "config": json.dumps(asdict(tr.cfg), sort_keys=True),
+        "net_config": json.dumps(asdict(tr.net.config), sort_keys=True),
+        "counters": json.dumps(tr.counters, sort_keys=True),
+        "optim_groups": json.dumps(osd["param_groups"]),
+        "pool_slots": str(len(tr.pool)),
+        "pool_next": str(tr.pool_next),
+        "rng_numpy_update": json.dumps(tr.rng.bit_generator.state),
+        "rng_numpy_collector": json.dumps(tr.col.rng.bit_generator.state),
+    }
+    meta["sha256"] = _digest(tensors, meta)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    save_file(tensors, str(tmp), metadata=meta)
+    tmp.replace(path)
+
+
+def read_checkpoint(path: str | Path) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
+    """Tensors and metadata of a trainer checkpoint; ``ValueError`` when corrupt, tampered or not one."""
+    from safetensors import safe_open
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no checkpoint at {path}")
+    try:
+        with safe_open(str(path), framework="pt", device="cpu") as f:
+            meta = dict(f.metadata() or {})
+            tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
+    except Exception as e:
+        raise ValueError(
+            f"{path} is not a readable safetensors checkpoint (corrupt or truncated?): {e}"
+        ) from e
+    if meta.get("format") != CKPT_FORMAT:
+        raise ValueError(
+            f"{path} is not a train.ppo checkpoint (format {meta.get('format')!r}, want {CKPT_FORMAT!r})"
+        )
+    want = meta.pop("sha256", None)
+    if _digest(tensors, meta) != want:
+        raise ValueError(f"{path}: the contents do not match their recorded SHA-256 (the file was modified)")
+    return tensors, meta
+
+
+# ------------------------------------------------------------------------------------------------ trainer
+class Trainer:
+    """The state of a run: network, optimizer, pool, collector, RNGs, counters. :meth:`run` trains."""
+
+    def __init__(self, cfg: PPOConfig) -> None:
+        self.cfg = check_config(cfg)
+        self.device = resolve_device(cfg.device)
+        torch.set_num_threads(cfg.torch_threads)
+        self.run_dir = Path(cfg.run_dir)
+        ckpt = None
+        if cfg.resume:
+            ckpt = read_checkpoint(self.run_dir / "checkpoint.safetensors")
+            saved = json.loads(ckpt[1]["config"])
+            keep = {"updates", "resume", "progress", "run_dir", "device", "eval_every", "save_every"}
+            diff = {
+                k: (saved[k], v)
+                for k, v in asdict(cfg).items()
+                if k not in keep and saved.get(k) != _jsonable(v)
+            }
+            if diff:
+                raise ValueError(f"resume: the settings differ from the checkpoint's (saved, given): {diff}")
+        if cfg.init_from is not None and ckpt is None:
+            net = ann.load(cfg.init_from)
+        else:
+            nc = ann.NNConfig(cfg.channels, cfg.hidden)
+            if ckpt is not None:
+                nc = ann.NNConfig(**json.loads(ckpt[1]["net_config"]))
+            with torch.random.fork_rng(devices=[]):
+                torch.manual_seed(cfg.seed)
+                net = ann.PolicyValueNet(nc)
+        self.net = net.to(self.device)
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
+        self.rng = np.random.default_rng([cfg.seed, 2])
+        self.gen = torch.Generator(device="cpu" if self.device.type == "cpu" else self.device)
+        self.gen.manual_seed(cfg.seed)
+        self.col = Collector(cfg)
+        self.pool: list[ann.PolicyValueNet] = []
+        self.pool_next = 0
+        self.counters = {"update": 0, "decisions": 0, "learner_decisions": 0, "hands": 0, "seconds": 0.0}
+        if ckpt is not None:
+            self._restore(*ckpt)
+
+    def _restore(self, tensors: dict[str, torch.Tensor], meta: dict[str, str]) -> None:
+        try:
+            self.net.load_state_dict({k[6:]: v for k, v in tensors.items() if k.startswith("model.")})
+            n_slots = int(meta["pool_slots"])
+            for j in range(n_slots):
+                p = ann.PolicyValueNet(self.net.config)
+                p.load_state_dict(
+                    {k[len(f"pool.{j}.") :]: v for k, v in tensors.items() if k.startswith(f"pool.{j}.")}
+                )
+                self.pool.append(p.to(self.device).eval())
+            self.pool_next = int(meta["pool_next"])
+            state: dict[int, dict[str, torch.Tensor]] = {}
+            for k, v in tensors.items():
+                if k.startswith("optim."):
+                    _, pid, key = k.split(".", 2)
+                    state.setdefault(int(pid), {})[key] = v.to(self.device) if key != "step" else v
+            self.opt.load_state_dict({"state": state, "param_groups": json.loads(meta["optim_groups"])})
+            env = self.col.env
+            for k, arr in _env_arrays(env).items():
+                src = tensors[k].numpy()
+                np.copyto(arr, src.view(arr.dtype) if arr.dtype == np.uint64 else src.reshape(arr.shape))
+            env._started = True
+            self.col.owners[:] = tensors["collector.owners"].numpy()
+            self.col.pool_slots = n_slots
+            self.gen.set_state(tensors["rng.torch_sampling"])
+            self.rng.bit_generator.state = json.loads(meta["rng_numpy_update"])
+            self.col.rng.bit_generator.state = json.loads(meta["rng_numpy_collector"])
+            self.counters = json.loads(meta["counters"])
+        except (KeyError, RuntimeError, ValueError) as e:
+            raise ValueError(
+                f"the checkpoint does not fit these settings (missing or mismatched state): {e}"
+            ) from e
+
+    # -------------------------------------------------------------------------------------- one update
+    def step(self, timers: dict[str, float]) -> dict[str, float]:
+        cfg = self.cfg
+        u = self.counters["update"]
+        if cfg.anneal_lr:
+            for g in self.opt.param_groups:
+                g["lr"] = cfg.lr * (1.0 - u / cfg.updates)
+        batch = self.col.collect(self.net, self.pool, self.gen, self.device, timers)
+        t0 = time.perf_counter()
+        stats = (
+            ppo_update(self.net, self.opt, batch, cfg, self.rng, self.device) if batch["actions"].size else {}
+        )
+        timers["update_s"] += time.perf_counter() - t0
+        self.counters["update"] = u + 1
+        self.counters["decisions"] += batch["decisions"]
+        self.counters["learner_decisions"] += int(batch["actions"].size)
+        self.counters["hands"] += batch["hands"]
+        if (u + 1) % cfg.pool_every == 0 and "pool" in cfg.opponents:
+            self._add_to_pool()
+        stats.update(
+            lr=self.opt.param_groups[0]["lr"],
+            learner_points_per_hand=batch["learner_points"] / max(batch["learner_hands"], 1),
+            learner_win_rate=batch["learner_wins"] / max(batch["learner_hands"], 1),
+            hands=float(batch["hands"]),
+            value_mean=float(batch["values"].mean()) if batch["values"].size else 0.0,
+        )
+        return stats
+
+    def _add_to_pool(self) -> None:
+        snap = copy.deepcopy(self.net).eval()
+        for p in snap.parameters():
+            p.requires_grad_(False)
+        if len(self.pool) < self.cfg.pool_size:
+            self.pool.append(snap)
+        else:
+            self.pool[self.pool_next] = snap
+            self.pool_next = (self.pool_next + 1) % self.cfg.pool_size
+        self.col.pool_slots = len(self.pool)
+
+    def evaluate(self) -> dict[str, Any]:
+        """1v3 duplicate of the learner (greedy) against the rule agent; the arena report."""
+        from mjenv.arena import run_arena
+
+        snap = ann.PolicyValueNet(self.net.config)
+        snap.load_state_dict({k: v.cpu() for k, v in self.net.state_dict().items()})
+        dev = str(self.device)
+
+        def factory(num_envs: int, seed: int) -> ann.NNPolicy:
+            return ann.NNPolicy(snap, seed=seed, device=dev, greedy=True)
+
+        return run_arena(
+            {"ppo": factory, "rule": "agents.rule:make"}, "1v3", walls=self.cfg.eval_walls,
+            seed=self.cfg.eval_seed, tables=min(1024, 4 * self.cfg.eval_walls), threads=self.cfg.threads,
+            rules=RuleConfig(min_fan=self.cfg.min_fan), records=0, illegal_records=0, record_info=False,
+            progress=False,
+        )  # fmt: skip
+
+    def save(self) -> None:
+        save_checkpoint(self.run_dir / "checkpoint.safetensors", self)
+        ann.save(self.net, self.run_dir / "policy.safetensors")
+
+    # -------------------------------------------------------------------------------------- the loop
+    def run(self, stop_after: int | None = None) -> dict[str, Any]:
+        """Train until ``cfg.updates`` (or ``stop_after`` more updates: a simulated kill after saving)."""
+        from torch.utils.tensorboard import SummaryWriter
+
+        cfg = self.cfg
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        (self.run_dir / "config.json").write_text(json.dumps(asdict(cfg), indent=1, sort_keys=True))
+        csv_path = self.run_dir / "progress.csv"
+        _truncate_csv(csv_path, self.counters["update"])
+        writer = SummaryWriter(str(self.run_dir / "tb"), purge_step=self.counters["update"] + 1)
+        timers = {k: 0.0 for k in ("env_s", "inference_s", "gae_s", "update_s", "other_s")}
+        start_u = self.counters["update"]
+        end_u = cfg.updates if stop_after is None else min(cfg.updates, start_u + stop_after)
+        bar = tqdm(
+            total=cfg.updates, initial=start_u, disable=not cfg.progress, unit="upd", dynamic_ncols=True
+        )
+        t_start = time.perf_counter()
+        dec0 = self.counters["decisions"]
+        last_eval: dict[str, Any] | None = None
+        row: dict[str, Any] = {}
+        try:
+            while self.counters["update"] < end_u:
+                t_u = time.perf_counter()
+                stats = self.step(timers)
+                u = self.counters["update"]
+                self.counters["seconds"] += time.perf_counter() - t_u
+                elapsed = time.perf_counter() - t_start
+                dps = (self.counters["decisions"] - dec0) / max(elapsed, 1e-9)
+                row = {
+                    "update": u,
+                    "decisions": self.counters["decisions"],
+                    "hands": self.counters["hands"],
+                    "seconds": round(self.counters["seconds"], 3),
+                    "decisions_per_s": round(dps, 1),
+                    **stats,
+                }
+                if cfg.eval_every and u % cfg.eval_every == 0:
+                    rep = self.evaluate()
+                    a = rep["agents"]["ppo"]["points_per_hand"]
+                    last_eval = {
+                        "eval_mean": a["mean"],
+                        "eval_ci_lo": a["ci95"][0],
+                        "eval_ci_hi": a["ci95"][1],
+                    }
+                    row.update(last_eval)
+                for key, val in row.items():
+                    if key != "update" and isinstance(val, (int, float)):
+                        writer.add_scalar(key, val, u)
+                _append_csv(csv_path, row)
+                bar.update(1)
+                bar.set_postfix(dps=f"{dps:,.0f}", pts=f"{stats.get('learner_points_per_hand', 0):+.2f}")
+                if u % cfg.save_every == 0 or u == end_u:
+                    self.save()
+        finally:
+            bar.close()
+            writer.close()
+        return {
+            "counters": dict(self.counters),
+            "timers": timers,
+            "last": row,
+            "last_eval": last_eval,
+            "wall_s": time.perf_counter() - t_start,
+        }
+
+
+def _jsonable(v: Any) -> Any:
+    return json.loads(json.dumps(v))
+
+
+_CSV_FIELDS = ("update", "decisions", "hands", "seconds", "decisions_per_s", "lr", "pg_loss", "v_loss", "entropy",
+               "approx_kl", "clipfrac", "epochs", "learner_points_per_hand", "learner_win_rate", "value_mean",
+               "eval_mean", "eval_ci_lo", "eval_ci_hi")  # fmt: skip
+
+
+def _append_csv(path: Path, row: dict[str, Any]) -> None:
+    new = not path.is_file()
+    with path.open("a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=_CSV_FIELDS, extrasaction="ignore")
+        if new:
+            w.writeheader()
+        w.writerow(row)
+
+
+def _truncate_csv(path: Path, update: int) -> None:
+    """Drop CSV rows written after the checkpoint being resumed (a kill between a save and the next rows)."""
+    if not path.is_file():
+        return
+    with path.open(newline="") as f:
+        rows = [r for r in csv.DictReader(f) if int(r["update"]) <= update]
+    path.unlink()
+    for r in rows:
+        _append_csv(path, r)
+
+
+def train(cfg: PPOConfig, stop_after: int | None = None) -> dict[str, Any]:
+    """Build a :class:`Trainer` (resuming when ``cfg.resume``) and run it; returns its summary."""
+    return Trainer(cfg).run(stop_after=stop_after)
+
+
+def main() -> None:
+    import tyro
+
+    cfg = tyro.cli(PPOConfig)
+    try:
+        check_config(cfg)
+    except (TypeError, ValueError, FileNotFoundError) as e:
+        raise SystemExit(f"train.ppo: error: {e}") from None
+    tr = Trainer(cfg)
+    print(tr.col.env.num_envs, "tables;", ann.NNPolicy(tr.net, device=str(tr.device)).describe())
+    out = tr.run()
+    print(json.dumps({"counters": out["counters"], "last_eval": out["last_eval"]}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
