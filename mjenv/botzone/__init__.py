@@ -4,6 +4,7 @@ The variant itself is a rule preset of the engine, :meth:`mjenv.rules.RuleConfig
 ``docs/botzone.md``.
 """
 
+from mjenv.botzone import layout
 from mjenv.botzone.judge import Judge, judge, parse_walltiles
 
-__all__ = ["Judge", "judge", "parse_walltiles"]
+__all__ = ["Judge", "judge", "layout", "parse_walltiles"]
