@@ -4,7 +4,8 @@ The variant itself is a rule preset of the engine, :meth:`mjenv.rules.RuleConfig
 ``docs/botzone.md``.
 """
 
-from mjenv.botzone import layout
+from mjenv.botzone import humanlog, layout
+from mjenv.botzone.humanlog import replay_human_log
 from mjenv.botzone.judge import Judge, judge, parse_walltiles
 
-__all__ = ["Judge", "judge", "layout", "parse_walltiles"]
+__all__ = ["Judge", "judge", "humanlog", "layout", "parse_walltiles", "replay_human_log"]

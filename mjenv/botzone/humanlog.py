@@ -309,7 +309,7 @@ def _ignores(answers: dict, taker: int, tile: int, where: str) -> list:
 def rebuild_wall(r: dict, k: int = 0) -> np.ndarray:
     """The 136-tile Botzone wall of round ``r`` rebuilt from its deals and draws (module docstring)."""
     seqs = [list(r["deals"][p]) for p in range(4)]
-    for ln, p, verb, t, _ in r["events"]:
+    for _ln, p, verb, t, _ in r["events"]:
         if verb == "Draw":
             seqs[p].append(t)
     wall = np.full(136, -1, np.int64)
@@ -486,7 +486,8 @@ def replay_round(r: dict, k: int = 0, *, hook=None) -> dict:
         tb.fail(last, f"the log ends ({r['end']}) but the round is not over in the engine")
     if r["end"] == "Huang" and st[G.WINNER] >= 0:
         tb.fail(last, "the log says Huang but the engine scored a win")
-    scores = [int(x) + int(y) for x, y in zip(st[G.SCORES : G.SCORES + 4], penalty)]
+    # a verdict ends the round with the penalty alone (the judge pays nothing else)
+    scores = [int(x) for x in (penalty if r["end"] not in ("Hu", "Huang") else st[G.SCORES : G.SCORES + 4])]
     fan = int(st[G.WIN_TOTAL]) if st[G.WINNER] >= 0 else None
     return {
         "match": r["match"],
@@ -562,21 +563,13 @@ def record_round(wall, quan: int, policy, match_id: str = "0") -> dict:
                 taker = int(st[G.WINNER])
             elif st[G.PHASE] != G.PH_OVER and int(st[G.TURN]) in claims:
                 taker = int(st[G.TURN])
+            elif st[G.PHASE] == G.PH_OVER and A.KONG in claims.values():  # kong, then an empty part: Huang
+                taker = next(s for s, a in claims.items() if a == A.KONG)
             else:
                 taker = -1
             if taker >= 0:
-
-                def clause(s, a):
-                    if a == A.WIN:
-                        return "Hu", offer
-                    if a == A.PUNG:
-                        return "Peng", offer
-                    if a == A.KONG:
-                        return "Gang", offer
-                    return "Chi", offer - (a - A.CHOW) + 1
-
-                v, t = clause(taker, claims.pop(taker))
-                ev.append((0, taker, v, t, [(s, *clause(s, a)) for s, a in sorted(claims.items())]))
+                v, t = _clause(claims.pop(taker), offer)
+                ev.append((0, taker, v, t, [(s, *_clause(a, offer)) for s, a in sorted(claims.items())]))
         now = int(st[G.PWALL : G.PWALL + 4].sum())
         if now < left and st[G.PHASE] == G.PH_TURN:
             ev.append((0, int(st[G.TURN]), "Draw", int(st[G.DRAWN]), []))
@@ -596,7 +589,19 @@ def record_round(wall, quan: int, policy, match_id: str = "0") -> dict:
         "log_scores": scores,
         "scores": scores,
         "line": 0,
+        "state": st,
     }
+
+
+def _clause(a: int, offer: int) -> tuple[str, int]:
+    """The log verb and tile of claim action ``a`` on ``offer`` (a chow names its middle tile)."""
+    if a == A.WIN:
+        return "Hu", offer
+    if a == A.PUNG:
+        return "Peng", offer
+    if a == A.KONG:
+        return "Gang", offer
+    return "Chi", offer - (a - A.CHOW) + 1
 
 
 def export_text(rounds: list[dict]) -> str:
