@@ -139,6 +139,19 @@ def _group_masks() -> np.ndarray:
 T_GROUPS = _group_masks()
 
 
+def _in_chows() -> np.ndarray:
+    """Per target: the tiles of its three fixed chows (all False for other kinds)."""
+    out = np.zeros((NUM_TARGETS, 34), np.bool_)
+    for i in range(NUM_TARGETS):
+        if T_KIND[i] == 2:
+            for j in range(3):
+                out[i, T_CHOWS[i, j] : T_CHOWS[i, j] + 3] = True
+    return out
+
+
+T_INCHOW = _in_chows()
+
+
 # ------------------------------------------------------------------------------------------------ kernels
 # Group keys (base-5 counts of the three suits and the honours, mjenv.hand._keys) travel as a 4-tuple ``k``
 # updated incrementally (a tile in or out changes one key by a power of 5).
@@ -184,6 +197,13 @@ def target_shanten(conc, k, n, nm, mk, mt, tgt, tabs, shapes):
     honor_inc) of mjenv.hand; ``shapes``: (knits, orphans, pow5). Returns ``NO`` when the melds rule the
     target out.
     """
+    return _tsh(conc, k, n, nm, mk, mt, tgt, tabs, shapes, NO)
+
+
+@njit(inline="always")  # a call costs about as much as the work: inlined at its few call sites
+def _tsh(conc, k, n, nm, mk, mt, tgt, tabs, shapes, bound):
+    """:func:`target_shanten`; the knitted straight skips combinations whose bound reaches ``bound`` (the
+    result is exact when below ``bound``, else some value >= ``bound``)."""
     kind = T_KIND[tgt]
     if kind == 0 or kind == 1:
         for i in range(nm):
@@ -283,21 +303,34 @@ def target_shanten(conc, k, n, nm, mk, mt, tgt, tabs, shapes):
         return NO if n < 13 else H._honors_knitted_shanten(conc, shapes[0])
     if n < 10:
         return NO
-    return H._knitted_straight_shanten(conc, tabs[0], tabs[1], shapes[0], shapes[2], n, NO, -1)
+    return H._knitted_straight_shanten(conc, tabs[0], tabs[1], shapes[0], shapes[2], n, bound, -1)
 
 
 @njit
-def _best_target(conc, k, n, nm, mk, mt, cap, tabs, shapes):
+def _group_sums(conc):
+    """Tiles held in each group (characters, dots, bamboo, honours)."""
+    g0 = 0
+    g1 = 0
+    g2 = 0
+    g3 = 0
+    for r in range(9):
+        g0 += conc[r]
+        g1 += conc[9 + r]
+        g2 += conc[18 + r]
+    for r in range(27, 34):
+        g3 += conc[r]
+    return (g0, g1, g2, g3)
+
+
+@njit
+def _best_target(conc, k, n, nm, mk, mt, cap, tabs, shapes, lb):
     """``(target, value)`` minimising target shanten + penalty (the first in order on ties), among values
-    below ``cap`` (``(0, 10 * NO)`` when none is).
+    below ``cap`` (``(0, 10 * NO)`` when none is). ``lb``: scratch of at least ``NUM_TARGETS`` entries.
 
     Targets are evaluated by increasing cheap lower bound (:func:`_lower_bound`) and the search stops once the
     bound passes the best value found, so most targets cost no table lookup.
     """
-    lb = np.empty(NUM_TARGETS, np.int64)
-    gsum = np.zeros(4, np.int64)
-    for t in range(34):
-        gsum[t // 9 if t < 27 else 3] += conc[t]
+    gsum = _group_sums(conc)
     lo = 10 * NO
     for tgt in range(NUM_TARGETS):
         b = _lower_bound(conc, gsum, n, tgt) + T_PEN[tgt]
@@ -309,7 +342,7 @@ def _best_target(conc, k, n, nm, mk, mt, cap, tabs, shapes):
     while level <= best and level < cap:
         for tgt in range(NUM_TARGETS):
             if lb[tgt] == level or (level == -1 and lb[tgt] < -1):
-                v = target_shanten(conc, k, n, nm, mk, mt, tgt, tabs, shapes) + T_PEN[tgt]
+                v = _tsh(conc, k, n, nm, mk, mt, tgt, tabs, shapes, NO) + T_PEN[tgt]
                 if v < best or (v == best and tgt < bt):
                     best = v
                     bt = tgt
@@ -391,17 +424,12 @@ def _useful(conc, k, n, nm, mk, mt, tgt, s, unseen, tabs, shapes):
         if kind == 1 or (kind == 3 and shape == H.SEVEN_PAIRS):
             if conc[t] == 0:  # pungs and pairs grow only from tiles held
                 continue
-        elif kind == 0 and not _near(conc, t):
-            continue
-        elif kind == 2 and not _near(conc, t):
-            in_chow = False
-            for j in range(3):
-                if 0 <= t - T_CHOWS[tgt, j] <= 2:
-                    in_chow = True
-            if not in_chow:
-                continue
+        elif (kind == 0 or kind == 2) and not _near(conc, t) and not T_INCHOW[tgt, t]:
+            continue  # (T_INCHOW is all False for kind 0)
+        elif kind == 3 and shape == H.HONORS_KNITTED and conc[t] > 0:
+            continue  # it counts distinct tiles only: another copy changes nothing
         conc[t] += 1
-        v = target_shanten(conc, _adj(k, t, 1), n + 1, nm, mk, mt, tgt, tabs, shapes)
+        v = _tsh(conc, _adj(k, t, 1), n + 1, nm, mk, mt, tgt, tabs, shapes, s)
         conc[t] -= 1
         if v < s:
             u += unseen[t]
@@ -441,8 +469,9 @@ def _danger(t, vis, disc_by_others):
 
 
 @njit
-def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, mk, mt, tabs, shapes):
-    """One decision from one observation row ``ob`` and its mask; returns the action id."""
+def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, mk, mt, ws, tabs, shapes):
+    """One decision from one observation row ``ob`` and its mask (``ws``: int64[5, 34] scratch); returns the
+    action id."""
     n_legal = 0
     only = -1
     for a in range(A.NUM_ACTIONS):
@@ -515,14 +544,14 @@ def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, 
         unseen[t] = 4 - vis[t]
     k = H._keys(conc)
     if phase <= 1:
-        return _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, danger_wall, max_eval, tabs,
-                     shapes)  # fmt: skip
+        return _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, danger_wall, max_eval, ws,
+                     tabs, shapes)  # fmt: skip
     if phase == 2:
         offer = 0
         for t in range(34):
             if ob[O.O_OFFER + t] != 0:
                 offer = t
-        return _claim(mask, conc, k, n, nm, mk, mt, offer, tabs, shapes)
+        return _claim(mask, conc, k, n, nm, mk, mt, offer, ws, tabs, shapes)
     return A.PASS if mask[A.PASS] else only
 
 
@@ -534,18 +563,113 @@ def _first_legal(mask):
     return 0
 
 
+# ---- incremental forms of the two commonest targets (about 70% and 20% of the turns in rule-agent play).
+# They give exactly what target_shanten gives (tests/test_agents.py checks it), from one block score per tile
+# instead of a whole target evaluation.
+
+
 @njit
-def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, danger_wall, max_eval, tabs,
+def _chow_rest(conc, k, nm, mk, mt, tgt, inu):
+    """Three-fixed-chow target ``tgt`` (kind 2) in incremental form: ``(rest, missing, r)`` with
+
+    ``target_shanten = missing + 2 * rest - score(r, rest)``, ``r`` the keys of the concealed tiles less one copy
+    of each held tile of the chows no meld satisfies, and ``inu[t] = 1`` on those chows' tiles (0 elsewhere).
+    ``rest < 0`` when the melds rule the target out.
+    """
+    sat0 = False
+    sat1 = False
+    sat2 = False
+    extra = 0
+    for i in range(nm):  # the same meld matching as target_shanten
+        t = mt[i]
+        if mk[i] == 1 and t == T_CHOWS[tgt, 0] and not sat0:
+            sat0 = True
+        elif mk[i] == 1 and t == T_CHOWS[tgt, 1] and not sat1:
+            sat1 = True
+        elif mk[i] == 1 and t == T_CHOWS[tgt, 2] and not sat2:
+            sat2 = True
+        else:
+            extra += 1
+    r = k
+    if extra > 1:
+        return -1, 0, r
+    for t in range(34):
+        inu[t] = 0
+    missing = 0
+    for j in range(3):
+        if (j == 0 and sat0) or (j == 1 and sat1) or (j == 2 and sat2):
+            continue
+        for d in range(3):
+            t = T_CHOWS[tgt, j] + d
+            inu[t] = 1
+            if conc[t] > 0:
+                r = _adj(r, t, -1)
+            else:
+                missing += 1
+    return 1 - extra, missing, r
+
+
+@njit(inline="always")
+def _chow_less(conc, t, missing, r, inu):
+    """``(missing, r)`` of :func:`_chow_rest` after one copy of ``t`` leaves the hand (``conc`` before)."""
+    if inu[t] and conc[t] == 1:
+        return missing + 1, r  # the chow's only copy
+    return missing, _adj(r, t, -1)
+
+
+@njit
+def _chow_useful(conc, tgt, rest, r, sc, unseen, inu, tabs):
+    """:func:`_useful` for a three-fixed-chow target from its incremental form (``sc = score(r, rest)``)."""
+    u = 0
+    for t in range(34):
+        if unseen[t] <= 0 or conc[t] >= 4:
+            continue
+        if not _near(conc, t) and not T_INCHOW[tgt, t]:
+            continue  # the same candidates as _useful
+        if inu[t] and conc[t] == 0:
+            u += unseen[t]  # a missing chow tile: one step closer
+            continue
+        r1 = _adj(r, t, 1)
+        if _score(r1[0], r1[1], r1[2], r1[3], rest, tabs) > sc:
+            u += unseen[t]
+    return u
+
+
+@njit
+def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, danger_wall, max_eval, ws, tabs,
           shapes):  # fmt: skip
     """A turn: kongs that do not raise the target shanten, else the best discard (module docstring)."""
-    tgt, _ = _best_target(conc, k, n, nm, mk, mt, 10 * NO, tabs, shapes)
-    sh = np.full(34, 10 * NO, np.int64)
+    sh = ws[0]
+    pre = ws[1]
+    inu = ws[4]
+    tgt, _ = _best_target(conc, k, n, nm, mk, mt, 10 * NO, tabs, shapes, ws[2])
+    # mode 1: three fixed chows, incremental; mode 2: seven pairs, incremental; mode 0: target_shanten per tile
+    mode = 0
+    rest = 0
+    missing = 0
+    r = k
+    pairs = 0
+    if T_KIND[tgt] == 2:
+        rest, missing, r = _chow_rest(conc, k, nm, mk, mt, tgt, inu)
+        if rest >= 0:
+            mode = 1
+    elif T_KIND[tgt] == 3 and T_CHOWS[tgt, 0] == H.SEVEN_PAIRS and nm == 0 and n - 1 >= 13:
+        mode = 2
+        pairs = 6 - H._seven_pairs_shanten(conc)
     best_s = 10 * NO
     for t in range(34):
+        sh[t] = 10 * NO
         if conc[t] > 0 and mask[A.DISCARD + t]:
-            conc[t] -= 1
-            s = target_shanten(conc, _adj(k, t, -1), n - 1, nm, mk, mt, tgt, tabs, shapes)
-            conc[t] += 1
+            if mode == 1:
+                m1, r1 = _chow_less(conc, t, missing, r, inu)
+                s = m1 + 2 * rest - _score(r1[0], r1[1], r1[2], r1[3], rest, tabs)
+            elif mode == 2:
+                s = 6 - pairs + (1 if conc[t] % 2 == 0 else 0)  # an even count loses a pair
+            else:
+                # values past best + 1 are never used: the knitted straight may stop there
+                conc[t] -= 1
+                s = _tsh(conc, _adj(k, t, -1), n - 1, nm, mk, mt, tgt, tabs, shapes, min(best_s + 2, NO))
+                conc[t] += 1
             sh[t] = s
             best_s = min(best_s, s)
     if best_s >= 10 * NO:  # no discard legal
@@ -568,8 +692,8 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
     safe_mode = wall <= danger_wall and best_s >= 2
     # cheap pre-order of the candidates (safety when playing safe; isolated tiles first), then the costly
     # useful-tile count for the first max_eval of them only
-    pre = np.full(34, 1 << 60, np.int64)
     for t in range(34):
+        pre[t] = 1 << 60
         s = sh[t]
         if s >= 10 * NO:
             continue
@@ -590,6 +714,7 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
         if bt >= 0:
             return A.DISCARD + bt
     n_cand = 0
+    only_t = 0
     for t in range(34):
         if pre[t] < 1 << 60:
             n_cand += 1
@@ -609,9 +734,21 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
         s = sh[t]
         dg = _danger(t, vis, disc_by_others)
         key = ((dg * 4 + (s - best_s)) << 40) if safe_mode else 0
-        conc[t] -= 1
         k1 = _adj(k, t, -1)
-        u = _useful(conc, k1, n - 1, nm, mk, mt, tgt, s, unseen, tabs, shapes)
+        if mode == 1:
+            m1, r1 = _chow_less(conc, t, missing, r, inu)
+            conc[t] -= 1
+            sc = _score(r1[0], r1[1], r1[2], r1[3], rest, tabs)
+            u = _chow_useful(conc, tgt, rest, r1, sc, unseen, inu, tabs)
+        elif mode == 2:
+            conc[t] -= 1
+            u = 0
+            for x in range(34):  # a pair grows from a single (or a third) copy: _useful's seven pairs case
+                if unseen[x] > 0 and (conc[x] == 1 or conc[x] == 3):
+                    u += unseen[x]
+        else:
+            conc[t] -= 1
+            u = _useful(conc, k1, n - 1, nm, mk, mt, tgt, s, unseen, tabs, shapes)
         reg = _regular(k1, n - 1, tabs)
         conc[t] += 1
         key += ((200 - u) << 20) + (min(reg + 1, 15) << 8) + (dg << 4)
@@ -622,13 +759,11 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
 
 
 @njit
-def _target_values(conc, k, n, nm, mk, mt, slack, vals, tabs, shapes):
+def _target_values(conc, k, n, nm, mk, mt, slack, vals, lb, tabs, shapes):
     """Fill ``vals`` with target shanten + penalty of every target whose value is at most the best + ``slack``
-    (the others get ``10 * NO``: their lower bound already exceeds that); returns the best value."""
-    lb = np.empty(NUM_TARGETS, np.int64)
-    gsum = np.zeros(4, np.int64)
-    for t in range(34):
-        gsum[t // 9 if t < 27 else 3] += conc[t]
+    (the others get ``10 * NO``: their lower bound already exceeds that); returns the best value. ``lb``:
+    scratch."""
+    gsum = _group_sums(conc)
     lo = 10 * NO
     for tgt in range(NUM_TARGETS):
         b = _lower_bound(conc, gsum, n, tgt) + T_PEN[tgt]
@@ -640,7 +775,7 @@ def _target_values(conc, k, n, nm, mk, mt, slack, vals, tabs, shapes):
     while level <= best + slack:
         for tgt in range(NUM_TARGETS):
             if lb[tgt] == level or (level == -1 and lb[tgt] < -1):
-                v = target_shanten(conc, k, n, nm, mk, mt, tgt, tabs, shapes) + T_PEN[tgt]
+                v = _tsh(conc, k, n, nm, mk, mt, tgt, tabs, shapes, NO) + T_PEN[tgt]
                 vals[tgt] = v
                 best = min(best, v)
         level += 1
@@ -654,19 +789,19 @@ def _claim_value(conc, k, n, nm, mk, mt, vals, limit, tabs, shapes):
     best = 10 * NO
     for tgt in range(NUM_TARGETS):
         if vals[tgt] <= limit:
-            best = min(best, target_shanten(conc, k, n, nm, mk, mt, tgt, tabs, shapes) + T_PEN[tgt])
+            best = min(best, _tsh(conc, k, n, nm, mk, mt, tgt, tabs, shapes, NO) + T_PEN[tgt])
     return best
 
 
 @njit
-def _claim(mask, conc, k, n, nm, mk, mt, x, tabs, shapes):
+def _claim(mask, conc, k, n, nm, mk, mt, x, ws, tabs, shapes):
     """A claim window: the claim that lowers the best target value most (kong: does not raise it), else pass.
 
     A claim is a draw of the offered tile plus a fixed meld, so it lowers a target's value by at most one:
     only targets at the best value now can make a chow or pung pay, only those within one of it a kong.
     """
-    vals = np.empty(NUM_TARGETS, np.int64)
-    now = _target_values(conc, k, n, nm, mk, mt, 1, vals, tabs, shapes)
+    vals = ws[3]
+    now = _target_values(conc, k, n, nm, mk, mt, 1, vals, ws[2], tabs, shapes)
     best = now
     act = A.PASS
     if mask[A.PUNG]:  # two from the hand; the 11-tile rest is in the 3k+2 form (a discard to come)
@@ -708,23 +843,29 @@ def _claim(mask, conc, k, n, nm, mk, mt, x, tabs, shapes):
     return act
 
 
+_CHUNK = 16  # rows per scratch allocation in the kernel
+
+
 @njit(parallel=True)
 def rule_actions_kernel(obs, masks, out, danger_wall, max_eval, tabs, shapes):
     """Fill ``out[i]`` with the rule agent's action for observation row ``obs[i]`` and mask ``masks[i]``.
 
     ``tabs`` = (suit, honor, suit_inc, honor_inc) of :mod:`mjenv.hand`; ``shapes`` = (KNITS, ORPHANS, pow5).
+    Rows are taken in chunks of ``_CHUNK`` that share one set of scratch arrays (no allocation per row).
     """
     n = obs.shape[0]
-    for i in prange(n):
+    for c in prange((n + _CHUNK - 1) // _CHUNK):
         conc = np.zeros(34, np.int8)
         vis = np.zeros(34, np.int64)
         disc = np.zeros(34, np.bool_)
         unseen = np.zeros(34, np.int64)
         mk = np.zeros(5, np.int64)
         mt = np.zeros(5, np.int64)
-        out[i] = _decide(
-            obs[i], masks[i], danger_wall, max_eval, conc, vis, disc, unseen, mk, mt, tabs, shapes
-        )
+        ws = np.zeros((5, 34), np.int64)
+        for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
+            out[i] = _decide(
+                obs[i], masks[i], danger_wall, max_eval, conc, vis, disc, unseen, mk, mt, ws, tabs, shapes
+            )
 
 
 # ------------------------------------------------------------------------------------------------ policy
