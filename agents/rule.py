@@ -150,6 +150,16 @@ def _in_chows() -> np.ndarray:
 
 
 T_INCHOW = _in_chows()
+#: bitmasks over the 34 tiles: each target's allowed tiles, each fixed chow's tiles, each knitted combination
+T_AMASK = np.array([sum(1 << t for t in range(34) if T_ALLOW[i, t]) for i in range(NUM_TARGETS)], np.int64)
+T_CMASK = np.array(
+    [[(7 << int(T_CHOWS[i, j])) if T_KIND[i] == 2 else 0 for j in range(3)] for i in range(NUM_TARGETS)],
+    np.int64,
+)
+KNIT_MASK = np.array(
+    [sum(1 << (9 * g + int(H.KNITS[i, g]) + 3 * j) for g in range(3) for j in range(3)) for i in range(6)],
+    np.int64,
+)
 
 
 # ------------------------------------------------------------------------------------------------ kernels
@@ -307,93 +317,145 @@ def _tsh(conc, k, n, nm, mk, mt, tgt, tabs, shapes, bound):
 
 
 @njit
-def _group_sums(conc):
-    """Tiles held in each group (characters, dots, bamboo, honours)."""
-    g0 = 0
-    g1 = 0
-    g2 = 0
-    g3 = 0
-    for r in range(9):
-        g0 += conc[r]
-        g1 += conc[9 + r]
-        g2 += conc[18 + r]
-    for r in range(27, 34):
-        g3 += conc[r]
-    return (g0, g1, g2, g3)
-
-
-@njit
 def _best_target(conc, k, n, nm, mk, mt, cap, tabs, shapes, lb):
     """``(target, value)`` minimising target shanten + penalty (the first in order on ties), among values
     below ``cap`` (``(0, 10 * NO)`` when none is). ``lb``: scratch of at least ``NUM_TARGETS`` entries.
 
-    Targets are evaluated by increasing cheap lower bound (:func:`_lower_bound`) and the search stops once the
+    Targets are evaluated by increasing cheap lower bound (:func:`_bounds`) and the search stops once the
     bound passes the best value found, so most targets cost no table lookup.
     """
-    gsum = _group_sums(conc)
-    lo = 10 * NO
-    for tgt in range(NUM_TARGETS):
-        b = _lower_bound(conc, gsum, n, tgt) + T_PEN[tgt]
-        lb[tgt] = b
-        lo = min(lo, b)
+    level = _bounds(conc, n, nm, mk, mt, lb)
     best = 10 * NO
     bt = 0
-    level = max(lo, -1)
     while level <= best and level < cap:
+        nxt = 10 * NO
         for tgt in range(NUM_TARGETS):
-            if lb[tgt] == level or (level == -1 and lb[tgt] < -1):
+            b = lb[tgt]
+            if b == level:
                 v = _tsh(conc, k, n, nm, mk, mt, tgt, tabs, shapes, NO) + T_PEN[tgt]
                 if v < best or (v == best and tgt < bt):
                     best = v
                     bt = tgt
-        level += 1
+            elif b > level:
+                nxt = min(nxt, b)
+        level = nxt
     if best >= cap:
         return 0, 10 * NO
     return bt, best
 
 
 @njit
-def _lower_bound(conc, gsum, n, tgt):
-    """A cheap lower bound of :func:`target_shanten` (no table lookups).
+def _pop(x):
+    """Set bits of a non-negative int64 below 2**56."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56
+
+
+@njit
+def _filter_dead(nm, mk, mt, tgt):
+    """A tile-filter target (kinds 0, 1) ruled out by the melds (the same rule as :func:`target_shanten`)."""
+    for i in range(nm):
+        if T_KIND[tgt] == 1 and mk[i] == 1:
+            return True
+        t = mt[i]
+        if not T_ALLOW[tgt, t]:
+            return True
+        if mk[i] == 1 and not (T_ALLOW[tgt, t + 1] and T_ALLOW[tgt, t + 2]):
+            return True
+    return False
+
+
+@njit
+def _bounds(conc, n, nm, mk, mt, lb):
+    """Fill ``lb[tgt]`` with a cheap lower bound (no table lookups, at least -1) of target shanten + penalty
+    of every target; returns the smallest.
 
     Tile filters: every concealed tile outside the filter must be replaced, one per draw, so the shanten is at
-    least their number - 1. Three fixed chows: at least the missing chow tiles - 1 (ignoring meld-satisfied
-    chows, so the bound holds only without melds; with melds it returns -1). Knitted shapes: the best
-    combination's missing knitted tiles - 1 (knitted straight); other shapes -1 (they are cheap).
+    least their number - 1. Three fixed chows: at least the tiles missing from the chows no meld satisfies
+    - 1 (``missing + 2 rest - score`` with ``score <= 2 rest + 1``). Knitted straight: the best combination's
+    missing knitted tiles - 1. Seven pairs, honours and knitted, thirteen orphans: their exact (cheap) value.
+    Targets the melds rule out get ``NO``, their exact value. Tile sets are 34-bit masks (``b[c]``: the tiles
+    held at least ``c + 1`` times).
     """
-    kind = T_KIND[tgt]
-    if kind <= 1:
-        gm = T_GROUPS[tgt]
-        out = 0
-        if gm >= 0:
-            for g in range(4):
-                if not (gm >> g) & 1:
-                    out += gsum[g]
+    b0 = 0
+    b1 = 0
+    b2 = 0
+    b3 = 0
+    for t in range(34):
+        c = conc[t]
+        bit = np.int64(1) << t
+        if c >= 1:
+            b0 |= bit
+            if c >= 2:
+                b1 |= bit
+                if c >= 3:
+                    b2 |= bit
+                    if c >= 4:
+                        b3 |= bit
+    lo = 10 * NO
+    for tgt in range(NUM_TARGETS):
+        kind = T_KIND[tgt]
+        if kind <= 1:
+            if _filter_dead(nm, mk, mt, tgt):
+                b = NO
+            else:
+                na = ~T_AMASK[tgt]
+                b = _pop(b0 & na) + _pop(b1 & na) + _pop(b2 & na) + _pop(b3 & na) - 1
+        elif kind == 2:
+            b = _chow_bound(b0, nm, mk, mt, tgt)
         else:
-            for t in range(34):
-                if conc[t] > 0 and not T_ALLOW[tgt, t]:
-                    out += conc[t]
-        return out - 1
-    if kind == 2:
-        if n < 13:
-            return -1
-        missing = 0
-        for j in range(3):
-            for d in range(3):
-                if conc[T_CHOWS[tgt, j] + d] == 0:
-                    missing += 1
-        return missing - 1
-    if T_CHOWS[tgt, 0] == H.KNITTED_STRAIGHT:
-        most = 0
-        for i in range(6):
-            held = 0
-            for g in range(3):
-                for j in range(3):
-                    if conc[9 * g + H.KNITS[i, g] + 3 * j] > 0:
-                        held += 1
-            most = max(most, held)
-        return 9 - most - 1
-    return -1
+            shape = T_CHOWS[tgt, 0]
+            if shape == H.KNITTED_STRAIGHT:
+                if n < 10:
+                    b = NO
+                else:
+                    most = 0
+                    for i in range(6):
+                        most = max(most, _pop(b0 & KNIT_MASK[i]))
+                    b = 9 - most - 1
+            elif nm > 0 or n < 13:
+                b = NO
+            elif shape == H.SEVEN_PAIRS:
+                b = H._seven_pairs_shanten(conc)
+            elif shape == H.THIRTEEN_ORPHANS:
+                b = H._orphans_shanten(conc, H.ORPHANS)
+            else:
+                b = H._honors_knitted_shanten(conc, H.KNITS)
+        b = max(b, -1) + T_PEN[tgt]
+        lb[tgt] = b
+        lo = min(lo, b)
+    return lo
+
+
+@njit
+def _chow_bound(held, nm, mk, mt, tgt):
+    """Lower bound of a three-fixed-chow target (see :func:`_bounds`); ``held``: mask of the tiles held."""
+    sat0 = False
+    sat1 = False
+    sat2 = False
+    extra = 0
+    for i in range(nm):  # the same meld matching as target_shanten
+        t = mt[i]
+        if mk[i] == 1 and t == T_CHOWS[tgt, 0] and not sat0:
+            sat0 = True
+        elif mk[i] == 1 and t == T_CHOWS[tgt, 1] and not sat1:
+            sat1 = True
+        elif mk[i] == 1 and t == T_CHOWS[tgt, 2] and not sat2:
+            sat2 = True
+        else:
+            extra += 1
+    if extra > 1:
+        return NO
+    need = 0
+    if not sat0:
+        need |= T_CMASK[tgt, 0]
+    if not sat1:
+        need |= T_CMASK[tgt, 1]
+    if not sat2:
+        need |= T_CMASK[tgt, 2]
+    return _pop(need & ~held) - 1
 
 
 @njit
@@ -763,22 +825,21 @@ def _target_values(conc, k, n, nm, mk, mt, slack, vals, lb, tabs, shapes):
     """Fill ``vals`` with target shanten + penalty of every target whose value is at most the best + ``slack``
     (the others get ``10 * NO``: their lower bound already exceeds that); returns the best value. ``lb``:
     scratch."""
-    gsum = _group_sums(conc)
-    lo = 10 * NO
+    level = _bounds(conc, n, nm, mk, mt, lb)
     for tgt in range(NUM_TARGETS):
-        b = _lower_bound(conc, gsum, n, tgt) + T_PEN[tgt]
-        lb[tgt] = b
         vals[tgt] = 10 * NO
-        lo = min(lo, b)
     best = 10 * NO
-    level = max(lo, -1)
     while level <= best + slack:
+        nxt = 10 * NO
         for tgt in range(NUM_TARGETS):
-            if lb[tgt] == level or (level == -1 and lb[tgt] < -1):
+            b = lb[tgt]
+            if b == level:
                 v = _tsh(conc, k, n, nm, mk, mt, tgt, tabs, shapes, NO) + T_PEN[tgt]
                 vals[tgt] = v
                 best = min(best, v)
-        level += 1
+            elif b > level:
+                nxt = min(nxt, b)
+        level = nxt
     return best
 
 
