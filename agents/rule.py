@@ -369,11 +369,13 @@ def _filter_dead(nm, mk, mt, tgt):
 
 @njit
 def _bounds(conc, n, nm, mk, mt, lb):
-    """Fill ``lb[tgt]`` with a cheap lower bound (no table lookups, at least -1) of target shanten + penalty
-    of every target; returns the smallest.
+    """Fill ``lb[tgt]`` with the search key of every target (no table lookups, at least -1; a lower bound of
+    target shanten + penalty except for tile filters, see below); returns the smallest.
 
-    Tile filters: every concealed tile outside the filter must be replaced, one per draw, so the shanten is at
-    least their number - 1. Three fixed chows: at least the tiles missing from the chows no meld satisfies
+    Tile filters: the number of concealed tiles outside the filter - 1 (each must be replaced, one per draw).
+    This is *not* a lower bound of the filter's target shanten, which counts missing blocks on the allowed
+    tiles only (8 suit tiles in good shape can be 2 blocks away with 6 tiles outside): it is a deliberate
+    pruning rule that keeps far-off flush-like targets out of the search. Three fixed chows: at least the tiles missing from the chows no meld satisfies
     - 1 (``missing + 2 rest - score`` with ``score <= 2 rest + 1``). Knitted straight: the best combination's
     missing knitted tiles - 1. Seven pairs, honours and knitted, thirteen orphans: their exact (cheap) value.
     Targets the melds rule out get ``NO``, their exact value. Tile sets are 34-bit masks (``b[c]``: the tiles
