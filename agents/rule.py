@@ -942,6 +942,27 @@ def rule_actions_kernel(obs, masks, out, danger_wall, max_eval, tabs, shapes):
             )
 
 
+@njit(parallel=True)
+def widen_kernel(obs8, out):
+    """Copy the fields :func:`rule_actions_kernel` reads from uint8 observation rows into float32 rows ``out``
+    (claimed discards, two's-complement bytes, back to negative). The decision kernel then compiles for
+    float32 only (one compilation of about two minutes instead of two); the other fields of ``out`` are not
+    touched."""
+    for i in prange(obs8.shape[0]):
+        for j in range(4 * 34):
+            out[i, O.O_HAND + j] = obs8[i, O.O_HAND + j]
+        for j in range(4 * 12):
+            out[i, O.O_MSEQ + j] = obs8[i, O.O_MSEQ + j]
+        for j in range(4 * O._MD):
+            x = np.int32(obs8[i, O.O_DSEQ + j])
+            out[i, O.O_DSEQ + j] = x - 256 if x >= 128 else x
+        out[i, O.O_WALL] = obs8[i, O.O_WALL]
+        for j in range(4):
+            out[i, O.O_PHASE + j] = obs8[i, O.O_PHASE + j]
+        for j in range(34):
+            out[i, O.O_OFFER + j] = obs8[i, O.O_OFFER + j]
+
+
 # ------------------------------------------------------------------------------------------------ policy
 class RulePolicy:
     """The rule agent as a batched policy (see the module docstring).
@@ -982,6 +1003,7 @@ class RulePolicy:
         self._tabs = (suit, honor, suit_inc, honor_inc)
         self._shapes = (H.KNITS, H.ORPHANS, H._POW5)
         self._out = np.zeros(self.num_envs, np.int64)
+        self._wide: np.ndarray | None = None  # float32 rows for uint8 observations (widen_kernel)
 
     def __call__(
         self, obs: np.ndarray | None, masks: np.ndarray, seats: np.ndarray | None = None
@@ -992,18 +1014,24 @@ class RulePolicy:
             raise ValueError(
                 f"obs must be an array of shape (N, {O.OBS_SIZE}), got {getattr(obs, 'shape', obs)}"
             )
-        if obs.dtype not in (np.float32, np.uint8):
-            obs = obs.astype(np.float32)
         if not isinstance(masks, np.ndarray) or masks.shape != (obs.shape[0], A.NUM_ACTIONS):
             raise ValueError(
                 f"masks must have shape ({obs.shape[0]}, {A.NUM_ACTIONS}), got {getattr(masks, 'shape', masks)}"
             )
+        if self.threads is not None and numba.get_num_threads() != self.threads:
+            numba.set_num_threads(self.threads)
+        if obs.dtype == np.uint8:
+            if self._wide is None or self._wide.shape[0] < obs.shape[0]:
+                self._wide = np.zeros((obs.shape[0], O.OBS_SIZE), np.float32)
+            wide = self._wide[: obs.shape[0]]
+            widen_kernel(np.ascontiguousarray(obs), wide)
+            obs = wide
+        elif obs.dtype != np.float32:
+            obs = obs.astype(np.float32)
         if masks.dtype != np.bool_:
             masks = masks.astype(np.bool_)
         n = obs.shape[0]
         out = self._out[:n] if n <= self._out.shape[0] else np.zeros(n, np.int64)
-        if self.threads is not None and numba.get_num_threads() != self.threads:
-            numba.set_num_threads(self.threads)
         rule_actions_kernel(
             np.ascontiguousarray(obs),
             np.ascontiguousarray(masks),
