@@ -32,7 +32,18 @@ Decision procedure (per row)
    (an exposed kong: when it does not raise it), so a claim always advances the hand and keeps an 8-fan
    route. Otherwise it passes.
 
-Speed: one ``prange`` kernel over the rows; see ``benchmarks/rule_agent.py``.
+Speed
+-----
+One ``prange`` kernel over the rows (chunks of ``_CHUNK`` rows share their scratch arrays: no allocation per
+row). The target search orders targets by a bitmask key (:func:`_bounds`: popcounts over 34-bit tile masks, no
+table lookups; exact for the cheap shapes, ``NO`` for targets the melds rule out) and skips empty levels. The
+two commonest chosen targets have incremental forms that give exactly what :func:`target_shanten` gives: three
+fixed chows (about 70% of turns) factor into ``missing + 2 rest - score(residual keys)``, so a discard or a
+draw costs one block-score lookup (:func:`_chow_rest`, :func:`_chow_less`, :func:`_chow_useful`); seven pairs
+(about 20%) count pairs. Useful-tile counts skip draws that provably change nothing (an extra copy for
+honours and knitted) and stop the knitted straight's combinations at the current value. The target shanten
+is inlined at its call sites (a call passing the table arrays cost as much as the work). Figures:
+``benchmarks/rule_agent.py`` and ``docs/agents.md``.
 """
 
 from __future__ import annotations
@@ -139,6 +150,29 @@ def _group_masks() -> np.ndarray:
 T_GROUPS = _group_masks()
 
 
+def _in_chows() -> np.ndarray:
+    """Per target: the tiles of its three fixed chows (all False for other kinds)."""
+    out = np.zeros((NUM_TARGETS, 34), np.bool_)
+    for i in range(NUM_TARGETS):
+        if T_KIND[i] == 2:
+            for j in range(3):
+                out[i, T_CHOWS[i, j] : T_CHOWS[i, j] + 3] = True
+    return out
+
+
+T_INCHOW = _in_chows()
+#: bitmasks over the 34 tiles: each target's allowed tiles, each fixed chow's tiles, each knitted combination
+T_AMASK = np.array([sum(1 << t for t in range(34) if T_ALLOW[i, t]) for i in range(NUM_TARGETS)], np.int64)
+T_CMASK = np.array(
+    [[(7 << int(T_CHOWS[i, j])) if T_KIND[i] == 2 else 0 for j in range(3)] for i in range(NUM_TARGETS)],
+    np.int64,
+)
+KNIT_MASK = np.array(
+    [sum(1 << (9 * g + int(H.KNITS[i, g]) + 3 * j) for g in range(3) for j in range(3)) for i in range(6)],
+    np.int64,
+)
+
+
 # ------------------------------------------------------------------------------------------------ kernels
 # Group keys (base-5 counts of the three suits and the honours, mjenv.hand._keys) travel as a 4-tuple ``k``
 # updated incrementally (a tile in or out changes one key by a power of 5).
@@ -184,6 +218,13 @@ def target_shanten(conc, k, n, nm, mk, mt, tgt, tabs, shapes):
     honor_inc) of mjenv.hand; ``shapes``: (knits, orphans, pow5). Returns ``NO`` when the melds rule the
     target out.
     """
+    return _tsh(conc, k, n, nm, mk, mt, tgt, tabs, shapes, NO)
+
+
+@njit(inline="always")  # a call costs about as much as the work: inlined at its few call sites
+def _tsh(conc, k, n, nm, mk, mt, tgt, tabs, shapes, bound):
+    """:func:`target_shanten`; the knitted straight skips combinations whose bound reaches ``bound`` (the
+    result is exact when below ``bound``, else some value >= ``bound``)."""
     kind = T_KIND[tgt]
     if kind == 0 or kind == 1:
         for i in range(nm):
@@ -283,84 +324,151 @@ def target_shanten(conc, k, n, nm, mk, mt, tgt, tabs, shapes):
         return NO if n < 13 else H._honors_knitted_shanten(conc, shapes[0])
     if n < 10:
         return NO
-    return H._knitted_straight_shanten(conc, tabs[0], tabs[1], shapes[0], shapes[2], n, NO, -1)
+    return H._knitted_straight_shanten(conc, tabs[0], tabs[1], shapes[0], shapes[2], n, bound, -1)
 
 
 @njit
-def _best_target(conc, k, n, nm, mk, mt, cap, tabs, shapes):
+def _best_target(conc, k, n, nm, mk, mt, cap, tabs, shapes, lb):
     """``(target, value)`` minimising target shanten + penalty (the first in order on ties), among values
-    below ``cap`` (``(0, 10 * NO)`` when none is).
+    below ``cap`` (``(0, 10 * NO)`` when none is). ``lb``: scratch of at least ``NUM_TARGETS`` entries.
 
-    Targets are evaluated by increasing cheap lower bound (:func:`_lower_bound`) and the search stops once the
+    Targets are evaluated by increasing cheap lower bound (:func:`_bounds`) and the search stops once the
     bound passes the best value found, so most targets cost no table lookup.
     """
-    lb = np.empty(NUM_TARGETS, np.int64)
-    gsum = np.zeros(4, np.int64)
-    for t in range(34):
-        gsum[t // 9 if t < 27 else 3] += conc[t]
-    lo = 10 * NO
-    for tgt in range(NUM_TARGETS):
-        b = _lower_bound(conc, gsum, n, tgt) + T_PEN[tgt]
-        lb[tgt] = b
-        lo = min(lo, b)
+    level = _bounds(conc, n, nm, mk, mt, lb)
     best = 10 * NO
     bt = 0
-    level = max(lo, -1)
     while level <= best and level < cap:
+        nxt = 10 * NO
         for tgt in range(NUM_TARGETS):
-            if lb[tgt] == level or (level == -1 and lb[tgt] < -1):
-                v = target_shanten(conc, k, n, nm, mk, mt, tgt, tabs, shapes) + T_PEN[tgt]
+            b = lb[tgt]
+            if b == level:
+                v = _tsh(conc, k, n, nm, mk, mt, tgt, tabs, shapes, NO) + T_PEN[tgt]
                 if v < best or (v == best and tgt < bt):
                     best = v
                     bt = tgt
-        level += 1
+            elif b > level:
+                nxt = min(nxt, b)
+        level = nxt
     if best >= cap:
         return 0, 10 * NO
     return bt, best
 
 
 @njit
-def _lower_bound(conc, gsum, n, tgt):
-    """A cheap lower bound of :func:`target_shanten` (no table lookups).
+def _pop(x):
+    """Set bits of a non-negative int64 below 2**56."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56
 
-    Tile filters: every concealed tile outside the filter must be replaced, one per draw, so the shanten is at
-    least their number - 1. Three fixed chows: at least the missing chow tiles - 1 (ignoring meld-satisfied
-    chows, so the bound holds only without melds; with melds it returns -1). Knitted shapes: the best
-    combination's missing knitted tiles - 1 (knitted straight); other shapes -1 (they are cheap).
+
+@njit
+def _filter_dead(nm, mk, mt, tgt):
+    """A tile-filter target (kinds 0, 1) ruled out by the melds (the same rule as :func:`target_shanten`)."""
+    for i in range(nm):
+        if T_KIND[tgt] == 1 and mk[i] == 1:
+            return True
+        t = mt[i]
+        if not T_ALLOW[tgt, t]:
+            return True
+        if mk[i] == 1 and not (T_ALLOW[tgt, t + 1] and T_ALLOW[tgt, t + 2]):
+            return True
+    return False
+
+
+@njit
+def _bounds(conc, n, nm, mk, mt, lb):
+    """Fill ``lb[tgt]`` with the search key of every target (no table lookups, at least -1; a lower bound of
+    target shanten + penalty except for tile filters, see below); returns the smallest.
+
+    Tile filters: the number of concealed tiles outside the filter - 1 (each must be replaced, one per draw).
+    This is *not* a lower bound of the filter's target shanten, which counts missing blocks on the allowed
+    tiles only (8 suit tiles in good shape can be 2 blocks away with 6 tiles outside): it is a deliberate
+    pruning rule that keeps far-off flush-like targets out of the search. Three fixed chows: at least the tiles missing from the chows no meld satisfies
+    - 1 (``missing + 2 rest - score`` with ``score <= 2 rest + 1``). Knitted straight: the best combination's
+    missing knitted tiles - 1. Seven pairs, honours and knitted, thirteen orphans: their exact (cheap) value.
+    Targets the melds rule out get ``NO``, their exact value. Tile sets are 34-bit masks (``b[c]``: the tiles
+    held at least ``c + 1`` times).
     """
-    kind = T_KIND[tgt]
-    if kind <= 1:
-        gm = T_GROUPS[tgt]
-        out = 0
-        if gm >= 0:
-            for g in range(4):
-                if not (gm >> g) & 1:
-                    out += gsum[g]
+    b0 = 0
+    b1 = 0
+    b2 = 0
+    b3 = 0
+    for t in range(34):
+        c = conc[t]
+        bit = np.int64(1) << t
+        if c >= 1:
+            b0 |= bit
+            if c >= 2:
+                b1 |= bit
+                if c >= 3:
+                    b2 |= bit
+                    if c >= 4:
+                        b3 |= bit
+    lo = 10 * NO
+    for tgt in range(NUM_TARGETS):
+        kind = T_KIND[tgt]
+        if kind <= 1:
+            if _filter_dead(nm, mk, mt, tgt):
+                b = NO
+            else:
+                na = ~T_AMASK[tgt]
+                b = _pop(b0 & na) + _pop(b1 & na) + _pop(b2 & na) + _pop(b3 & na) - 1
+        elif kind == 2:
+            b = _chow_bound(b0, nm, mk, mt, tgt)
         else:
-            for t in range(34):
-                if conc[t] > 0 and not T_ALLOW[tgt, t]:
-                    out += conc[t]
-        return out - 1
-    if kind == 2:
-        if n < 13:
-            return -1
-        missing = 0
-        for j in range(3):
-            for d in range(3):
-                if conc[T_CHOWS[tgt, j] + d] == 0:
-                    missing += 1
-        return missing - 1
-    if T_CHOWS[tgt, 0] == H.KNITTED_STRAIGHT:
-        most = 0
-        for i in range(6):
-            held = 0
-            for g in range(3):
-                for j in range(3):
-                    if conc[9 * g + H.KNITS[i, g] + 3 * j] > 0:
-                        held += 1
-            most = max(most, held)
-        return 9 - most - 1
-    return -1
+            shape = T_CHOWS[tgt, 0]
+            if shape == H.KNITTED_STRAIGHT:
+                if n < 10:
+                    b = NO
+                else:
+                    most = 0
+                    for i in range(6):
+                        most = max(most, _pop(b0 & KNIT_MASK[i]))
+                    b = 9 - most - 1
+            elif nm > 0 or n < 13:
+                b = NO
+            elif shape == H.SEVEN_PAIRS:
+                b = H._seven_pairs_shanten(conc)
+            elif shape == H.THIRTEEN_ORPHANS:
+                b = H._orphans_shanten(conc, H.ORPHANS)
+            else:
+                b = H._honors_knitted_shanten(conc, H.KNITS)
+        b = max(b, -1) + T_PEN[tgt]
+        lb[tgt] = b
+        lo = min(lo, b)
+    return lo
+
+
+@njit
+def _chow_bound(held, nm, mk, mt, tgt):
+    """Lower bound of a three-fixed-chow target (see :func:`_bounds`); ``held``: mask of the tiles held."""
+    sat0 = False
+    sat1 = False
+    sat2 = False
+    extra = 0
+    for i in range(nm):  # the same meld matching as target_shanten
+        t = mt[i]
+        if mk[i] == 1 and t == T_CHOWS[tgt, 0] and not sat0:
+            sat0 = True
+        elif mk[i] == 1 and t == T_CHOWS[tgt, 1] and not sat1:
+            sat1 = True
+        elif mk[i] == 1 and t == T_CHOWS[tgt, 2] and not sat2:
+            sat2 = True
+        else:
+            extra += 1
+    if extra > 1:
+        return NO
+    need = 0
+    if not sat0:
+        need |= T_CMASK[tgt, 0]
+    if not sat1:
+        need |= T_CMASK[tgt, 1]
+    if not sat2:
+        need |= T_CMASK[tgt, 2]
+    return _pop(need & ~held) - 1
 
 
 @njit
@@ -391,17 +499,12 @@ def _useful(conc, k, n, nm, mk, mt, tgt, s, unseen, tabs, shapes):
         if kind == 1 or (kind == 3 and shape == H.SEVEN_PAIRS):
             if conc[t] == 0:  # pungs and pairs grow only from tiles held
                 continue
-        elif kind == 0 and not _near(conc, t):
-            continue
-        elif kind == 2 and not _near(conc, t):
-            in_chow = False
-            for j in range(3):
-                if 0 <= t - T_CHOWS[tgt, j] <= 2:
-                    in_chow = True
-            if not in_chow:
-                continue
+        elif (kind == 0 or kind == 2) and not _near(conc, t) and not T_INCHOW[tgt, t]:
+            continue  # (T_INCHOW is all False for kind 0)
+        elif kind == 3 and shape == H.HONORS_KNITTED and conc[t] > 0:
+            continue  # it counts distinct tiles only: another copy changes nothing
         conc[t] += 1
-        v = target_shanten(conc, _adj(k, t, 1), n + 1, nm, mk, mt, tgt, tabs, shapes)
+        v = _tsh(conc, _adj(k, t, 1), n + 1, nm, mk, mt, tgt, tabs, shapes, s)
         conc[t] -= 1
         if v < s:
             u += unseen[t]
@@ -441,8 +544,9 @@ def _danger(t, vis, disc_by_others):
 
 
 @njit
-def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, mk, mt, tabs, shapes):
-    """One decision from one observation row ``ob`` and its mask; returns the action id."""
+def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, mk, mt, ws, tabs, shapes):
+    """One decision from one observation row ``ob`` and its mask (``ws``: int64[5, 34] scratch); returns the
+    action id."""
     n_legal = 0
     only = -1
     for a in range(A.NUM_ACTIONS):
@@ -515,14 +619,14 @@ def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, 
         unseen[t] = 4 - vis[t]
     k = H._keys(conc)
     if phase <= 1:
-        return _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, danger_wall, max_eval, tabs,
-                     shapes)  # fmt: skip
+        return _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, danger_wall, max_eval, ws,
+                     tabs, shapes)  # fmt: skip
     if phase == 2:
         offer = 0
         for t in range(34):
             if ob[O.O_OFFER + t] != 0:
                 offer = t
-        return _claim(mask, conc, k, n, nm, mk, mt, offer, tabs, shapes)
+        return _claim(mask, conc, k, n, nm, mk, mt, offer, ws, tabs, shapes)
     return A.PASS if mask[A.PASS] else only
 
 
@@ -534,18 +638,113 @@ def _first_legal(mask):
     return 0
 
 
+# ---- incremental forms of the two commonest targets (about 70% and 20% of the turns in rule-agent play).
+# They give exactly what target_shanten gives (tests/test_agents.py checks it), from one block score per tile
+# instead of a whole target evaluation.
+
+
 @njit
-def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, danger_wall, max_eval, tabs,
+def _chow_rest(conc, k, nm, mk, mt, tgt, inu):
+    """Three-fixed-chow target ``tgt`` (kind 2) in incremental form: ``(rest, missing, r)`` with
+
+    ``target_shanten = missing + 2 * rest - score(r, rest)``, ``r`` the keys of the concealed tiles less one copy
+    of each held tile of the chows no meld satisfies, and ``inu[t] = 1`` on those chows' tiles (0 elsewhere).
+    ``rest < 0`` when the melds rule the target out.
+    """
+    sat0 = False
+    sat1 = False
+    sat2 = False
+    extra = 0
+    for i in range(nm):  # the same meld matching as target_shanten
+        t = mt[i]
+        if mk[i] == 1 and t == T_CHOWS[tgt, 0] and not sat0:
+            sat0 = True
+        elif mk[i] == 1 and t == T_CHOWS[tgt, 1] and not sat1:
+            sat1 = True
+        elif mk[i] == 1 and t == T_CHOWS[tgt, 2] and not sat2:
+            sat2 = True
+        else:
+            extra += 1
+    r = k
+    if extra > 1:
+        return -1, 0, r
+    for t in range(34):
+        inu[t] = 0
+    missing = 0
+    for j in range(3):
+        if (j == 0 and sat0) or (j == 1 and sat1) or (j == 2 and sat2):
+            continue
+        for d in range(3):
+            t = T_CHOWS[tgt, j] + d
+            inu[t] = 1
+            if conc[t] > 0:
+                r = _adj(r, t, -1)
+            else:
+                missing += 1
+    return 1 - extra, missing, r
+
+
+@njit(inline="always")
+def _chow_less(conc, t, missing, r, inu):
+    """``(missing, r)`` of :func:`_chow_rest` after one copy of ``t`` leaves the hand (``conc`` before)."""
+    if inu[t] and conc[t] == 1:
+        return missing + 1, r  # the chow's only copy
+    return missing, _adj(r, t, -1)
+
+
+@njit
+def _chow_useful(conc, tgt, rest, r, sc, unseen, inu, tabs):
+    """:func:`_useful` for a three-fixed-chow target from its incremental form (``sc = score(r, rest)``)."""
+    u = 0
+    for t in range(34):
+        if unseen[t] <= 0 or conc[t] >= 4:
+            continue
+        if not _near(conc, t) and not T_INCHOW[tgt, t]:
+            continue  # the same candidates as _useful
+        if inu[t] and conc[t] == 0:
+            u += unseen[t]  # a missing chow tile: one step closer
+            continue
+        r1 = _adj(r, t, 1)
+        if _score(r1[0], r1[1], r1[2], r1[3], rest, tabs) > sc:
+            u += unseen[t]
+    return u
+
+
+@njit
+def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, danger_wall, max_eval, ws, tabs,
           shapes):  # fmt: skip
     """A turn: kongs that do not raise the target shanten, else the best discard (module docstring)."""
-    tgt, _ = _best_target(conc, k, n, nm, mk, mt, 10 * NO, tabs, shapes)
-    sh = np.full(34, 10 * NO, np.int64)
+    sh = ws[0]
+    pre = ws[1]
+    inu = ws[4]
+    tgt, _ = _best_target(conc, k, n, nm, mk, mt, 10 * NO, tabs, shapes, ws[2])
+    # mode 1: three fixed chows, incremental; mode 2: seven pairs, incremental; mode 0: target_shanten per tile
+    mode = 0
+    rest = 0
+    missing = 0
+    r = k
+    pairs = 0
+    if T_KIND[tgt] == 2:
+        rest, missing, r = _chow_rest(conc, k, nm, mk, mt, tgt, inu)
+        if rest >= 0:
+            mode = 1
+    elif T_KIND[tgt] == 3 and T_CHOWS[tgt, 0] == H.SEVEN_PAIRS and nm == 0 and n - 1 >= 13:
+        mode = 2
+        pairs = 6 - H._seven_pairs_shanten(conc)
     best_s = 10 * NO
     for t in range(34):
+        sh[t] = 10 * NO
         if conc[t] > 0 and mask[A.DISCARD + t]:
-            conc[t] -= 1
-            s = target_shanten(conc, _adj(k, t, -1), n - 1, nm, mk, mt, tgt, tabs, shapes)
-            conc[t] += 1
+            if mode == 1:
+                m1, r1 = _chow_less(conc, t, missing, r, inu)
+                s = m1 + 2 * rest - _score(r1[0], r1[1], r1[2], r1[3], rest, tabs)
+            elif mode == 2:
+                s = 6 - pairs + (1 if conc[t] % 2 == 0 else 0)  # an even count loses a pair
+            else:
+                # values past best + 1 are never used: the knitted straight may stop there
+                conc[t] -= 1
+                s = _tsh(conc, _adj(k, t, -1), n - 1, nm, mk, mt, tgt, tabs, shapes, min(best_s + 2, NO))
+                conc[t] += 1
             sh[t] = s
             best_s = min(best_s, s)
     if best_s >= 10 * NO:  # no discard legal
@@ -568,8 +767,8 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
     safe_mode = wall <= danger_wall and best_s >= 2
     # cheap pre-order of the candidates (safety when playing safe; isolated tiles first), then the costly
     # useful-tile count for the first max_eval of them only
-    pre = np.full(34, 1 << 60, np.int64)
     for t in range(34):
+        pre[t] = 1 << 60
         s = sh[t]
         if s >= 10 * NO:
             continue
@@ -590,6 +789,7 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
         if bt >= 0:
             return A.DISCARD + bt
     n_cand = 0
+    only_t = 0
     for t in range(34):
         if pre[t] < 1 << 60:
             n_cand += 1
@@ -609,9 +809,21 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
         s = sh[t]
         dg = _danger(t, vis, disc_by_others)
         key = ((dg * 4 + (s - best_s)) << 40) if safe_mode else 0
-        conc[t] -= 1
         k1 = _adj(k, t, -1)
-        u = _useful(conc, k1, n - 1, nm, mk, mt, tgt, s, unseen, tabs, shapes)
+        if mode == 1:
+            m1, r1 = _chow_less(conc, t, missing, r, inu)
+            conc[t] -= 1
+            sc = _score(r1[0], r1[1], r1[2], r1[3], rest, tabs)
+            u = _chow_useful(conc, tgt, rest, r1, sc, unseen, inu, tabs)
+        elif mode == 2:
+            conc[t] -= 1
+            u = 0
+            for x in range(34):  # a pair grows from a single (or a third) copy: _useful's seven pairs case
+                if unseen[x] > 0 and (conc[x] == 1 or conc[x] == 3):
+                    u += unseen[x]
+        else:
+            conc[t] -= 1
+            u = _useful(conc, k1, n - 1, nm, mk, mt, tgt, s, unseen, tabs, shapes)
         reg = _regular(k1, n - 1, tabs)
         conc[t] += 1
         key += ((200 - u) << 20) + (min(reg + 1, 15) << 8) + (dg << 4)
@@ -622,28 +834,25 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
 
 
 @njit
-def _target_values(conc, k, n, nm, mk, mt, slack, vals, tabs, shapes):
+def _target_values(conc, k, n, nm, mk, mt, slack, vals, lb, tabs, shapes):
     """Fill ``vals`` with target shanten + penalty of every target whose value is at most the best + ``slack``
-    (the others get ``10 * NO``: their lower bound already exceeds that); returns the best value."""
-    lb = np.empty(NUM_TARGETS, np.int64)
-    gsum = np.zeros(4, np.int64)
-    for t in range(34):
-        gsum[t // 9 if t < 27 else 3] += conc[t]
-    lo = 10 * NO
+    (the others get ``10 * NO``: their lower bound already exceeds that); returns the best value. ``lb``:
+    scratch."""
+    level = _bounds(conc, n, nm, mk, mt, lb)
     for tgt in range(NUM_TARGETS):
-        b = _lower_bound(conc, gsum, n, tgt) + T_PEN[tgt]
-        lb[tgt] = b
         vals[tgt] = 10 * NO
-        lo = min(lo, b)
     best = 10 * NO
-    level = max(lo, -1)
     while level <= best + slack:
+        nxt = 10 * NO
         for tgt in range(NUM_TARGETS):
-            if lb[tgt] == level or (level == -1 and lb[tgt] < -1):
-                v = target_shanten(conc, k, n, nm, mk, mt, tgt, tabs, shapes) + T_PEN[tgt]
+            b = lb[tgt]
+            if b == level:
+                v = _tsh(conc, k, n, nm, mk, mt, tgt, tabs, shapes, NO) + T_PEN[tgt]
                 vals[tgt] = v
                 best = min(best, v)
-        level += 1
+            elif b > level:
+                nxt = min(nxt, b)
+        level = nxt
     return best
 
 
@@ -654,19 +863,19 @@ def _claim_value(conc, k, n, nm, mk, mt, vals, limit, tabs, shapes):
     best = 10 * NO
     for tgt in range(NUM_TARGETS):
         if vals[tgt] <= limit:
-            best = min(best, target_shanten(conc, k, n, nm, mk, mt, tgt, tabs, shapes) + T_PEN[tgt])
+            best = min(best, _tsh(conc, k, n, nm, mk, mt, tgt, tabs, shapes, NO) + T_PEN[tgt])
     return best
 
 
 @njit
-def _claim(mask, conc, k, n, nm, mk, mt, x, tabs, shapes):
+def _claim(mask, conc, k, n, nm, mk, mt, x, ws, tabs, shapes):
     """A claim window: the claim that lowers the best target value most (kong: does not raise it), else pass.
 
     A claim is a draw of the offered tile plus a fixed meld, so it lowers a target's value by at most one:
     only targets at the best value now can make a chow or pung pay, only those within one of it a kong.
     """
-    vals = np.empty(NUM_TARGETS, np.int64)
-    now = _target_values(conc, k, n, nm, mk, mt, 1, vals, tabs, shapes)
+    vals = ws[3]
+    now = _target_values(conc, k, n, nm, mk, mt, 1, vals, ws[2], tabs, shapes)
     best = now
     act = A.PASS
     if mask[A.PUNG]:  # two from the hand; the 11-tile rest is in the 3k+2 form (a discard to come)
@@ -708,23 +917,50 @@ def _claim(mask, conc, k, n, nm, mk, mt, x, tabs, shapes):
     return act
 
 
+_CHUNK = 16  # rows per scratch allocation in the kernel
+
+
 @njit(parallel=True)
 def rule_actions_kernel(obs, masks, out, danger_wall, max_eval, tabs, shapes):
     """Fill ``out[i]`` with the rule agent's action for observation row ``obs[i]`` and mask ``masks[i]``.
 
     ``tabs`` = (suit, honor, suit_inc, honor_inc) of :mod:`mjenv.hand`; ``shapes`` = (KNITS, ORPHANS, pow5).
+    Rows are taken in chunks of ``_CHUNK`` that share one set of scratch arrays (no allocation per row).
     """
     n = obs.shape[0]
-    for i in prange(n):
+    for c in prange((n + _CHUNK - 1) // _CHUNK):
         conc = np.zeros(34, np.int8)
         vis = np.zeros(34, np.int64)
         disc = np.zeros(34, np.bool_)
         unseen = np.zeros(34, np.int64)
         mk = np.zeros(5, np.int64)
         mt = np.zeros(5, np.int64)
-        out[i] = _decide(
-            obs[i], masks[i], danger_wall, max_eval, conc, vis, disc, unseen, mk, mt, tabs, shapes
-        )
+        ws = np.zeros((5, 34), np.int64)
+        for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
+            out[i] = _decide(
+                obs[i], masks[i], danger_wall, max_eval, conc, vis, disc, unseen, mk, mt, ws, tabs, shapes
+            )
+
+
+@njit(parallel=True)
+def widen_kernel(obs8, out):
+    """Copy the fields :func:`rule_actions_kernel` reads from uint8 observation rows into float32 rows ``out``
+    (claimed discards, two's-complement bytes, back to negative). The decision kernel then compiles for
+    float32 only (one compilation of about two minutes instead of two); the other fields of ``out`` are not
+    touched."""
+    for i in prange(obs8.shape[0]):
+        for j in range(4 * 34):
+            out[i, O.O_HAND + j] = obs8[i, O.O_HAND + j]
+        for j in range(4 * 12):
+            out[i, O.O_MSEQ + j] = obs8[i, O.O_MSEQ + j]
+        for j in range(4 * O._MD):
+            x = np.int32(obs8[i, O.O_DSEQ + j])
+            out[i, O.O_DSEQ + j] = x - 256 if x >= 128 else x
+        out[i, O.O_WALL] = obs8[i, O.O_WALL]
+        for j in range(4):
+            out[i, O.O_PHASE + j] = obs8[i, O.O_PHASE + j]
+        for j in range(34):
+            out[i, O.O_OFFER + j] = obs8[i, O.O_OFFER + j]
 
 
 # ------------------------------------------------------------------------------------------------ policy
@@ -767,6 +1003,7 @@ class RulePolicy:
         self._tabs = (suit, honor, suit_inc, honor_inc)
         self._shapes = (H.KNITS, H.ORPHANS, H._POW5)
         self._out = np.zeros(self.num_envs, np.int64)
+        self._wide: np.ndarray | None = None  # float32 rows for uint8 observations (widen_kernel)
 
     def __call__(
         self, obs: np.ndarray | None, masks: np.ndarray, seats: np.ndarray | None = None
@@ -777,18 +1014,24 @@ class RulePolicy:
             raise ValueError(
                 f"obs must be an array of shape (N, {O.OBS_SIZE}), got {getattr(obs, 'shape', obs)}"
             )
-        if obs.dtype not in (np.float32, np.uint8):
-            obs = obs.astype(np.float32)
         if not isinstance(masks, np.ndarray) or masks.shape != (obs.shape[0], A.NUM_ACTIONS):
             raise ValueError(
                 f"masks must have shape ({obs.shape[0]}, {A.NUM_ACTIONS}), got {getattr(masks, 'shape', masks)}"
             )
+        if self.threads is not None and numba.get_num_threads() != self.threads:
+            numba.set_num_threads(self.threads)
+        if obs.dtype == np.uint8:
+            if self._wide is None or self._wide.shape[0] < obs.shape[0]:
+                self._wide = np.zeros((obs.shape[0], O.OBS_SIZE), np.float32)
+            wide = self._wide[: obs.shape[0]]
+            widen_kernel(np.ascontiguousarray(obs), wide)
+            obs = wide
+        elif obs.dtype != np.float32:
+            obs = obs.astype(np.float32)
         if masks.dtype != np.bool_:
             masks = masks.astype(np.bool_)
         n = obs.shape[0]
         out = self._out[:n] if n <= self._out.shape[0] else np.zeros(n, np.int64)
-        if self.threads is not None and numba.get_num_threads() != self.threads:
-            numba.set_num_threads(self.threads)
         rule_actions_kernel(
             np.ascontiguousarray(obs),
             np.ascontiguousarray(masks),

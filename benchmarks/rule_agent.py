@@ -1,13 +1,18 @@
 """The rule agent inside the VectorEnv: decisions per second and strength.
 
 ``PYTHONPATH=. python -m benchmarks.rule_agent [--tables 1024] [--threads 2] [--steps 300] [--repeats 5]
-[--strength-steps 2000] [--json PATH]`` prints
+[--kernel-steps 160] [--strength-steps 2000] [--json PATH]`` prints
 
 1. **speed**: the VectorEnv with observations, ``--tables`` tables and ``--threads`` Numba threads, the rule agent
    (``agents.rule:make``) choosing at every seat. Each repeat plays ``--steps`` batched steps; the table gives
    decisions/s (median over the repeats) with the wall time split between the agent and ``env.step`` (and the
    process CPU time, which says what the work costs on a shared machine);
-2. **strength**: four rule agents at every table (``--strength-steps`` steps): share of hands that end in a win,
+2. **kernel cost**: the CPU time of the agent alone (``time.process_time``, one Numba thread) per decision on
+   states from rule-agent play (every 4th of ``--kernel-steps`` steps of ``--tables`` tables), split into turn
+   decisions, claim decisions and forced ones (one legal action or a win offered), and the dispatcher cost
+   (wall time of a call with a batch of one). On a shared machine this is the stable figure: ``2e6 / (agent
+   + env CPU us)`` is what two quiet cores could reach;
+3. **strength**: four rule agents at every table (``--strength-steps`` steps): share of hands that end in a win,
    deal-in rate (won on a discard), self-drawn rate, mean winning fan, draws; the same for four random agents;
    and one rule agent at chair 0 against three random ones (its share of the wins and points per hand).
 """
@@ -23,6 +28,8 @@ import time
 import numpy as np
 from tqdm import tqdm
 
+from mjenv import actions as A
+from mjenv import observation as O
 from mjenv.policy import load_policy
 from mjenv.vector import VectorEnv
 
@@ -57,6 +64,46 @@ def speed(tables: int, threads: int, steps: int, repeats: int) -> dict:
         "median": med,
         "runs": rows,
     }
+
+
+def kernel_cost(tables: int, steps: int, repeats: int, seed: int = 0) -> dict:
+    """CPU microseconds per decision of the rule agent alone (one thread) on states from its own play."""
+    env = VectorEnv(tables, seed=seed, threads=2)
+    pol = load_policy("agents.rule:make", tables, 0, threads=2)
+    obs, masks, seats = env.reset()
+    rows_o, rows_m = [], []
+    for s in range(steps):
+        a = pol(obs, masks, seats)
+        if s >= 20 and s % 4 == 0:
+            rows_o.append(obs.copy())
+            rows_m.append(masks.copy())
+        obs, masks, seats, _, _ = env.step(a)
+    obs, masks = np.concatenate(rows_o), np.concatenate(rows_m)
+    one = load_policy("agents.rule:make", len(obs), 0, threads=1)
+    phase = obs[:, O.O_PHASE : O.O_PHASE + 4].argmax(1)
+    forced = (masks.sum(1) <= 1) | masks[:, A.WIN]
+    out = {"states": len(obs)}
+    for name, sel in (("all", np.ones(len(obs), bool)), ("turn", (phase <= 1) & ~forced),
+                      ("claim", (phase >= 2) & ~forced), ("forced", forced)):  # fmt: skip
+        o, m = np.ascontiguousarray(obs[sel]), np.ascontiguousarray(masks[sel])
+        one(o, m)
+        ts = []
+        for _ in range(repeats):
+            c0 = time.process_time()
+            one(o, m)
+            ts.append(time.process_time() - c0)
+        out[name] = {
+            "share": float(sel.mean()),
+            "cpu_us_per_decision": statistics.median(ts) / max(len(o), 1) * 1e6,
+        }
+    o1, m1 = obs[:1].copy(), masks[:1].copy()
+    ts = []
+    for _ in range(2000):
+        t0 = time.perf_counter()
+        one(o1, m1)
+        ts.append(time.perf_counter() - t0)
+    out["call_overhead_us"] = statistics.median(ts) * 1e6
+    return out
 
 
 def strength(tables: int, threads: int, steps: int, specs: tuple[str, str], seed: int = 1) -> dict:
@@ -101,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--kernel-steps", type=int, default=160, help="0 skips the kernel-cost run")
     ap.add_argument("--strength-steps", type=int, default=2000, help="0 skips the strength runs")
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
@@ -110,6 +158,15 @@ def main(argv: list[str] | None = None) -> int:
           f"median of {args.repeats} x {args.steps} steps:")  # fmt: skip
     print(f"  {m['decisions_per_s']:,.0f} decisions/s  (agent {m['agent_us_per_decision']:.2f} us + env "
           f"{m['env_us_per_decision']:.2f} us wall per decision; {m['cpu_us_per_decision']:.2f} us CPU)")  # fmt: skip
+    if args.kernel_steps > 0:
+        out["kernel"] = k = kernel_cost(args.tables, args.kernel_steps, args.repeats)
+        print(f"agent alone, 1 thread, CPU us per decision ({k['states']:,} states from play; median of "
+              f"{args.repeats}):")  # fmt: skip
+        for name in ("all", "turn", "claim", "forced"):
+            print(
+                f"  {name:6s} {k[name]['cpu_us_per_decision']:6.2f} us  ({k[name]['share']:.1%} of decisions)"
+            )
+        print(f"  call with a batch of one: {k['call_overhead_us']:.1f} us wall (dispatch and checks)")
     if args.strength_steps > 0:
         runs = [("agents.rule:make", "agents.rule:make"), ("agents.random:make", "agents.random:make"),
                 ("agents.rule:make", "agents.random:make")]  # fmt: skip

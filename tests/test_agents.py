@@ -249,3 +249,164 @@ def test_agent_policy_adapter_with_rule_agent():
     obs, masks, seats = env.reset()
     batch = rule(obs, masks, seats)
     assert [adapter(obs[i], masks[i]) for i in range(8)] == batch.tolist()
+
+
+# ------------------------------------------------------------------------------------------------ rule agent internals
+def _swap_hidden(state, seat, rng):
+    """A copy of ``state`` with tiles swapped between two opponents' concealed hands and between an opponent's
+    hand and the wall (every count consistent); None when no such swap exists."""
+    from mjenv import game as G
+
+    s = state.copy()
+    opp = [p for p in range(4) if p != seat]
+    rng.shuffle(opp)
+    a, b = opp[0], opp[1]
+    ha = s[G.HAND + 34 * a : G.HAND + 34 * a + 34]  # views into the copy
+    hb = s[G.HAND + 34 * b : G.HAND + 34 * b + 34]
+    pairs = [
+        (x, y) for x in np.flatnonzero(ha) for y in np.flatnonzero(hb) if x != y and ha[y] < 4 and hb[x] < 4
+    ]
+    if not pairs:
+        return None
+    x, y = pairs[rng.integers(len(pairs))]
+    ha[x] -= 1
+    ha[y] += 1
+    hb[y] -= 1
+    hb[x] += 1
+    wall = [i for i in range(s[G.FRONT], s[G.BACK]) if s[G.WALL + i] < 34 and ha[s[G.WALL + i]] < 4]
+    held = np.flatnonzero(ha)
+    if wall and len(held):
+        i = wall[rng.integers(len(wall))]
+        z = held[rng.integers(len(held))]
+        w = s[G.WALL + i]
+        if w != z:
+            ha[z] -= 1
+            ha[w] += 1
+            s[G.WALL + i] = z
+    return s
+
+
+def test_rule_agent_action_ignores_hidden_information():
+    """Two table states that differ only in hidden information (opponents' concealed tiles, the wall) give the
+    acting seat the same observation and mask, and the rule agent the same action."""
+    from mjenv import game as G
+    from mjenv.observation import observe_kernel
+
+    n = 64
+    env = VectorEnv(n, seed=21, threads=1)
+    policy = load_policy("agents.rule:make", n, 0)
+    rng = np.random.default_rng(4)
+    obs, masks, seats = env.reset()
+    checked = 0
+    for step in range(60):
+        if step % 6 == 5:
+            rows_a, rows_b, masks_a, masks_b = [], [], [], []
+            for i in range(n):
+                st = env.states[i]
+                alt = _swap_hidden(st, int(seats[i]), rng)
+                if alt is None:
+                    continue
+                hidden = [p for p in range(4) if p != seats[i]]
+                assert any((alt[G.HAND + 34 * p : G.HAND + 34 * p + 34] != st[G.HAND + 34 * p : G.HAND + 34 * p + 34]).any()
+                           for p in hidden)  # fmt: skip
+                assert (alt[G.HAND + 34 * seats[i] : G.HAND + 34 * seats[i] + 34] == st[G.HAND + 34 * seats[i] : G.HAND + 34 * seats[i] + 34]).all()  # fmt: skip
+                for s_, ro, ma in ((st, rows_a, masks_a), (alt, rows_b, masks_b)):
+                    o = np.zeros(O.OBS_SIZE, np.float32)
+                    m = np.zeros(A.NUM_ACTIONS, np.bool_)
+                    observe_kernel(s_, int(seats[i]), o)
+                    G.legal_mask_kernel(s_, int(seats[i]), m)
+                    ro.append(o)
+                    ma.append(m)
+                np.testing.assert_array_equal(rows_a[-1], obs[i])  # the env's own observation, rebuilt
+                np.testing.assert_array_equal(masks_a[-1], masks[i])
+            oa, ob = np.array(rows_a), np.array(rows_b)
+            ma, mb = np.array(masks_a), np.array(masks_b)
+            np.testing.assert_array_equal(oa, ob)
+            np.testing.assert_array_equal(ma, mb)
+            assert (policy(oa, ma, None) == policy(ob, mb, None)).all()
+            checked += len(oa)
+        obs, masks, seats, _, _ = env.step(policy(obs, masks, seats))
+    assert checked > 300
+
+
+def _decoded_hands(n_envs=64, steps=80, seed=17):
+    """(conc, nm, mk, mt) of the acting seat at turn decisions of rule-agent play, decoded from observations."""
+    env = VectorEnv(n_envs, seed=seed, threads=1)
+    policy = load_policy("agents.rule:make", n_envs, 0)
+    obs, masks, seats = env.reset()
+    out = []
+    for step in range(steps):
+        if step % 8 == 7:
+            v = O.views(obs)
+            for i in np.flatnonzero(v["phase"][:, :2].any(1)):
+                conc = v["hand"][i].sum(0).astype(np.int8)
+                mk = np.zeros(5, np.int64)
+                mt = np.zeros(5, np.int64)
+                nm = 0
+                for kind, tile, _ in v["meld_seq"][i, 0].astype(int):
+                    if kind <= 0:
+                        break
+                    mk[nm], mt[nm] = (1, tile - 2) if kind == 1 else (2, tile - 1)
+                    nm += 1
+                out.append((conc, nm, mk, mt))
+        obs, masks, seats, _, _ = env.step(policy(obs, masks, seats))
+    return out
+
+
+def test_rule_agent_fast_paths_match_target_shanten():
+    """The agent's shortcuts give exactly what its generic target shanten gives, on hands from play: the lower
+    bounds of chow and shape targets never exceed the value (filters ruled out by melds: exactly NO); the incremental three-chow form matches per discard; the useful-tile
+    counts (with their candidate filters and the knitted straight's early stop) match a brute force over all
+    34 draws."""
+    from agents import rule as R
+    from mjenv import hand as H
+
+    pol = R.RulePolicy(1)
+    tabs, shapes = pol._tabs, pol._shapes
+    hands = _decoded_hands()
+    assert len(hands) > 200
+    rng = np.random.default_rng(0)
+    lb = np.zeros(34, np.int64)
+    inu = np.zeros(34, np.int64)
+    n_chow = n_useful = 0
+    for conc, nm, mk, mt in hands[::2]:
+        n = int(conc.sum())
+        k = H._keys(conc)
+        R._bounds(conc, n, nm, mk, mt, lb)
+        vals = [R.target_shanten(conc, k, n, nm, mk, mt, t, tabs, shapes) for t in range(R.NUM_TARGETS)]
+        for t in range(R.NUM_TARGETS):
+            if R.T_KIND[t] >= 2:  # a true lower bound (tile filters: a pruning key, see _bounds)
+                assert lb[t] <= vals[t] + R.T_PEN[t], R.TARGET_NAMES[t]
+            elif lb[t] >= R.NO:  # a filter the melds rule out
+                assert vals[t] == R.NO
+        held = np.flatnonzero(conc)
+        t = int(held[rng.integers(len(held))])  # one discard per hand, then its useful tiles per target
+        c1 = conc.copy()
+        c1[t] -= 1
+        k1 = H._keys(c1)
+        unseen = rng.integers(0, 4, 34)
+        for tgt in range(R.NUM_TARGETS):
+            s = R.target_shanten(c1, k1, n - 1, nm, mk, mt, tgt, tabs, shapes)
+            if R.T_KIND[tgt] == 2:
+                rest, missing, r = R._chow_rest(conc, k, nm, mk, mt, tgt, inu)
+                if rest >= 0:
+                    m1, r1 = R._chow_less(conc, t, missing, r, inu)
+                    sc = R._score(*r1, rest, tabs)
+                    assert m1 + 2 * rest - sc == s
+                    u = R._chow_useful(c1, tgt, rest, r1, sc, unseen, inu, tabs)
+                    n_chow += 1
+                else:
+                    assert s == R.NO
+                    continue
+            else:
+                u = R._useful(c1, k1, n - 1, nm, mk, mt, tgt, s, unseen, tabs, shapes)
+            brute = 0
+            for x in range(34):
+                if unseen[x] > 0 and c1[x] < 4:
+                    c1[x] += 1
+                    if R.target_shanten(c1, H._keys(c1), n, nm, mk, mt, tgt, tabs, shapes) < s:
+                        brute += unseen[x]
+                    c1[x] -= 1
+            assert u == brute, (R.TARGET_NAMES[tgt], conc, t)
+            n_useful += 1
+    assert n_chow > 500 and n_useful > 1000
