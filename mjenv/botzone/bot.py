@@ -390,7 +390,9 @@ class BotCore:
             raise BotError("the first request must be '0 me quan'")
         if kind == "1":
             if n_req != 1 or len(w) < 18:
-                raise BotError(f"'1 f0 f1 f2 f3 <13 tiles> <flowers>' must be the second request, got {request!r}")
+                raise BotError(
+                    f"'1 f0 f1 f2 f3 <13 tiles> <flowers>' must be the second request, got {request!r}"
+                )
             try:
                 counts = [int(x) for x in w[1:5]]
             except ValueError:
@@ -564,7 +566,9 @@ class BotCore:
         t = int(sim[G.OFFER_TILE])
         a, note = self._ask(sim)
         self._keep(a)
-        if a == A.PUNG or A.CHOW <= a < A.PUNG:  # ask for the discard on the state where the claim went through
+        if (
+            a == A.PUNG or A.CHOW <= a < A.PUNG
+        ):  # ask for the discard on the state where the claim went through
             self._resolve_window(self.me, a, sim)
             d, note2 = self._ask(sim)
             if self.record:
@@ -600,7 +604,9 @@ class _Session:
         resps = [r if isinstance(r, str) else json.dumps(r) for r in responses]
         if len(reqs) < 1:
             raise BotError("no request")
-        if not (len(known) == len(reqs) - 1 and known == reqs[:-1] and self.core.responses[: len(resps)] == resps):
+        if not (
+            len(known) == len(reqs) - 1 and known == reqs[:-1] and self.core.responses[: len(resps)] == resps
+        ):
             self.core = BotCore(self.policy)
             debug = []
             for k, r in enumerate(reqs[:-1]):
@@ -643,7 +649,7 @@ def serve(policy: Any, stdin=None, stdout=None, *, keep_running: bool = True) ->
             continue
         t0 = time.perf_counter()
         try:
-            if text[0] in "{\"[":
+            if text[0] in '{"[':
                 mode = "json"
                 try:
                     inp = json.loads(text)

@@ -150,10 +150,10 @@ class SubprocessBot:
     def _read(proc: subprocess.Popen, lines: queue.Queue) -> None:
         try:
             for line in proc.stdout:
-                lines.put(line.rstrip("\n"))
+                lines.put((time.perf_counter(), line.rstrip("\n")))
         except (OSError, ValueError):
             pass
-        lines.put(None)
+        lines.put((time.perf_counter(), None))
 
     def _full_input(self, requests: list[str], responses: list[str]) -> str:
         if self.interaction == "json":
@@ -187,15 +187,17 @@ class SubprocessBot:
         out: list[str] = []
         keep = False
         ended = False
-        while True:
+        tle = {"verdict": "TLE", "debug": f"no answer in {self._limit:g} s", "time": self._limit}
+        while True:  # lines carry their arrival time: a seat read after a slow one is judged by its own clock
             left = deadline - time.perf_counter()
-            if left <= 0:
-                self.close()
-                return {"verdict": "TLE", "debug": f"no answer in {self._limit:g} s", "time": self._limit}
             try:
-                line = self._lines.get(timeout=left)
+                at, line = self._lines.get(timeout=max(left, 0.0)) if left > 0 else self._lines.get_nowait()
             except queue.Empty:
-                continue
+                self.close()
+                return tle
+            if at > deadline:
+                self.close()
+                return tle
             if line is None:
                 ended = True
                 break
@@ -203,7 +205,7 @@ class SubprocessBot:
                 keep = True
                 break
             out.append(line)
-        dt = time.perf_counter() - self._t0
+        dt = at - self._t0
         if not keep:  # the program ended its turn by exiting
             self.close()
         if ended and not out:
@@ -214,7 +216,12 @@ class SubprocessBot:
             except json.JSONDecodeError:
                 obj = None
             if not isinstance(obj, dict):
-                return {"verdict": "OK", "response": out[0] if out else "", "debug": "output is not a JSON object", "time": dt}
+                return {
+                    "verdict": "OK",
+                    "response": out[0] if out else "",
+                    "debug": "output is not a JSON object",
+                    "time": dt,
+                }
             resp = obj.get("response", "")
             return {
                 "verdict": "OK",
@@ -222,7 +229,12 @@ class SubprocessBot:
                 "debug": str(obj.get("debug", ""))[:1000],
                 "time": dt,
             }
-        return {"verdict": "OK", "response": out[0] if out else "", "debug": out[1] if len(out) > 1 else "", "time": dt}
+        return {
+            "verdict": "OK",
+            "response": out[0] if out else "",
+            "debug": out[1] if len(out) > 1 else "",
+            "time": dt,
+        }
 
     def close(self) -> None:
         p = self.proc
@@ -302,7 +314,10 @@ def play_match(
     if not isinstance(initdata, dict):
         raise TypeError(f"initdata must be a dict, got {type(initdata).__name__}")
     parse_walltiles(initdata.get("walltiles", ""))
-    seats = [make_bot(b, time_limit=time_limit, first_time_limit=first_time_limit, seed=i) for i, b in enumerate(bots)]
+    seats = [
+        make_bot(b, time_limit=time_limit, first_time_limit=first_time_limit, seed=i)
+        for i, b in enumerate(bots)
+    ]
     for s in seats:
         s.new_game()
     j = Judge(initdata) if judge_mode == "incremental" else None
