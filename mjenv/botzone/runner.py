@@ -1,0 +1,414 @@
+"""Bots in: a local Botzone match runner seating external bot programs and mjenv policies at one table.
+
+Specification in mjenv
+----------------------
+* :func:`play_match` plays one game of the Botzone variant: the judge is :class:`mjenv.botzone.Judge`
+  (incremental; ``judge="per-call"`` calls :func:`mjenv.botzone.judge` with the whole log and JSON in and out
+  on every round, Botzone's own protocol) and every round each seat gets its request string and answers.
+* A seat is a :class:`SubprocessBot` (an external program speaking Botzone's simple or JSON interaction, with
+  or without keep-running: a program that prints ``>>>BOTZONE_REQUEST_KEEP_RUNNING<<<`` after its answer is
+  kept alive and then sent only the new request) or a :class:`PolicyBot` (an mjenv policy in process, through
+  :class:`mjenv.botzone.bot.BotCore`). :func:`make_bot` builds either from a spec string.
+* Per-move time limit (``time_limit``; a longer ``first_time_limit`` for the first answer, which includes the
+  program's start): a bot that does not answer in time is killed and gets ``TLE``; one that exits or closes its
+  output without an answer gets ``RE``; garbage is passed to the judge as the answer (``WA``, or ``WH`` for a
+  false ``HU``), exactly as the judge handles verdicts: the offender -30, the others +10.
+* The record (:func:`play_match`'s return value, one line of :func:`write_log`) is the corpus format of
+  ``../shared/botzone/README.md``: ``id``, ``init_input``, ``initdata``, ``log`` (judge outputs and answers
+  ``{"verdict", "response"}``), ``scores``, ``bots`` (the seat specs) and ``meta`` (per-seat debug lines and
+  answer times).
+* :func:`play_engine` plays the same game straight on the engine (no protocol: the policies get
+  :mod:`mjenv.observation` observations of the engine state), for checking that the protocol path gives the
+  same game.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import queue
+import shlex
+import subprocess
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from mjenv import actions as A
+from mjenv import game as G
+from mjenv.botzone.bot import KEEP_RUNNING, BotCore
+from mjenv.botzone.judge import Judge, judge, parse_walltiles
+from mjenv.observation import OBS_SIZE, observe_kernel
+from mjenv.rules import RuleConfig
+from mjenv.tiles import BOTZONE_CODES
+
+__all__ = [
+    "PolicyBot",
+    "SubprocessBot",
+    "make_bot",
+    "play_engine",
+    "play_match",
+    "random_initdata",
+    "write_log",
+]
+
+
+def random_initdata(seed: int, quan: int | None = None, flowers: bool = False) -> dict:
+    """A judge ``initdata`` with a shuffled ``walltiles`` (136 tiles, or 144 with ``flowers``) from ``seed``;
+    ``quan`` defaults to ``seed % 4``."""
+    rng = np.random.default_rng(seed)
+    tiles = [t for t in range(34) for _ in range(4)] + (list(range(34, 42)) if flowers else [])
+    rng.shuffle(tiles)
+    q = seed % 4 if quan is None else quan
+    return {"srand": int(seed), "quan": int(q), "walltiles": " ".join(BOTZONE_CODES[t] for t in tiles)}
+
+
+# ---------------------------------------------------------------------------------------------- seats
+class PolicyBot:
+    """An mjenv policy at the table, in process (:class:`~mjenv.botzone.bot.BotCore`)."""
+
+    def __init__(self, policy: Any, name: str = "policy", *, record: bool = False) -> None:
+        self.policy = policy
+        self.name = name
+        self.record = record
+        self.core = BotCore(policy, record=record)
+        self._answer: dict = {}
+
+    def new_game(self) -> None:
+        self.core = BotCore(self.policy, record=self.record)
+
+    def send(self, request: str, history: tuple[list[str], list[str]]) -> None:
+        t0 = time.perf_counter()
+        resp, debug = self.core.respond(request)
+        self._answer = {"verdict": "OK", "response": resp, "debug": debug, "time": time.perf_counter() - t0}
+
+    def receive(self) -> dict:
+        return self._answer
+
+    def close(self) -> None:
+        pass
+
+
+class SubprocessBot:
+    """An external Botzone bot program (``command``: a list or a shell-like string) at the table.
+
+    ``interaction``: ``"simple"`` or ``"json"``. Keep-running is the program's choice (the marker line after
+    its answer). Each answer has ``time_limit`` seconds (the first ``first_time_limit``); a program that is
+    late is killed (TLE), one that ends without an answer is RE. Standard error is discarded.
+    """
+
+    def __init__(
+        self,
+        command: str | Sequence[str],
+        interaction: str = "simple",
+        *,
+        time_limit: float = 1.0,
+        first_time_limit: float = 10.0,
+        name: str | None = None,
+        cwd: str | None = None,
+        env: dict | None = None,
+    ) -> None:
+        if interaction not in ("simple", "json"):
+            raise ValueError(f"interaction must be 'simple' or 'json', got {interaction!r}")
+        self.command = shlex.split(command) if isinstance(command, str) else list(command)
+        if not self.command:
+            raise ValueError("empty bot command")
+        self.interaction = interaction
+        self.time_limit = float(time_limit)
+        self.first_time_limit = float(first_time_limit)
+        self.name = name or " ".join(self.command)
+        self.cwd = cwd
+        self.env = env
+        self.proc: subprocess.Popen | None = None
+        self._lines: queue.Queue = queue.Queue()
+        self._turn = 0
+        self._t0 = 0.0
+        self._error = ""
+
+    def new_game(self) -> None:
+        self.close()
+        self._turn = 0
+
+    def _spawn(self) -> None:
+        self.proc = subprocess.Popen(
+            self.command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            bufsize=1,
+            cwd=self.cwd,
+            env=self.env,
+        )
+        self._lines = queue.Queue()
+        threading.Thread(target=self._read, args=(self.proc, self._lines), daemon=True).start()
+
+    @staticmethod
+    def _read(proc: subprocess.Popen, lines: queue.Queue) -> None:
+        try:
+            for line in proc.stdout:
+                lines.put((time.perf_counter(), line.rstrip("\n")))
+        except (OSError, ValueError):
+            pass
+        lines.put((time.perf_counter(), None))
+
+    def _full_input(self, requests: list[str], responses: list[str]) -> str:
+        if self.interaction == "json":
+            return json.dumps({"requests": requests, "responses": responses}) + "\n"
+        body = [x for pair in zip(requests, responses + [""]) for x in pair][: 2 * len(requests) - 1]
+        return "\n".join([str(len(requests))] + body) + "\n"
+
+    def send(self, request: str, history: tuple[list[str], list[str]]) -> None:
+        """Start this turn: ``history`` is (requests so far including ``request``, this seat's responses)."""
+        self._error = ""
+        first = self.proc is None or self.proc.poll() is not None
+        try:
+            if first:
+                self._spawn()
+                text = self._full_input(*history)
+            elif self.interaction == "json":
+                text = json.dumps(request) + "\n"
+            else:
+                text = request + "\n"
+            self.proc.stdin.write(text)
+            self.proc.stdin.flush()
+        except (OSError, ValueError) as e:
+            self._error = f"cannot write to the bot: {e}"
+        self._limit = self.first_time_limit if self._turn == 0 else self.time_limit
+        self._turn += 1
+        self._t0 = time.perf_counter()
+
+    def receive(self) -> dict:
+        """This turn's answer: ``{"verdict": "OK", "response", "debug", "time"}`` or ``{"verdict": "TLE"|"RE"}``."""
+        deadline = self._t0 + self._limit
+        out: list[str] = []
+        keep = False
+        ended = False
+        tle = {"verdict": "TLE", "debug": f"no answer in {self._limit:g} s", "time": self._limit}
+        while True:  # lines carry their arrival time: a seat read after a slow one is judged by its own clock
+            left = deadline - time.perf_counter()
+            try:
+                at, line = self._lines.get(timeout=max(left, 0.0)) if left > 0 else self._lines.get_nowait()
+            except queue.Empty:
+                self.close()
+                return tle
+            if at > deadline:
+                self.close()
+                return tle
+            if line is None:
+                ended = True
+                break
+            if line.strip() == KEEP_RUNNING:
+                keep = True
+                break
+            out.append(line)
+        dt = at - self._t0
+        if not keep:  # the program ended its turn by exiting
+            self.close()
+        if ended and not out:
+            return {"verdict": "RE", "debug": self._error or "the bot ended without an answer", "time": dt}
+        if self.interaction == "json":
+            try:
+                obj = json.loads(out[0]) if out else None
+            except json.JSONDecodeError:
+                obj = None
+            if not isinstance(obj, dict):
+                return {
+                    "verdict": "OK",
+                    "response": out[0] if out else "",
+                    "debug": "output is not a JSON object",
+                    "time": dt,
+                }
+            resp = obj.get("response", "")
+            return {
+                "verdict": "OK",
+                "response": resp if isinstance(resp, str) else json.dumps(resp),
+                "debug": str(obj.get("debug", ""))[:1000],
+                "time": dt,
+            }
+        return {
+            "verdict": "OK",
+            "response": out[0] if out else "",
+            "debug": out[1] if len(out) > 1 else "",
+            "time": dt,
+        }
+
+    def close(self) -> None:
+        p = self.proc
+        self.proc = None
+        if p is None:
+            return
+        try:
+            if p.poll() is None:
+                p.kill()
+            p.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        for f in (p.stdin, p.stdout):
+            try:
+                f.close()
+            except (OSError, ValueError):
+                pass
+
+
+def make_bot(spec: Any, *, time_limit: float = 1.0, first_time_limit: float = 10.0, seed: int = 0) -> Any:
+    """A seat from a spec: a bot object (returned as is); ``"policy:module:factory"`` (an mjenv policy in
+    process); ``"simple:<command>"`` / ``"json:<command>"`` (an external program); ``"agent:module:factory"`` /
+    ``"agent-json:module:factory"`` (an mjenv policy wrapped as a Botzone bot program,
+    ``python -m mjenv.botzone.bot``, in a subprocess)."""
+    if not isinstance(spec, str):
+        if hasattr(spec, "send") and hasattr(spec, "receive"):
+            return spec
+        raise TypeError(f"a seat is a spec string or a bot object, got {type(spec).__name__}")
+    kind, _, rest = spec.partition(":")
+    if kind == "policy":
+        from mjenv.policy import load_policy
+
+        return PolicyBot(load_policy(rest, 1, seed), name=spec)
+    if kind in ("simple", "json"):
+        return SubprocessBot(rest, kind, time_limit=time_limit, first_time_limit=first_time_limit, name=spec)
+    if kind in ("agent", "agent-json"):
+        import sys
+
+        cmd = [sys.executable, "-m", "mjenv.botzone.bot", "--agent", rest, "--seed", str(seed)]
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([os.getcwd(), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+        return SubprocessBot(
+            cmd,
+            "json" if kind == "agent-json" else "simple",
+            time_limit=time_limit,
+            first_time_limit=first_time_limit,
+            name=spec,
+            env=env,
+        )
+    raise ValueError(
+        f"a seat spec is 'policy:module:factory', 'simple:<command>', 'json:<command>', 'agent:module:factory' or "
+        f"'agent-json:module:factory', got {spec!r}"
+    )
+
+
+# ---------------------------------------------------------------------------------------------- matches
+def play_match(
+    bots: Sequence[Any],
+    initdata: dict,
+    *,
+    judge_mode: str = "incremental",
+    match_id: int | str | None = None,
+    time_limit: float = 1.0,
+    first_time_limit: float = 10.0,
+    close: bool = True,
+) -> dict:
+    """Play one game with the four seats ``bots`` (objects or :func:`make_bot` specs) on ``initdata``
+    (``{"srand", "quan", "walltiles"}``, see :func:`random_initdata`); returns the corpus-format record.
+
+    ``judge_mode``: ``"incremental"`` (:class:`~mjenv.botzone.Judge`, one engine step per move) or
+    ``"per-call"`` (:func:`~mjenv.botzone.judge` on the whole log every round, through JSON as Botzone does).
+    """
+    if len(bots) != 4:
+        raise ValueError(f"a table has 4 seats, got {len(bots)}")
+    if judge_mode not in ("incremental", "per-call"):
+        raise ValueError(f"judge_mode must be 'incremental' or 'per-call', got {judge_mode!r}")
+    if not isinstance(initdata, dict):
+        raise TypeError(f"initdata must be a dict, got {type(initdata).__name__}")
+    parse_walltiles(initdata.get("walltiles", ""))
+    seats = [
+        make_bot(b, time_limit=time_limit, first_time_limit=first_time_limit, seed=i)
+        for i, b in enumerate(bots)
+    ]
+    for s in seats:
+        s.new_game()
+    j = Judge(initdata) if judge_mode == "incremental" else None
+    log: list[dict] = []
+    requests: list[list[str]] = [[], [], [], []]
+    responses: list[list[str]] = [[], [], [], []]
+    debug: list[list[str]] = [[], [], [], []]
+    times: list[list[float]] = [[], [], [], []]
+    try:
+        out = j.output if j is not None else json.loads(json.dumps(judge({"log": [], "initdata": initdata})))
+        while True:
+            log.append({"output": out, "verdict": "OK"})
+            if out["command"] == "finish":
+                break
+            for i, s in enumerate(seats):
+                req = out["content"][str(i)]
+                requests[i].append(req)
+                s.send(req, (requests[i], responses[i]))
+            answers = {}
+            for i, s in enumerate(seats):
+                a = s.receive()
+                times[i].append(round(float(a.get("time", 0.0)), 6))
+                if a.get("debug"):
+                    debug[i].append(f"{len(log) - 1}: {a['debug']}")
+                if a["verdict"] == "OK":
+                    answers[str(i)] = {"verdict": "OK", "response": a["response"]}
+                    responses[i].append(a["response"])
+                else:
+                    answers[str(i)] = {"verdict": a["verdict"]}
+            log.append(answers)
+            if j is not None:
+                out = j.feed(answers)
+            else:
+                text = json.dumps({"log": log, "initdata": initdata})
+                out = json.loads(json.dumps(judge(json.loads(text)), ensure_ascii=False))
+    finally:
+        if close:
+            for s in seats:
+                s.close()
+    final = log[-1]["output"]
+    init_echo = dict(log[0]["output"].get("initdata", initdata))
+    return {
+        "id": match_id if match_id is not None else initdata.get("srand", 0),
+        "init_input": initdata,
+        "initdata": init_echo,
+        "log": log,
+        "scores": final["content"],
+        "bots": [getattr(s, "name", repr(s)) for s in seats],
+        "meta": {"debug": debug, "times": times, "judge": judge_mode},
+    }
+
+
+def write_log(records: Sequence[dict], path: str) -> None:
+    """Write match records as JSON lines (gzip when ``path`` ends in ``.gz``), the corpus format."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "wt", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+def play_engine(policies: Sequence[Any], initdata: dict, *, record: bool = False) -> dict:
+    """The same game straight on the engine: ``policies`` (4 batched mjenv policies) are asked at every
+    decision with :func:`~mjenv.observation.observe_kernel` observations of the engine state.
+
+    Returns ``{"scores": [4 ints], "actions": [(seat, action), ...], "decisions": 4 lists of (obs, mask,
+    action)}`` (``decisions`` with ``record``)."""
+    wall = parse_walltiles(initdata["walltiles"])
+    quan = int(initdata["quan"])
+    rules = RuleConfig.botzone(quan, flowers=len(wall) == 144)
+    st = G.new_state()
+    G.reset_wall(st, wall, 0, quan, rules)
+    tabs = G.win_tables()
+    rewards = np.zeros(4, np.float32)
+    obs = np.zeros((1, OBS_SIZE), np.float32)
+    mask = np.zeros((1, A.NUM_ACTIONS), np.bool_)
+    actions: list[tuple[int, int]] = []
+    decisions: list[list] = [[], [], [], []]
+    while st[G.PHASE] != G.PH_OVER:
+        s = int(st[G.CUR])
+        observe_kernel(st, s, obs[0])
+        G.legal_mask_kernel(st, s, mask[0])
+        a = int(np.asarray(policies[s](obs, mask, np.full(1, s, np.int32))).reshape(-1)[0])
+        if not mask[0, a]:
+            raise ValueError(f"policy of seat {s} played illegal action {A.action_to_str(a)}")
+        if record:
+            decisions[s].append((obs[0].copy(), mask[0].copy(), a))
+        actions.append((s, a))
+        if G.step_kernel(st, a, rewards, *tabs) != G.OK:  # pragma: no cover - checked by the mask
+            raise RuntimeError("engine rejected a legal action")
+    return {
+        "scores": [int(x) for x in st[G.SCORES : G.SCORES + 4]],
+        "actions": actions,
+        "decisions": decisions if record else None,
+    }

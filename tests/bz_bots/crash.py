@@ -1,0 +1,3 @@
+"""A Botzone bot that crashes at once."""
+
+raise SystemExit(3)

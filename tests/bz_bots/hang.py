@@ -1,0 +1,5 @@
+"""A Botzone bot that never answers."""
+
+import time
+
+time.sleep(60)
