@@ -34,13 +34,15 @@ def _run_aec(make, seconds: float, seed: int = 0) -> dict:
     t0 = time.perf_counter()
     deadline = t0 + seconds
     while True:
-        for agent in e.agent_iter():
+        for _agent in e.agent_iter():
             obs, rew, term, trunc, info = e.last()
             if term or trunc:
                 e.step(None)
                 continue
             legal = np.flatnonzero(obs["action_mask"])
-            e.step(int(legal[rng.integers(len(legal))] if _INTEGERS else legal[int(rng.random() * len(legal))]))
+            e.step(
+                int(legal[rng.integers(len(legal))] if _INTEGERS else legal[int(rng.random() * len(legal))])
+            )
             steps += 1
         hands += 1
         if time.perf_counter() > deadline:
@@ -48,8 +50,13 @@ def _run_aec(make, seconds: float, seed: int = 0) -> dict:
         e.reset(seed=seed + hands)
     dt = time.perf_counter() - t0
     cpu = time.process_time() - c0
-    return {"hands_per_s": hands / dt, "steps_per_s": steps / dt, "steps_per_cpu_s": steps / cpu,
-            "steps_per_hand": steps / hands, "hands": hands}
+    return {
+        "hands_per_s": hands / dt,
+        "steps_per_s": steps / dt,
+        "steps_per_cpu_s": steps / cpu,
+        "steps_per_hand": steps / hands,
+        "hands": hands,
+    }
 
 
 def _run_kernels(seconds: float, seed: int = 0) -> dict:
@@ -77,7 +84,12 @@ def _run_kernels(seconds: float, seed: int = 0) -> dict:
             steps += 1
         hands += 1
     dt = time.perf_counter() - t0
-    return {"hands_per_s": hands / dt, "steps_per_s": steps / dt, "steps_per_hand": steps / hands, "hands": hands}
+    return {
+        "hands_per_s": hands / dt,
+        "steps_per_s": steps / dt,
+        "steps_per_hand": steps / hands,
+        "hands": hands,
+    }
 
 
 def _run_compiled(seconds: float, seed: int = 0) -> dict:
@@ -98,7 +110,12 @@ def _run_compiled(seconds: float, seed: int = 0) -> dict:
             steps += playout_kernel(st, 0, rs, False, *tab)
             hands += 1
     dt = time.perf_counter() - t0
-    return {"hands_per_s": hands / dt, "steps_per_s": steps / dt, "steps_per_hand": steps / hands, "hands": hands}
+    return {
+        "hands_per_s": hands / dt,
+        "steps_per_s": steps / dt,
+        "steps_per_hand": steps / hands,
+        "hands": hands,
+    }
 
 
 def main() -> None:
@@ -106,8 +123,12 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="0.5 s per measurement (smoke test)")
     ap.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement")
     ap.add_argument("--json", help="write the results (with CPU and versions) to this file")
-    ap.add_argument("--policy", choices=("random", "integers"), default="random",
-                    help="how the uniform legal action is drawn: rng.random() (default) or rng.integers")
+    ap.add_argument(
+        "--policy",
+        choices=("random", "integers"),
+        default="random",
+        help="how the uniform legal action is drawn: rng.random() (default) or rng.integers",
+    )
     args = ap.parse_args()
     global _INTEGERS
     _INTEGERS = args.policy == "integers"
@@ -128,9 +149,11 @@ def main() -> None:
         "mjenv kernels from Python (mask+observe+step)": _run_kernels(secs),
         "mjenv compiled playout (no Python)": _run_compiled(secs),
     }
-    for name, mod in (("connect_four_v3", "pettingzoo.classic.connect_four_v3"),
-                      ("tictactoe_v3", "pettingzoo.classic.tictactoe_v3"),
-                      ("leduc_holdem_v4", "pettingzoo.classic.leduc_holdem_v4")):
+    for name, mod in (
+        ("connect_four_v3", "pettingzoo.classic.connect_four_v3"),
+        ("tictactoe_v3", "pettingzoo.classic.tictactoe_v3"),
+        ("leduc_holdem_v4", "pettingzoo.classic.leduc_holdem_v4"),
+    ):
         try:
             m = __import__(mod, fromlist=["env"])
         except Exception as exc:  # optional deps (pygame, rlcard) may be missing
@@ -145,12 +168,22 @@ def main() -> None:
             print(f"{name:48s} skipped ({r['skipped']})")
         else:
             cpu = f"{r['steps_per_cpu_s']:10.0f}" if "steps_per_cpu_s" in r else f"{'-':>10s}"
-            print(f"{name:48s} {r['hands_per_s']:10.0f} {r['steps_per_s']:14.0f} {cpu} {r['steps_per_hand']:11.1f}")
+            print(
+                f"{name:48s} {r['hands_per_s']:10.0f} {r['steps_per_s']:14.0f} {cpu} {r['steps_per_hand']:11.1f}"
+            )
     if args.json:
-        rec = {"results": rows, "compile_s": compile_s, "seconds": secs, "cpu": platform.processor() or platform.machine(),
-               "cpu_count": os.cpu_count(), "python": platform.python_version(), "numpy": np.__version__,
-               "numba": numba.__version__, "pettingzoo": pettingzoo.__version__,
-               "load_avg": os.getloadavg()}
+        rec = {
+            "results": rows,
+            "compile_s": compile_s,
+            "seconds": secs,
+            "cpu": platform.processor() or platform.machine(),
+            "cpu_count": os.cpu_count(),
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "numba": numba.__version__,
+            "pettingzoo": pettingzoo.__version__,
+            "load_avg": os.getloadavg(),
+        }
         with open(args.json, "w") as f:
             json.dump(rec, f, indent=1)
 

@@ -48,7 +48,9 @@ def _rate(fn, n_items: int, repeats: int) -> float:
 
 
 def _subprocess_time(code: str, env: dict) -> float:
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT, check=True
+    )
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -63,12 +65,19 @@ def compile_times() -> dict:
         )
         cold = _subprocess_time(code, env)
         warm = _subprocess_time(code, env)
-        imp = _subprocess_time("import time; t=time.perf_counter(); import mjenv; print(time.perf_counter()-t)", env)
+        imp = _subprocess_time(
+            "import time; t=time.perf_counter(); import mjenv; print(time.perf_counter()-t)", env
+        )
         imp_hand = _subprocess_time(
             "import time; t=time.perf_counter(); import mjenv.hand, mjenv.compat.mahjonggb; print(time.perf_counter()-t)",
             env,
         )
-    return {"compile_s": cold, "warmup_cached_s": warm, "import_mjenv_s": imp, "import_hand_compat_s": imp_hand}
+    return {
+        "compile_s": cold,
+        "warmup_cached_s": warm,
+        "import_mjenv_s": imp,
+        "import_hand_compat_s": imp_hand,
+    }
 
 
 def main() -> int:
@@ -80,7 +89,8 @@ def main() -> int:
     ap.add_argument("--json", type=str, default="", help="also write the results to this JSON file")
     ap.add_argument("--no-reference", action="store_true", help="skip PyMahjongGB (machines without it)")
     ap.add_argument(
-        "--cpu-time", action="store_true",
+        "--cpu-time",
+        action="store_true",
         help="time with the thread's CPU time instead of wall time (fairer on a machine shared with other jobs)",
     )
     args = ap.parse_args()
@@ -173,10 +183,16 @@ def main() -> int:
     def ratio(a, b):
         return f"{a / b:9.1f}x" if a is not None and b else f"{'-':>10s}"
 
-    print(f"mjenv hand benchmark  (numba {numba.__version__}, numpy {np.__version__}, {platform.processor() or platform.machine()})")
+    print(
+        f"mjenv hand benchmark  (numba {numba.__version__}, numpy {np.__version__}, {platform.processor() or platform.machine()})"
+    )
     clock = "thread CPU time" if args.cpu_time else "wall time"
-    print(f"batch hands {args.hands}, per-call hands {args.calls}, median of {args.repeats} ({clock}), one thread")
-    print(f"{'':26s}{'batch':>11s} {'per-call':>11s} {'compat':>11s} {'PyMahjongGB':>11s} {'batch/PMGB':>10s} {'compat/PMGB':>11s} {'call/PMGB':>10s}")
+    print(
+        f"batch hands {args.hands}, per-call hands {args.calls}, median of {args.repeats} ({clock}), one thread"
+    )
+    print(
+        f"{'':26s}{'batch':>11s} {'per-call':>11s} {'compat':>11s} {'PyMahjongGB':>11s} {'batch/PMGB':>10s} {'compat/PMGB':>11s} {'call/PMGB':>10s}"
+    )
     for name, v in rows.items():
         print(
             f"{name:26s}{fmt(v['batch'])} {fmt(v['per-call'])} {fmt(v['compat'])} {fmt(v['PyMahjongGB'])} "

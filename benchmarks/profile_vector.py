@@ -159,7 +159,9 @@ def kernel_costs(n_states: int = 20000, seed: int = 1, reps: int | None = None) 
         if len(sel) == 0:
             continue
         sel_r = np.tile(sel, reps)
-        dt = _cpu(_time_steps, states, acts, sel_r, scratch, *tab) - _cpu(_time_copies, states, sel_r, scratch)
+        dt = _cpu(_time_steps, states, acts, sel_r, scratch, *tab) - _cpu(
+            _time_copies, states, sel_r, scratch
+        )
         us = 1e6 * dt / len(sel_r)
         out["step_kernel_us"][name] = us
         out["decision_mix"][name] = len(sel) / n_states
@@ -239,7 +241,9 @@ def main(argv: list[str] | None = None) -> int:
     print("  legal_mask_kernel" + " " * 35 + "  ".join(f"{k['legal_mask_kernel_us']:.3f}" for k in ks))
     for name in ks[1]["step_kernel_us"]:
         mix = ks[1]["decision_mix"].get(name)
-        us = "  ".join(f"{k['step_kernel_us'][name]:.3f}" if name in k["step_kernel_us"] else "  -  " for k in ks)
+        us = "  ".join(
+            f"{k['step_kernel_us'][name]:.3f}" if name in k["step_kernel_us"] else "  -  " for k in ks
+        )
         print(f"  step_kernel {name:<40s} {us}" + (f"  ({mix:.1%} of decisions)" if mix else ""))
     print("  observe_kernel" + " " * 38 + "  ".join(f"{k['observe_kernel_us']:.3f}" for k in ks))
     print("  reset_kernel (once per hand)" + " " * 24 + "  ".join(f"{k['reset_kernel_us']:.3f}" for k in ks))

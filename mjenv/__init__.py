@@ -8,12 +8,29 @@ __version__ = "0.1.0"
 
 from mjenv.tiles import format_tiles, parse_tiles  # noqa: E402
 
-__all__ = ["__version__", "format_tiles", "parse_tiles", "env", "raw_env", "MahjongGymEnv", "RuleConfig",
-           "VectorEnv", "RandomPolicy", "score", "warmup"]
+__all__ = [
+    "__version__",
+    "format_tiles",
+    "parse_tiles",
+    "env",
+    "raw_env",
+    "MahjongGymEnv",
+    "RuleConfig",
+    "VectorEnv",
+    "RandomPolicy",
+    "score",
+    "warmup",
+]
 
-_LAZY = {"env": "mjenv.pettingzoo_env", "raw_env": "mjenv.pettingzoo_env", "MahjongGymEnv": "mjenv.gym_env",
-         "RuleConfig": "mjenv.rules", "VectorEnv": "mjenv.vector", "RandomPolicy": "mjenv.policy",
-         "score": "mjenv.fans"}
+_LAZY = {
+    "env": "mjenv.pettingzoo_env",
+    "raw_env": "mjenv.pettingzoo_env",
+    "MahjongGymEnv": "mjenv.gym_env",
+    "RuleConfig": "mjenv.rules",
+    "VectorEnv": "mjenv.vector",
+    "RandomPolicy": "mjenv.policy",
+    "score": "mjenv.fans",
+}
 
 
 def __getattr__(name):  # lazy fronts: importing mjenv imports neither pettingzoo nor the kernels

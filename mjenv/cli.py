@@ -10,7 +10,9 @@ import sys
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mjenv", description="Chinese Official Mahjong (MCR) environment tools")
+    parser = argparse.ArgumentParser(
+        prog="mjenv", description="Chinese Official Mahjong (MCR) environment tools"
+    )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     _register_tiles(sub)
@@ -26,20 +28,37 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_rule_args(p, illegal: str | None = None) -> None:
     """Rule options (mjenv.rules.RuleConfig fields) as flags; :func:`_rules_from_args` builds the config."""
     g = p.add_argument_group("rules (mjenv.rules.RuleConfig)")
-    g.add_argument("--min-fan", type=int, default=8, help="minimum fan of a win, flowers excluded (default 8)")
-    g.add_argument("--no-flowers", action="store_true", help="136 tiles without flowers (competition variant)")
-    g.add_argument("--claim-windows", choices=["claimants", "all"], default="claimants",
-                   help="ask only seats with a claim (default) or every other seat in every window")
+    g.add_argument(
+        "--min-fan", type=int, default=8, help="minimum fan of a win, flowers excluded (default 8)"
+    )
+    g.add_argument(
+        "--no-flowers", action="store_true", help="136 tiles without flowers (competition variant)"
+    )
+    g.add_argument(
+        "--claim-windows",
+        choices=["claimants", "all"],
+        default="claimants",
+        help="ask only seats with a claim (default) or every other seat in every window",
+    )
     if illegal is not None:
-        g.add_argument("--illegal", choices=["terminate", "penalty", "raise"], default=illegal,
-                       help=f"what an illegal action does (default {illegal})")
+        g.add_argument(
+            "--illegal",
+            choices=["terminate", "penalty", "raise"],
+            default=illegal,
+            help=f"what an illegal action does (default {illegal})",
+        )
 
 
 def _rules_from_args(args, **fixed):
     from mjenv.rules import RuleConfig
 
-    return RuleConfig(min_fan=args.min_fan, flowers=not args.no_flowers, claim_windows=args.claim_windows,
-                      **({"illegal": args.illegal} if hasattr(args, "illegal") else {}), **fixed)
+    return RuleConfig(
+        min_fan=args.min_fan,
+        flowers=not args.no_flowers,
+        claim_windows=args.claim_windows,
+        **({"illegal": args.illegal} if hasattr(args, "illegal") else {}),
+        **fixed,
+    )
 
 
 def _register_tiles(sub) -> None:
@@ -81,9 +100,18 @@ def _register_score(sub) -> None:
 def _cmd_score(args) -> int:
     from mjenv.fans import score
 
-    r = score(args.hand, args.win, melds=args.melds, self_drawn=args.self_drawn, fourth_tile=args.fourth_tile,
-              about_kong=args.about_kong, wall_last=args.wall_last, seat_wind=args.seat,
-              prevalent_wind=args.prevalent, flowers=args.flowers)
+    r = score(
+        args.hand,
+        args.win,
+        melds=args.melds,
+        self_drawn=args.self_drawn,
+        fourth_tile=args.fourth_tile,
+        about_kong=args.about_kong,
+        wall_last=args.wall_last,
+        seat_wind=args.seat,
+        prevalent_wind=args.prevalent,
+        flowers=args.flowers,
+    )
     print(r.pretty())
     if not r.is_legal_win:
         print(f"below the {8}-fan minimum: not a legal win")
@@ -96,7 +124,9 @@ def _register_play(sub) -> None:
     p.add_argument("--style", default="unicode", help="tile notation: unicode, compact, botzone, zh")
     p.add_argument("--quiet", action="store_true", help="show only the final table and the result")
     p.add_argument("--log", metavar="PATH", help="write the hand's JSON game record to PATH")
-    p.add_argument("--html", metavar="PATH", help="write an offline replay page of the hand to PATH (mjenv.viewer)")
+    p.add_argument(
+        "--html", metavar="PATH", help="write an offline replay page of the hand to PATH (mjenv.viewer)"
+    )
     _add_rule_args(p)
     p.set_defaults(func=_cmd_play)
 
@@ -124,7 +154,9 @@ def _cmd_play(args) -> int:
     while st[G.PHASE] != G.PH_OVER:
         seat = int(st[G.CUR])
         G.legal_mask_kernel(st, seat, mask)
-        a = A.WIN if mask[A.WIN] else int(rng.choice(np.flatnonzero(mask)))  # random bot that never declines a win
+        a = (
+            A.WIN if mask[A.WIN] else int(rng.choice(np.flatnonzero(mask)))
+        )  # random bot that never declines a win
         if not args.quiet and st[G.PHASE] == G.PH_TURN:
             print(render_table(st, names, args.style) + "\n")
         if not args.quiet:
@@ -161,8 +193,10 @@ def _cmd_view(args) -> int:
 
     records = load_records(args.record)
     n = write_html(records, args.html, title=args.title or Path(args.record).name)
-    print(f"replay page of {len(records)} hand{'s' if len(records) > 1 else ''} written to {args.html} "
-          f"({n / 1024:.0f} KB)")
+    print(
+        f"replay page of {len(records)} hand{'s' if len(records) > 1 else ''} written to {args.html} "
+        f"({n / 1024:.0f} KB)"
+    )
     return 0
 
 
@@ -185,7 +219,9 @@ def _register_selfplay(sub) -> None:
     obs = p.add_mutually_exclusive_group()
     obs.add_argument("--observations", dest="observations", action="store_true", default=None,
                      help="also build observations (default: only when the policy needs them)")  # fmt: skip
-    obs.add_argument("--masks-only", dest="observations", action="store_false", help="never build observations")
+    obs.add_argument(
+        "--masks-only", dest="observations", action="store_false", help="never build observations"
+    )
     p.add_argument("--json", action="store_true", help="print the full record as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_rule_args(p)
@@ -210,7 +246,9 @@ def _cmd_selfplay(args) -> int:
 def _register_hand(sub) -> None:
     p = sub.add_parser("shanten", help="shanten per winning shape and useful tiles of a hand")
     p.add_argument("hand", help='e.g. "[567m,2][EEE,1] 123m45p99s" or "W1 W2 ..." (13 - 3*melds tiles)')
-    p.add_argument("--mahjonggb", action="store_true", help="PyMahjongGB's useful-tile convention (5th copies)")
+    p.add_argument(
+        "--mahjonggb", action="store_true", help="PyMahjongGB's useful-tile convention (5th copies)"
+    )
     p.set_defaults(func=_cmd_shanten)
     p = sub.add_parser("waits", help="tiles that complete a waiting hand (and win check of a complete one)")
     p.add_argument("hand", help='e.g. "1112345678999m" (13 - 3*melds tiles) or a 14 - 3*melds tile hand')
@@ -226,7 +264,9 @@ def _cmd_shanten(args) -> int:
     by = shanten_by_shape(h, physical=physical)
     best = shanten(h, physical=physical)
     print(f"hand     {h}")
-    label = "complete" if best.shanten == -1 else ("ready" if best.shanten == 0 else f"{best.shanten}-shanten")
+    label = (
+        "complete" if best.shanten == -1 else ("ready" if best.shanten == 0 else f"{best.shanten}-shanten")
+    )
     print(f"shanten  {best.shanten} ({label})")
     for name, r in by.items():
         useful = format_tiles(r.useful) if r.useful else "-"
@@ -250,7 +290,9 @@ def _cmd_waits(args) -> int:
     w = waits(h)
     held = h.held()
     left = sum(4 - int(held[t]) for t in w)
-    print("waits    " + (f"{format_tiles(w)} ({len(w)} kinds, {left} tiles left)" if w else "none (not ready)"))
+    print(
+        "waits    " + (f"{format_tiles(w)} ({len(w)} kinds, {left} tiles left)" if w else "none (not ready)")
+    )
     return 0
 
 
@@ -275,7 +317,9 @@ def _register_eval(sub) -> None:
     p.add_argument("--records", type=int, default=10, help="keep the records of the N largest-swing hands "
                    "(and of every hand with an illegal action) in the JSON (default 10)")  # fmt: skip
     p.add_argument("--json", metavar="PATH", help="write the full JSON record to PATH")
-    p.add_argument("--plot", metavar="PATH", help="save a plot (mean +- CI per agent, CI against hands) to PATH")
+    p.add_argument(
+        "--plot", metavar="PATH", help="save a plot (mean +- CI per agent, CI against hands) to PATH"
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_eval)
 

@@ -48,10 +48,16 @@ class MahjongGymEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 1}
 
-    def __init__(self, opponents: str | Policy | list = "random", seat: int | str = 0,
-                 render_mode: str | None = None, **env_kwargs):
-        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer))
-                                 or not 0 <= seat <= 3):
+    def __init__(
+        self,
+        opponents: str | Policy | list = "random",
+        seat: int | str = 0,
+        render_mode: str | None = None,
+        **env_kwargs,
+    ):
+        if seat != "random" and (
+            isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat <= 3
+        ):
             raise ValueError(f"seat must be 0..3 or 'random', got {seat!r}")
         self._seat_option = seat
         self._opponents = self._check_opponents(opponents)
@@ -67,7 +73,9 @@ class MahjongGymEnv(gymnasium.Env):
     def _check_opponents(opponents) -> list[Policy]:
         if isinstance(opponents, str):
             if opponents != "random":
-                raise ValueError(f"opponents must be 'random', a callable or a list of 3 callables, got {opponents!r}")
+                raise ValueError(
+                    f"opponents must be 'random', a callable or a list of 3 callables, got {opponents!r}"
+                )
             return [random_policy] * 3
         if callable(opponents):
             return [opponents] * 3
@@ -75,7 +83,9 @@ class MahjongGymEnv(gymnasium.Env):
             out = [random_policy if p == "random" else p for p in opponents]
             if all(callable(p) for p in out):
                 return out
-        raise TypeError("opponents must be 'random', a callable (obs, mask, rng) -> action, or a list of 3 of them")
+        raise TypeError(
+            "opponents must be 'random', a callable (obs, mask, rng) -> action, or a list of 3 of them"
+        )
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)

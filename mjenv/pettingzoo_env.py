@@ -135,11 +135,20 @@ class raw_env(AECEnv):
         Add the perfect-information ``"global_state"`` entry to observations.
     """
 
-    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "mahjong_v0", "is_parallelizable": False,
-                "render_fps": 1}
+    metadata = {
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "name": "mahjong_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
 
-    def __init__(self, render_mode: str | None = None, rules: RuleConfig | None = None, global_state: bool = False,
-                 **rule_kwargs):
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        rules: RuleConfig | None = None,
+        global_state: bool = False,
+        **rule_kwargs,
+    ):
         super().__init__()
         if rules is not None and rule_kwargs:
             raise ValueError("pass either rules=RuleConfig(...) or its fields as keyword arguments, not both")
@@ -185,8 +194,10 @@ class raw_env(AECEnv):
         seed = G.check_seed(seed)
         options = dict(options or {})
         # other keys are ignored (pettingzoo's api_test passes arbitrary options)
-        self._single = (int(options.get("prevalent_wind", self.rules.prevalent_wind)),
-                        int(options.get("dealer", self.rules.dealer)))
+        self._single = (
+            int(options.get("prevalent_wind", self.rules.prevalent_wind)),
+            int(options.get("dealer", self.rules.dealer)),
+        )
         if not all(0 <= v <= 3 for v in self._single):
             raise ValueError(f"dealer and prevalent_wind must be 0..3, got {options}")
         self.agents = self.possible_agents[:]
@@ -233,9 +244,9 @@ class raw_env(AECEnv):
         g = np.zeros(GLOBAL_SIZE, np.float32)
         for r in range(4):
             s = (seat + r) % 4
-            O.observe_kernel(self.state_array, s, g[r * O.OBS_SIZE:(r + 1) * O.OBS_SIZE])
+            O.observe_kernel(self.state_array, s, g[r * O.OBS_SIZE : (r + 1) * O.OBS_SIZE])
         st = self.state_array
-        g[4 * O.OBS_SIZE:] = np.bincount(np.asarray(G.wall_tiles(st), np.int64), minlength=42)
+        g[4 * O.OBS_SIZE :] = np.bincount(np.asarray(G.wall_tiles(st), np.int64), minlength=42)
         return g
 
     # ------------------------------------------------------------------------------------------ step
@@ -295,8 +306,12 @@ class raw_env(AECEnv):
             "winner": None if r["winner"] is None else names[self._player[r["winner"]]],
             "loser": None if r["loser"] is None else names[self._player[r["loser"]]],
             "win_type": "illegal" if illegal else r["win_type"],
-            "fan_total": r["fan_total"], "fans": r["fans"], "payments": pay, "hand": r["hand"],
-            "seats": {names[p]: self._chair[p] for p in range(4)}, "match_scores": dict(zip(names, self.match_scores)),
+            "fan_total": r["fan_total"],
+            "fans": r["fans"],
+            "payments": pay,
+            "hand": r["hand"],
+            "seats": {names[p]: self._chair[p] for p in range(4)},
+            "match_scores": dict(zip(names, self.match_scores)),
         }
         for a in names:
             self.infos[a] = {"result": res}

@@ -60,10 +60,28 @@ PENALTY_NAMES = ("terminate", "false_win", "wrong_claim")
 
 #: The rules block: ``RULE_WORDS`` int32 words that :meth:`RuleConfig.encode` writes and ``reset_kernel`` copies
 #: into every table's state (``mjenv.game.RULES``); the kernels read the rules only from there.
-RULE_FIELDS = ("min_fan", "base_payment", "false_win_payment", "illegal_payment", "illegal", "flowers",
-               "claim_windows", "private_walls", "knitted_wait_fans")
-(R_MIN_FAN, R_BASE_PAY, R_FALSE_WIN_PAY, R_ILLEGAL_PAY, R_ILLEGAL, R_FLOWERS, R_ASK_ALL, R_PRIVATE_WALLS,
- R_KNITTED_WAIT) = range(9)
+RULE_FIELDS = (
+    "min_fan",
+    "base_payment",
+    "false_win_payment",
+    "illegal_payment",
+    "illegal",
+    "flowers",
+    "claim_windows",
+    "private_walls",
+    "knitted_wait_fans",
+)
+(
+    R_MIN_FAN,
+    R_BASE_PAY,
+    R_FALSE_WIN_PAY,
+    R_ILLEGAL_PAY,
+    R_ILLEGAL,
+    R_FLOWERS,
+    R_ASK_ALL,
+    R_PRIVATE_WALLS,
+    R_KNITTED_WAIT,
+) = range(9)
 RULE_WORDS = len(RULE_FIELDS)
 
 #: ``SEATING[round, player] = chair`` (commentary 001 seat rotation)
@@ -126,9 +144,18 @@ class RuleConfig:
         wind ``quan``, every seat asked in every claim window, an illegal action ends the hand with -30 / +10
         (WA / WH), and the judge's fan calculator (``knitted_wait_fans=False``). ``overrides`` replace fields
         (e.g. ``flowers=True`` for a 144-tile ``walltiles``)."""
-        kw: dict = {"prevalent_wind": quan, "dealer": 0, "flowers": False, "private_walls": True,
-                    "knitted_wait_fans": False, "claim_windows": "all", "illegal": "terminate",
-                    "min_fan": MIN_WIN_FAN, "base_payment": BASE_PAYMENT, "illegal_payment": ILLEGAL_PAYMENT}
+        kw: dict = {
+            "prevalent_wind": quan,
+            "dealer": 0,
+            "flowers": False,
+            "private_walls": True,
+            "knitted_wait_fans": False,
+            "claim_windows": "all",
+            "illegal": "terminate",
+            "min_fan": MIN_WIN_FAN,
+            "base_payment": BASE_PAYMENT,
+            "illegal_payment": ILLEGAL_PAYMENT,
+        }
         kw.update(overrides)
         return cls(**kw)
 

@@ -30,11 +30,19 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--hands", type=int, default=10_000)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--policy", choices=["random", "biased", "mixed"], default="mixed",
-                    help="uniform random legal actions, the biased fuzzing policy (wins often), or alternate")
+    ap.add_argument(
+        "--policy",
+        choices=["random", "biased", "mixed"],
+        default="mixed",
+        help="uniform random legal actions, the biased fuzzing policy (wins often), or alternate",
+    )
     ap.add_argument("--no-oracle", action="store_true", help="skip the PyMahjongGB re-scoring of wins")
-    ap.add_argument("--digest-every", type=int, default=100_000,
-                    help="print the running trajectory digest every N hands (and at the end)")
+    ap.add_argument(
+        "--digest-every",
+        type=int,
+        default=100_000,
+        help="print the running trajectory digest every N hands (and at the end)",
+    )
     args = ap.parse_args()
     if args.hands < 1 or args.digest_every < 1:
         ap.error("--hands and --digest-every must be positive")
@@ -55,9 +63,23 @@ def main() -> int:
     counts = dict.fromkeys(G.EV_NAMES.values(), 0)
     wins = draws = steps = 0
     fan_hist: dict[str, int] = {}
-    fields = [(G.HAND, 4 * 34), (G.MELDS, 16), (G.DISC, 4 * G.MAX_DISCARDS), (G.N_DISC, 4), (G.WALL, 144),
-              (G.FLOWERS, 4), (G.SCORES, 4), (G.FANS, G.NUM_FANS), (G.WINNER, 1), (G.LOSER, 1), (G.WIN_TILE, 1),
-              (G.WIN_FLAGS, 1), (G.WIN_TOTAL, 1), (G.N_STEPS, 1), (G.EVENTS, 1)]
+    fields = [
+        (G.HAND, 4 * 34),
+        (G.MELDS, 16),
+        (G.DISC, 4 * G.MAX_DISCARDS),
+        (G.N_DISC, 4),
+        (G.WALL, 144),
+        (G.FLOWERS, 4),
+        (G.SCORES, 4),
+        (G.FANS, G.NUM_FANS),
+        (G.WINNER, 1),
+        (G.LOSER, 1),
+        (G.WIN_TILE, 1),
+        (G.WIN_FLAGS, 1),
+        (G.WIN_TOTAL, 1),
+        (G.N_STEPS, 1),
+        (G.EVENTS, 1),
+    ]
     digest = hashlib.blake2b(digest_size=16)
     t0 = time.perf_counter()
     for h in tqdm(range(args.hands), mininterval=2.0):
@@ -72,7 +94,7 @@ def main() -> int:
         validate_state(st)
         digest.update(np.int64(n).tobytes())
         for off, size in fields:
-            digest.update(st[off:off + size].tobytes())
+            digest.update(st[off : off + size].tobytes())
         if (h + 1) % args.digest_every == 0 or h + 1 == args.hands:
             tqdm.write(f"digest after {h + 1} hands: {digest.hexdigest()}")
         ev = int(st[G.EVENTS])
@@ -89,14 +111,18 @@ def main() -> int:
                 ref[en] = ref.get(en, 0) + c
             ours = G.fan_breakdown(st)
             if ref != ours:
-                print(f"hand seed={seed}: fans differ from PyMahjongGB\n  ours {ours}\n  ref  {ref}\n  {rec}",
-                      file=sys.stderr)
+                print(
+                    f"hand seed={seed}: fans differ from PyMahjongGB\n  ours {ours}\n  ref  {ref}\n  {rec}",
+                    file=sys.stderr,
+                )
                 return 1
             for k, v in ours.items():
                 fan_hist[k] = fan_hist.get(k, 0) + v
     dt = time.perf_counter() - t0
-    print(f"{args.hands} hands, {steps} steps in {dt:.1f} s ({args.hands / dt:.0f} hands/s incl. checks); "
-          f"wins {wins}, exhaustive draws {draws}; every win re-scored: {oracle is not None}")
+    print(
+        f"{args.hands} hands, {steps} steps in {dt:.1f} s ({args.hands / dt:.0f} hands/s incl. checks); "
+        f"wins {wins}, exhaustive draws {draws}; every win re-scored: {oracle is not None}"
+    )
     for name, c in counts.items():
         print(f"  {name:28s} {c}")
     missing = [k for k, c in counts.items() if c == 0]

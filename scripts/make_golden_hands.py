@@ -42,7 +42,8 @@ def main() -> int:
     single = {"illegal": "terminate"}
     cases = {}
     cases["flowers_and_exposed_kong"] = find(
-        lambda ev, c: {"initial_flower", "flower_in_play", "exposed_kong"} <= ev, single, 100)
+        lambda ev, c: {"initial_flower", "flower_in_play", "exposed_kong"} <= ev, single, 100
+    )
     cases["concealed_kong"] = find(lambda ev, c: "concealed_kong" in ev, single, 200)
     cases["added_kong"] = find(lambda ev, c: "added_kong" in ev and "robbed_kong" not in ev, single, 300)
     cases["robbed_kong"] = find(lambda ev, c: "robbed_kong" in ev, single, 400, limit=20000)
@@ -56,13 +57,16 @@ def main() -> int:
     # a false win in penalty mode (WIN when it is not legal: pays 10 to each other player)
     from mjenv import actions as A
 
-    cases["false_win_penalty"] = play_case({"illegal": "penalty"}, 900, 900, True, illegal_at=12,
-                                           illegal_action=A.WIN)
+    cases["false_win_penalty"] = play_case(
+        {"illegal": "penalty"}, 900, 900, True, illegal_at=12, illegal_action=A.WIN
+    )
     cases["match_16_hands"] = play_case({"match": True, "illegal": "terminate"}, 1000, 1000, True)
     cases["dealer_south_prevalent_west"] = play_case({"dealer": 2, "prevalent_wind": 2}, 1100, 1100, True)
     for name, c in cases.items():
-        print(f"{name:30s} seed {c['seed']:6d} steps {len(c['steps']):5d} hands {len(c['hands']):2d} "
-              f"{sorted(events_of(c))}")
+        print(
+            f"{name:30s} seed {c['seed']:6d} steps {len(c['steps']):5d} hands {len(c['hands']):2d} "
+            f"{sorted(events_of(c))}"
+        )
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(cases, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
     print(f"wrote {OUT} ({OUT.stat().st_size} bytes)")

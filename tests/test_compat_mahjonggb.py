@@ -13,6 +13,7 @@ def _oracle():
     """The reference calculator, or skip the calling test (only the tests that use it) when it is absent."""
     return pytest.importorskip("MahjongGB", reason="the PyMahjongGB oracle (test extra) is not installed")
 
+
 pytestmark = pytest.mark.reference
 
 FUNCS = ["MahjongShanten"] + [name for name, _, _ in SHAPE_FUNCS]
@@ -119,8 +120,25 @@ def test_mahjong_shanten_inputs_match(case):
     )
 
 
-BAD_HAND = [list(H13), 5, None, "W1", ("w1",) + H13[1:], ("X1",) + H13[1:], (), H13 + ("B1",), H13[:4], H13[:7],
-            H13[:10], H13[:1], (1,) + H13[1:], ("Q", 5), H13[:2], ("W1",) * 4, _Tup(H13)]
+BAD_HAND = [
+    list(H13),
+    5,
+    None,
+    "W1",
+    ("w1",) + H13[1:],
+    ("X1",) + H13[1:],
+    (),
+    H13 + ("B1",),
+    H13[:4],
+    H13[:7],
+    H13[:10],
+    H13[:1],
+    (1,) + H13[1:],
+    ("Q", 5),
+    H13[:2],
+    ("W1",) * 4,
+    _Tup(H13),
+]
 
 
 @pytest.mark.parametrize("name", FUNCS[1:])
@@ -152,7 +170,13 @@ def test_signature_errors_match(name, case):
 
 @pytest.mark.parametrize(
     "args,kwargs",
-    [(((), H13, 1), {}), (((),), {"pack": ()}), ((), {"pack": ()}), ((), {"hand": H13}), (((),), {"hand": H13})],
+    [
+        (((), H13, 1), {}),
+        (((),), {"pack": ()}),
+        ((), {"pack": ()}),
+        ((), {"hand": H13}),
+        (((),), {"hand": H13}),
+    ],
 )
 def test_mahjong_shanten_signature_errors(args, kwargs):
     assert _outcome(C.MahjongShanten, *args, **kwargs) == _outcome(_oracle().MahjongShanten, *args, **kwargs)
@@ -173,7 +197,10 @@ def test_examples():
     assert C.MahjongShanten((), H13) == 0
     assert C.RegularShanten(H13) == (0, ("T2", "T3"))
     assert C.SevenPairsShanten(hand=H13)[0] == 5
-    assert C.KnittedStraightShanten(("W1", "W4", "W7", "T2", "T5", "T8", "B3", "B6", "B9", "J2")) == (0, ("J2",))
+    assert C.KnittedStraightShanten(("W1", "W4", "W7", "T2", "T5", "T8", "B3", "B6", "B9", "J2")) == (
+        0,
+        ("J2",),
+    )
 
 
 @pytest.mark.slow

@@ -17,7 +17,15 @@ def test_action_layout_round_trips():
     names = [A.action_to_str(a) for a in range(A.NUM_ACTIONS)]
     assert len(set(names)) == A.NUM_ACTIONS == 109
     assert all(A.str_to_action(n) == a for a, n in enumerate(names))
-    assert (A.CHOW, A.PUNG, A.KONG, A.CONCEALED_KONG, A.ADDED_KONG, A.WIN, A.PASS) == (34, 37, 38, 39, 73, 107, 108)
+    assert (A.CHOW, A.PUNG, A.KONG, A.CONCEALED_KONG, A.ADDED_KONG, A.WIN, A.PASS) == (
+        34,
+        37,
+        38,
+        39,
+        73,
+        107,
+        108,
+    )
     with pytest.raises(ValueError):
         A.action_to_str(109)
     with pytest.raises(TypeError):
@@ -41,7 +49,9 @@ def test_payments():
     assert payments(0, -1, 10).tolist() == [54, -18, -18, -18]
     assert payments(2, 3, 8).tolist() == [-8, -8, 32, -16]
     assert payments(-1, -1, 0).tolist() == [0, 0, 0, 0]
-    assert all(payments(w, l, f).sum() == 0 for w in range(4) for l in range(-1, 4) if l != w for f in (8, 88))
+    assert all(
+        payments(w, l, f).sum() == 0 for w in range(4) for l in range(-1, 4) if l != w for f in (8, 88)
+    )
 
 
 def test_cli_play(capsys, tmp_path):
@@ -53,8 +63,13 @@ def test_cli_play(capsys, tmp_path):
 
 
 def test_benchmark_quick_runs():
-    r = subprocess.run([sys.executable, "benchmarks/bench_env.py", "--quick"], capture_output=True, text=True,
-                       timeout=300, env=dict(os.environ, PYTHONPATH="."))
+    r = subprocess.run(
+        [sys.executable, "benchmarks/bench_env.py", "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(os.environ, PYTHONPATH="."),
+    )
     assert r.returncode == 0, r.stderr
     assert "mjenv raw_env" in r.stdout and "agent steps/s" in r.stdout
 
@@ -68,8 +83,15 @@ def test_package_warmup_compiles_every_module():
     # every module's entry kernels are compiled (or loaded) now
     from mjenv import fans, hand, vector
 
-    for kernel in (hand._batch_shanten, hand._batch_is_win, fans._score_batch_kernel, G.step_kernel, G.reset_kernel,
-                   G.legal_mask_kernel, vector._step_batch):
+    for kernel in (
+        hand._batch_shanten,
+        hand._batch_is_win,
+        fans._score_batch_kernel,
+        G.step_kernel,
+        G.reset_kernel,
+        G.legal_mask_kernel,
+        vector._step_batch,
+    ):
         assert kernel.signatures, f"{kernel.__name__} was not compiled by warmup()"
 
 

@@ -7,7 +7,6 @@ from mjenv import game as G
 from mjenv.testing.table import CHECK_ERRORS, playout_kernel, validate_state
 
 
-
 def _oracle():
     """The reference calculator, or skip the calling test (only the tests that use it) when it is absent."""
     return pytest.importorskip("MahjongGB", reason="the PyMahjongGB oracle (test extra) is not installed")
@@ -21,7 +20,9 @@ def test_thousands_of_hands_every_invariant_every_event():
     wins = 0
     for h in range(3000):
         G.reset_kernel(st, 777_000 + h, h % 4, (h // 4) % 4, G.DEFAULT_RULES, *tab)
-        n = playout_kernel(st, 1 if h % 3 else 0, rs, True, *tab)  # two thirds biased (wins often), one third uniform
+        n = playout_kernel(
+            st, 1 if h % 3 else 0, rs, True, *tab
+        )  # two thirds biased (wins often), one third uniform
         assert n > 0, CHECK_ERRORS.get(n, n)
         validate_state(st)
         seen |= int(st[G.EVENTS])
@@ -80,11 +81,11 @@ def test_cached_waits_are_the_rules_core_waits():
         st[:] = 0
         for t in hand:
             st[G.HAND + 34 + t] += 1
-        if st[G.HAND + 34:G.HAND + 68].max() > 4:
+        if st[G.HAND + 34 : G.HAND + 68].max() > 4:
             continue
-        conc = st[G.HAND + 34:G.HAND + 68].astype(np.int8)
+        conc = st[G.HAND + 34 : G.HAND + 68].astype(np.int8)
         mk = np.zeros(4, np.int16)
-        mk[:len(melds)] = melds
+        mk[: len(melds)] = melds
         for i, m in enumerate(melds):
             st[G.MELDS + 4 + i] = m
         st[G.N_MELDS + 1] = len(melds)
@@ -103,7 +104,7 @@ def test_cached_waits_are_the_rules_core_waits():
             v[t] += 1
             variants.append(v)
         for c in variants:
-            st[G.HAND + 34:G.HAND + 68] = c
+            st[G.HAND + 34 : G.HAND + 68] = c
             G._update_waits(st, 1, *tab)
             want = []
             for t in range(34):

@@ -10,7 +10,6 @@ from mjenv.testing.table import build_state, random_playout, validate_state
 from mjenv.tiles import parse_tiles
 
 
-
 def _oracle():
     """The reference calculator, or skip the calling test (only the tests that use it) when it is absent."""
     return pytest.importorskip("MahjongGB", reason="the PyMahjongGB oracle (test extra) is not installed")
@@ -47,11 +46,11 @@ def test_reset_deals_and_replaces_flowers_dealer_first():
         dealer = seed % 4
         G.reset(st, seed, dealer, 1)
         validate_state(st)
-        sizes = [int(st[G.HAND + 34 * s:G.HAND + 34 * s + 34].sum()) for s in range(4)]
+        sizes = [int(st[G.HAND + 34 * s : G.HAND + 34 * s + 34].sum()) for s in range(4)]
         assert sizes == [14 if s == dealer else 13 for s in range(4)]
         assert st[G.CUR] == dealer and st[G.PHASE] == G.PH_TURN
         # the deal takes 53 tiles from the front, each flower one replacement from the back
-        assert st[G.FRONT] == 53 and 144 - st[G.BACK] == st[G.FLOWERS:G.FLOWERS + 4].sum()
+        assert st[G.FRONT] == 53 and 144 - st[G.BACK] == st[G.FLOWERS : G.FLOWERS + 4].sum()
         assert 11 <= st[G.DICE] // 10 * 10 + st[G.DICE] % 10 <= 66
 
 
@@ -60,7 +59,7 @@ def test_initial_flower_order_dealer_first():
     st = G.new_state()
     for seed in range(500):
         G.reset(st, seed, 2, 0)
-        wall = st[G.WALL:G.WALL + 144].copy()
+        wall = st[G.WALL : G.WALL + 144].copy()
         dealt = np.zeros(4, int)
         order = [2, 3, 0, 1]
         pos = 0
@@ -119,14 +118,20 @@ def test_pung_beats_chow_and_no_kong_after_pung():
 
 
 def test_exposed_kong_draws_replacement_from_back():
-    st = build_state({0: S0, 1: "19mSSSWWNNCCPE", 2: "555m123pNNCCFWW", 3: "11p99mFFF7sEEEP1m"}, turn=0,
-                     wall_back="7p")
+    st = build_state(
+        {0: S0, 1: "19mSSSWWNNCCPE", 2: "555m123pNNCCFWW", 3: "11p99mFFF7sEEEP1m"}, turn=0, wall_back="7p"
+    )
     G.step(st, A.DISCARD + T("5m"))
     assert st[G.CUR] == 2 and {"pung", "kong", "pass"} == legal(st)
     back = int(st[G.BACK])
     G.step(st, A.KONG)
     assert G.seat_melds(st, 2) == [pack(KONG, T("5m"), 2)]
-    assert st[G.CUR] == 2 and st[G.DRAWN] == T("7p") and st[G.DRAW_KIND] == G.KIND_KONG and st[G.BACK] == back - 1
+    assert (
+        st[G.CUR] == 2
+        and st[G.DRAWN] == T("7p")
+        and st[G.DRAW_KIND] == G.KIND_KONG
+        and st[G.BACK] == back - 1
+    )
 
 
 def _robbing_state():
@@ -228,8 +233,18 @@ def test_last_tile_win_with_three_copies_visible():
 
 def test_seven_fan_hand_cannot_win_even_with_flowers():
     hand = "123m456m789s234p5s"  # waits on 5s with fewer than 8 fan
-    rec = dict(pack=(), hand=tuple(["W1", "W2", "W3", "W4", "W5", "W6", "T7", "T8", "T9", "B2", "B3", "B4", "T5"]), winTile="T5", flowerCount=3,
-               isSelfDrawn=False, is4thTile=False, isAboutKong=False, isWallLast=False, seatWind=1, prevalentWind=0)
+    rec = dict(
+        pack=(),
+        hand=("W1", "W2", "W3", "W4", "W5", "W6", "T7", "T8", "T9", "B2", "B3", "B4", "T5"),
+        winTile="T5",
+        flowerCount=3,
+        isSelfDrawn=False,
+        is4thTile=False,
+        isAboutKong=False,
+        isWallLast=False,
+        seatWind=1,
+        prevalentWind=0,
+    )
     total = sum(p * c for p, c, _, _ in _oracle().MahjongFanCalculator(**rec, verbose=True))
     assert 8 <= total < 8 + 3  # a win shape, >= 8 only with the 3 flowers
     hands = {0: "EEESSSWWWNNCC5s", 1: hand, 2: "2233667788999p", 3: "11m99m11s99s567pCC"}
@@ -305,12 +320,12 @@ def test_determinism_and_walls_differ():
     walls = set()
     for seed in range(20):
         G.reset(a, seed)
-        walls.add(a[G.WALL:G.WALL + 144].tobytes())
+        walls.add(a[G.WALL : G.WALL + 144].tobytes())
     assert len(walls) == 20
     G.reset(a, 123)
     nxt = G.next_seed_kernel(a)
     G.reset(b, nxt)
-    assert nxt != 123 and a[G.WALL:G.WALL + 144].tobytes() != b[G.WALL:G.WALL + 144].tobytes()
+    assert nxt != 123 and a[G.WALL : G.WALL + 144].tobytes() != b[G.WALL : G.WALL + 144].tobytes()
 
 
 def test_random_play_invariants_and_oracle():

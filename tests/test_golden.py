@@ -18,8 +18,17 @@ from mjenv.testing.golden import events_of, play_case
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "hands.json").read_text(encoding="utf-8"))
 
 #: what the cases must cover between them (so that a regenerated file cannot silently lose a rule)
-COVERED = {"flower", "exposed_kong", "added_kong", "concealed_kong", "robbed_kong", "draw", "self_drawn",
-           "discard", "aborted"}
+COVERED = {
+    "flower",
+    "exposed_kong",
+    "added_kong",
+    "concealed_kong",
+    "robbed_kong",
+    "draw",
+    "self_drawn",
+    "discard",
+    "aborted",
+}
 
 
 def _json(obj):
@@ -33,7 +42,10 @@ def test_golden_cases_cover_the_rules():
     engine = set().union(*(c.get("engine_events", []) for c in GOLDEN.values()))
     assert {"head_bump", "robbed_kong", "exhaustive_draw", "initial_flower", "flower_in_play"} <= engine
     assert {c["rules"].get("illegal") for c in GOLDEN.values() if c["illegal_action"]} == {
-        "terminate", "penalty", "raise"}
+        "terminate",
+        "penalty",
+        "raise",
+    }
     assert any(len(c["hands"]) == 16 for c in GOLDEN.values())
 
 
@@ -62,9 +74,23 @@ def test_golden_logs_replay_through_the_record_module(name):
 
 
 # ---------------------------------------------------------------------------------------------- digests
-FUZZ_FIELDS = ("HAND", 136), ("MELDS", 16), ("DISC", 4 * G.MAX_DISCARDS), ("N_DISC", 4), ("WALL", 144), \
-    ("FLOWERS", 4), ("SCORES", 4), ("FANS", G.NUM_FANS), ("WINNER", 1), ("LOSER", 1), ("WIN_TILE", 1), \
-    ("WIN_FLAGS", 1), ("WIN_TOTAL", 1), ("N_STEPS", 1), ("EVENTS", 1)
+FUZZ_FIELDS = (
+    ("HAND", 136),
+    ("MELDS", 16),
+    ("DISC", 4 * G.MAX_DISCARDS),
+    ("N_DISC", 4),
+    ("WALL", 144),
+    ("FLOWERS", 4),
+    ("SCORES", 4),
+    ("FANS", G.NUM_FANS),
+    ("WINNER", 1),
+    ("LOSER", 1),
+    ("WIN_TILE", 1),
+    ("WIN_FLAGS", 1),
+    ("WIN_TOTAL", 1),
+    ("N_STEPS", 1),
+    ("EVENTS", 1),
+)
 
 
 #: printed by ``scripts/fuzz_games.py --hands 300 --digest-every 300`` too
@@ -87,7 +113,7 @@ def fuzz_digest(hands: int, seed: int = 0) -> str:
         h.update(np.int64(n).tobytes())
         for name, size in FUZZ_FIELDS:
             off = getattr(G, name)
-            h.update(st[off:off + size].tobytes())
+            h.update(st[off : off + size].tobytes())
     return h.hexdigest()
 
 

@@ -11,8 +11,19 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "mjenv"
 #: the rules core and engine: pure numpy/numba
-RULES_MODULES = ("tiles", "hand", "fans", "game", "melds", "rules", "observation", "actions", "record", "_jit",
-                 "policy")
+RULES_MODULES = (
+    "tiles",
+    "hand",
+    "fans",
+    "game",
+    "melds",
+    "rules",
+    "observation",
+    "actions",
+    "record",
+    "_jit",
+    "policy",
+)
 FRAMEWORKS = {"pettingzoo", "gymnasium", "gym", "torch", "ray", "tensorflow", "jax"}
 UPPER = {"agents", "train"}
 
@@ -25,15 +36,21 @@ def imported_roots(path: Path) -> set[str]:
             out.update(a.name.split(".")[0] for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             out.add(node.module.split(".")[0])
-        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", "")) in (
-                "import_module", "__import__") and node.args and isinstance(node.args[0], ast.Constant):
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("import_module", "__import__")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
             out.add(str(node.args[0].value).split(".")[0])
     return out
 
 
 def test_the_scanner_sees_imports_in_functions(tmp_path):
     p = tmp_path / "m.py"
-    p.write_text("def f():\n    import torch.nn\n    from ray import get\n    importlib.import_module('agents.rule')\n")
+    p.write_text(
+        "def f():\n    import torch.nn\n    from ray import get\n    importlib.import_module('agents.rule')\n"
+    )
     assert imported_roots(p) == {"torch", "ray", "agents"}
 
 
@@ -54,5 +71,7 @@ def test_agents_never_import_train():
     agents = ROOT / "agents"
     if not agents.is_dir():
         pytest.skip("no agents/ package in this checkout yet")
-    offenders = {str(p.relative_to(ROOT)): sorted(imported_roots(p) & {"train"}) for p in agents.rglob("*.py")}
+    offenders = {
+        str(p.relative_to(ROOT)): sorted(imported_roots(p) & {"train"}) for p in agents.rglob("*.py")
+    }
     assert not {k: v for k, v in offenders.items() if v}

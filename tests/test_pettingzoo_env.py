@@ -16,7 +16,6 @@ from mjenv.pettingzoo_env import GLOBAL_SIZE, env, raw_env
 from mjenv.record import replay
 
 
-
 def _oracle():
     """The reference calculator, or skip the calling test (only the tests that use it) when it is absent."""
     return pytest.importorskip("MahjongGB", reason="the PyMahjongGB oracle (test extra) is not installed")
@@ -48,7 +47,9 @@ def test_api_seed_render():
 def test_registry_make():
     e = pettingzoo.make("aec", "mjenv/mahjong-v0")
     e.reset(seed=3)
-    assert e.agent_selection == "player_0" and e.observation_space("player_0") is e.observation_space("player_0")
+    assert e.agent_selection == "player_0" and e.observation_space("player_0") is e.observation_space(
+        "player_0"
+    )
 
 
 def test_rewards_sum_to_zero_and_results_rescore():
@@ -134,7 +135,7 @@ def test_game_log_replays_exact_states():
     e.reset(seed=5)
     states = [e.state_array.copy()]
     rng = np.random.default_rng(3)
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, _, term, _, _ = e.last()
         if term:
             e.step(None)
@@ -143,8 +144,11 @@ def test_game_log_replays_exact_states():
         e.step(A.WIN if mask[A.WIN] else int(rng.choice(np.flatnonzero(mask))))
         states.append(e.state_array.copy())
     log = json.loads(json.dumps(e.hand_log(0)))
-    assert log["seed"] == 5 and len(log["wall"]) == 144 and log["result"]["payments"] == list(
-        e.state_array[G.SCORES:G.SCORES + 4])
+    assert (
+        log["seed"] == 5
+        and len(log["wall"]) == 144
+        and log["result"]["payments"] == list(e.state_array[G.SCORES : G.SCORES + 4])
+    )
     assert any("draw" in ev for ev in log["events"])
     replayed = replay(log)
     assert len(replayed) == len(states)
@@ -175,7 +179,7 @@ def test_observation_ignores_hidden_information():
         O.observe_kernel(st, 0, obs)
         alt = st.copy()
         # swap a concealed tile of seat 1 with a different tile in the live wall
-        hand1 = np.flatnonzero(alt[G.HAND + 34:G.HAND + 68])
+        hand1 = np.flatnonzero(alt[G.HAND + 34 : G.HAND + 68])
         wall_pos = [i for i in range(int(alt[G.FRONT]), int(alt[G.BACK])) if alt[G.WALL + i] < 34]
         t = int(hand1[0])
         i = next(i for i in wall_pos if alt[G.WALL + i] != t)
@@ -183,7 +187,9 @@ def test_observation_ignores_hidden_information():
         alt[G.HAND + 34 + t] -= 1
         alt[G.HAND + 34 + u] += 1
         alt[G.WALL + i] = t
-        alt[G.WALL + alt[G.FRONT]:G.WALL + alt[G.BACK]] = rng.permutation(alt[G.WALL + alt[G.FRONT]:G.WALL + alt[G.BACK]])
+        alt[G.WALL + alt[G.FRONT] : G.WALL + alt[G.BACK]] = rng.permutation(
+            alt[G.WALL + alt[G.FRONT] : G.WALL + alt[G.BACK]]
+        )
         alt[G.RNG_LO] += 12345
         for s in (1, 2, 3):
             alt[G.WIN_FAN + s] = 99 if alt[G.WIN_FAN + s] < 0 else -1
@@ -209,7 +215,7 @@ def test_observation_views_and_global_state():
     v = O.views(o["observation"])
     assert v["hand"].sum() == 14 and v["seat_wind"][0] == 1 and v["wall"][0] == 144 - 53 - v["flowers"].sum()
     g = o["global_state"]
-    assert (g[:O.OBS_SIZE] == o["observation"]).all() and g[-42:].sum() == v["wall"][0]
+    assert (g[: O.OBS_SIZE] == o["observation"]).all() and g[-42:].sum() == v["wall"][0]
     assert e.observation_space("player_0").contains(o)
 
 

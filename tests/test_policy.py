@@ -19,10 +19,16 @@ def test_load_policy_by_import_string():
     assert acts.dtype == np.int64 and set(acts.tolist()) <= {2, 5}
 
 
-@pytest.mark.parametrize("spec, match", [
-    ("mjenv.policy", "module:factory"), ("a:b:c", "module:factory"), (":make", "module:factory"),
-    ("no_such_module_xyz:make", "cannot import"), ("mjenv.policy:nope", "no attribute"),
-])
+@pytest.mark.parametrize(
+    "spec, match",
+    [
+        ("mjenv.policy", "module:factory"),
+        ("a:b:c", "module:factory"),
+        (":make", "module:factory"),
+        ("no_such_module_xyz:make", "cannot import"),
+        ("mjenv.policy:nope", "no attribute"),
+    ],
+)
 def test_bad_import_strings(spec, match):
     with pytest.raises(ValueError, match=match):
         load_policy(spec, 1, 0)

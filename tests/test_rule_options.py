@@ -24,11 +24,18 @@ GOLDEN = json.loads((Path(__file__).parent / "golden" / "hands.json").read_text(
 
 
 def test_rules_block_is_written_once_by_reset():
-    rules = RuleConfig(min_fan=5, base_payment=3, false_win_payment=4, illegal_payment=6, illegal="penalty",
-                       flowers=False, claim_windows="all")
+    rules = RuleConfig(
+        min_fan=5,
+        base_payment=3,
+        false_win_payment=4,
+        illegal_payment=6,
+        illegal="penalty",
+        flowers=False,
+        claim_windows="all",
+    )
     st = G.new_state()
     G.reset(st, 1, rules=rules)
-    block = st[G.RULES:G.RULES + RULE_WORDS]
+    block = st[G.RULES : G.RULES + RULE_WORDS]
     assert block.tolist() == rules.encode().tolist() == [5, 3, 4, 6, 2, 0, 1, 0, 1]
     assert len(RULE_FIELDS) == RULE_WORDS
     assert st[G.MIN_FAN] == 5 and st[G.BASE_PAY] == 3 and st[G.ILLEGAL_MODE] == 2 and st[G.ASK_ALL] == 1
@@ -36,8 +43,12 @@ def test_rules_block_is_written_once_by_reset():
 
 
 def test_bad_rule_options_are_clear_errors():
-    for bad, err in (({"flowers": 1}, TypeError), ({"claim_windows": "some"}, ValueError),
-                     ({"base_payment": -1}, ValueError), ({"illegal_payment": 1.5}, ValueError)):
+    for bad, err in (
+        ({"flowers": 1}, TypeError),
+        ({"claim_windows": "some"}, ValueError),
+        ({"base_payment": -1}, ValueError),
+        ({"illegal_payment": 1.5}, ValueError),
+    ):
         with pytest.raises(err):
             RuleConfig(**bad)
     with pytest.raises(ValueError, match="unknown rule options"):
@@ -94,9 +105,13 @@ def test_no_flowers_wall_and_full_hands():
     wins = 0
     for seed in range(300):
         G.reset(st, seed, seed % 4, 0, rules)
-        assert st[G.BACK] == 136 and (st[G.WALL:G.WALL + 136] < 34).all() and (st[G.WALL + 136:G.WALL + 144] == 0).all()
-        assert np.bincount(st[G.WALL:G.WALL + 136], minlength=34).tolist() == [4] * 34
-        assert st[G.FLOWERS:G.FLOWERS + 4].sum() == 0 and st[G.FRONT] == 53
+        assert (
+            st[G.BACK] == 136
+            and (st[G.WALL : G.WALL + 136] < 34).all()
+            and (st[G.WALL + 136 : G.WALL + 144] == 0).all()
+        )
+        assert np.bincount(st[G.WALL : G.WALL + 136], minlength=34).tolist() == [4] * 34
+        assert st[G.FLOWERS : G.FLOWERS + 4].sum() == 0 and st[G.FRONT] == 53
         validate_state(st)
         n = playout_kernel(st, seed % 2, rs, True, *tab)
         assert n > 0, CHECK_ERRORS.get(n, n)
@@ -135,7 +150,7 @@ def test_flowers_default_is_unchanged():
     a, b = G.new_state(), G.new_state()
     G.reset(a, 99)
     G.reset(b, 99, rules=RuleConfig(flowers=True))
-    assert (a == b).all() and a[G.BACK] == 144 - a[G.FLOWERS:G.FLOWERS + 4].sum()
+    assert (a == b).all() and a[G.BACK] == 144 - a[G.FLOWERS : G.FLOWERS + 4].sum()
 
 
 # ------------------------------------------------------------------------------------------ claim windows
@@ -216,7 +231,9 @@ def _play_ask_all_like(case: dict) -> tuple[raw_env, list]:
         agent = e.agent_selection
         st, rs = e.state_array, ref.state_array
         window = st[G.PHASE] in (G.PH_CLAIM, G.PH_ROB)
-        if window and not (rs[G.PHASE] == st[G.PHASE] and rs[G.CUR] == st[G.CUR]):  # asked only in ask-all mode
+        if window and not (
+            rs[G.PHASE] == st[G.PHASE] and rs[G.CUR] == st[G.CUR]
+        ):  # asked only in ask-all mode
             mask = e.observe(agent)["action_mask"]
             extra.append(int(mask.sum()))
             assert mask[A.PASS] == 1
@@ -242,7 +259,9 @@ def test_ask_all_mode_asks_every_seat_and_plays_the_same_hand(name):
     log = e.hand_log()
     want = case["hands"][0]
     assert json.loads(json.dumps(log["result"])) == want["result"]
-    assert [ev for ev in log["events"] if "claim" not in ev] == [ev for ev in want["events"] if "claim" not in ev]
+    assert [ev for ev in log["events"] if "claim" not in ev] == [
+        ev for ev in want["events"] if "claim" not in ev
+    ]
 
 
 def test_ask_all_mode_every_discard_asks_three_seats():
@@ -272,8 +291,9 @@ def test_cli_rule_flags_reach_every_command(tmp_path):
     assert rec["rules"]["flowers"] is False and rec["rules"]["min_fan"] == 6 and len(rec["wall"]) == 136
     from mjenv.selfplay import run_selfplay
 
-    out = run_selfplay(tables=4, hands=8, seconds=None, progress=False, rules=RuleConfig(flowers=False,
-                                                                                        illegal="raise"))
+    out = run_selfplay(
+        tables=4, hands=8, seconds=None, progress=False, rules=RuleConfig(flowers=False, illegal="raise")
+    )
     assert out["rules"]["flowers"] is False
     with pytest.raises(SystemExit):
         main(["play", "--claim-windows", "some"])

@@ -110,7 +110,7 @@ def _win(g: np.ndarray, nranks: int) -> np.ndarray:
     win[idx] |= (g[idx, sets[idx]] == 2 * sets[idx]).astype(np.uint8)
     ok1 = (n % 3 == 2) & (sets <= 4)
     idx = np.where(ok1)[0]
-    win[idx] |= ((g[idx, 5 + sets[idx]] == 2 * sets[idx] + 1).astype(np.uint8) << 1)
+    win[idx] |= (g[idx, 5 + sets[idx]] == 2 * sets[idx] + 1).astype(np.uint8) << 1
     return win
 
 

@@ -13,6 +13,16 @@ from mjenv.botzone.judge import Judge, judge, parse_walltiles
 from mjenv.botzone.runner import PolicyBot, SubprocessBot, play_engine, play_match, random_initdata
 
 __all__ = [
-    "BotCore", "Judge", "PolicyBot", "SubprocessBot", "humanlog", "judge", "layout", "parse_walltiles",
-    "play_engine", "play_match", "random_initdata", "replay_human_log",
+    "BotCore",
+    "Judge",
+    "PolicyBot",
+    "SubprocessBot",
+    "humanlog",
+    "judge",
+    "layout",
+    "parse_walltiles",
+    "play_engine",
+    "play_match",
+    "random_initdata",
+    "replay_human_log",
 ]

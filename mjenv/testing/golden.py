@@ -16,8 +16,12 @@ def scripted_action(mask: np.ndarray, rng: np.random.Generator, eager: bool) -> 
     if mask[A.WIN]:
         return A.WIN
     if eager:
-        for lo, hi, p in ((A.CONCEALED_KONG, A.WIN, 0.95), (A.KONG, A.KONG + 1, 0.95), (A.PUNG, A.PUNG + 1, 0.8),
-                          (A.CHOW, A.PUNG, 0.6)):
+        for lo, hi, p in (
+            (A.CONCEALED_KONG, A.WIN, 0.95),
+            (A.KONG, A.KONG + 1, 0.95),
+            (A.PUNG, A.PUNG + 1, 0.8),
+            (A.CHOW, A.PUNG, 0.6),
+        ):
             cand = legal[(legal >= lo) & (legal < hi)]
             if cand.size and rng.random() < p:
                 return int(cand[rng.integers(cand.size)])
@@ -27,8 +31,15 @@ def scripted_action(mask: np.ndarray, rng: np.random.Generator, eager: bool) -> 
     return int(legal[rng.integers(legal.size)])
 
 
-def play_case(rules: dict, seed: int, policy_seed: int, eager: bool = True, illegal_at: int | None = None,
-              actions: list | None = None, illegal_action: int | None = None) -> dict:
+def play_case(
+    rules: dict,
+    seed: int,
+    policy_seed: int,
+    eager: bool = True,
+    illegal_at: int | None = None,
+    actions: list | None = None,
+    illegal_action: int | None = None,
+) -> dict:
     """Play one case (``actions`` given: replay them) and return its full golden record."""
     from mjenv import actions as A
     from mjenv.pettingzoo_env import raw_env
@@ -65,9 +76,16 @@ def play_case(rules: dict, seed: int, policy_seed: int, eager: bool = True, ille
         steps.append([agent, int(a), [env.rewards[p] for p in env.possible_agents]])
     hands = [env.hand_log(k) for k in range(len(env._hands))]
     return {
-        "rules": rules, "seed": seed, "actions": played, "steps": steps, "observation_digest": h.hexdigest(),
-        "hands": hands, "final": {"cumulative_rewards": [env._cumulative_rewards[p] for p in env.possible_agents],
-                                  "match_scores": list(env.match_scores)},
+        "rules": rules,
+        "seed": seed,
+        "actions": played,
+        "steps": steps,
+        "observation_digest": h.hexdigest(),
+        "hands": hands,
+        "final": {
+            "cumulative_rewards": [env._cumulative_rewards[p] for p in env.possible_agents],
+            "match_scores": list(env.match_scores),
+        },
         "illegal_action": None if illegal_at is None else A.action_to_str(played[illegal_at]),
     }
 
@@ -88,5 +106,3 @@ def events_of(case: dict) -> set[str]:
         if log["result"] and log["result"].get("win_type") == "robbed_kong":
             out.add("robbed_kong")
     return out
-
-

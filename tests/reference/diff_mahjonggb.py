@@ -43,9 +43,9 @@ def _random_packs(rng: np.random.Generator, counts: np.ndarray) -> tuple:
         kind = int(rng.integers(1, 4))
         t = int(rng.integers(34))
         if kind == 1:
-            if t >= 27 or t % 9 in (0, 8) or held[t - 1: t + 2].max() >= 4:
+            if t >= 27 or t % 9 in (0, 8) or held[t - 1 : t + 2].max() >= 4:
                 continue
-            held[t - 1: t + 2] += 1
+            held[t - 1 : t + 2] += 1
             packs.append((1 << 8) | (int(rng.integers(1, 4)) << 6) | t)
         else:
             need = 3 if kind == 2 else 4
@@ -62,7 +62,7 @@ def compare(counts: np.ndarray, rng: np.random.Generator, max_report: int = 10) 
     n_melds = (13 - counts.sum(axis=1)) // 3
     ours_total = H.batch_shanten(counts, n_melds)
     ours_shape = {}
-    for name, shape, sizes in SHAPE_FUNCS:
+    for name, shape, _sizes in SHAPE_FUNCS:
         ours_shape[name] = H.batch_useful(counts, shape, n_melds, physical=False)
     # win detection: every hand + every tile (fewer than 4 held)
     n = counts.shape[0]
@@ -89,7 +89,7 @@ def compare(counts: np.ndarray, rng: np.random.Generator, max_report: int = 10) 
         if exp_c != exp:
             bad.append(("compat.MahjongShanten", tiles, pack, exp, exp_c))
         ready_useful = set()
-        for name, shape, sizes in SHAPE_FUNCS:
+        for name, _shape, sizes in SHAPE_FUNCS:
             if size not in sizes:
                 continue
             exp = getattr(MahjongGB, name)(tiles)
