@@ -308,6 +308,9 @@ def _register_eval(sub) -> None:
     p.add_argument("--agent", action="append", required=True, metavar="NAME=module:factory",
                    help="an agent (repeat): e.g. --agent rule=agents.rule:make --agent random=agents.random:make; "
                    "1v3 and 2v2 take two (for 1v3 the first is the one-seat candidate), perm24 four")  # fmt: skip
+    p.add_argument("--agent-opt", action="append", default=[], metavar="NAME.KEY=VALUE",
+                   help="a keyword argument for an agent's factory (repeat), e.g. --agent-opt "
+                   "ppo.checkpoint=runs/ppo/policy.safetensors; VALUE is read as JSON when it parses, else text")  # fmt: skip
     p.add_argument("--seating", default="1v3", help="1v3 (default), 2v2 or perm24")
     p.add_argument("--walls", type=int, default=100, help="walls (default 100); hands = walls x 4 / 6 / 24")
     p.add_argument("--seed", type=int, default=0, help="seed of the walls and the agents (default 0)")
@@ -337,6 +340,19 @@ def _cmd_eval(args) -> int:
         if name in agents:
             raise ValueError(f"agent name {name!r} given twice")
         agents[name] = spec
+    agent_kwargs: dict[str, dict] = {}
+    for item in args.agent_opt:
+        key, sep, value = item.partition("=")
+        name, dot, kw = key.partition(".")
+        if not sep or not dot or not name or not kw:
+            raise ValueError(f"--agent-opt takes NAME.KEY=VALUE, got {item!r}")
+        if name not in agents:
+            raise ValueError(f"--agent-opt {item!r}: no agent named {name!r} (agents: {sorted(agents)})")
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError:
+            parsed = value
+        agent_kwargs.setdefault(name, {})[kw] = parsed
     if args.plot:
         try:
             import matplotlib  # noqa: F401
@@ -346,6 +362,7 @@ def _cmd_eval(args) -> int:
     report = run_arena(
         agents, seating=args.seating, walls=args.walls, seed=args.seed, tables=args.tables,
         threads=args.threads, rules=_rules_from_args(args), records=args.records, progress=not args.no_progress,
+        agent_kwargs=agent_kwargs,
     )  # fmt: skip
     print(format_markdown(report))
     if args.json:

@@ -382,3 +382,19 @@ def test_arena_benchmark_smoke(capsys):
     assert rows[0]["entry"] == "arena 1v3 random vs random" and rows[0]["hands"] == 8
     assert rows[0]["hands_per_s"] > 0
     assert "hands/s" in capsys.readouterr().out
+
+
+def test_cli_eval_agent_options(tmp_path, capsys):
+    from mjenv.cli import main
+
+    out = tmp_path / "e.json"
+    pair = ["eval", "--agent", "a=mjenv.policy:make_random", "--agent", "b=mjenv.policy:make_random"]
+    assert main([*pair, "--walls", "3", "--no-progress", "--json", str(out)]) == 0
+    capsys.readouterr()
+    for opt, msg in (
+        ("c.x=1", "no agent named"),
+        ("a.temperature=0.5", "no options"),
+        ("a=1", "NAME.KEY=VALUE"),
+    ):
+        assert main([*pair, "--agent-opt", opt, "--walls", "1", "--no-progress"]) == 2
+        assert msg in capsys.readouterr().err, opt
