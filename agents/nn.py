@@ -76,6 +76,15 @@ def _index_arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 _PLANE_IDX, _SCALAR_IDX, _SCALAR_SCALE = _index_arrays()
 
 
+def _runs(idx: np.ndarray) -> tuple[tuple[int, int], ...]:
+    """``idx`` (flat observation indices, in feature order) as maximal contiguous ``[a, b)`` slices."""
+    cut = np.flatnonzero(np.diff(idx) != 1) + 1
+    return tuple((int(r[0]), int(r[-1]) + 1) for r in np.split(idx, cut))
+
+
+_RUNS = _runs(np.concatenate([_PLANE_IDX.ravel(), _SCALAR_IDX]))
+
+
 class PolicyValueNet(nn.Module):
     """``forward(obs, masks) -> (masked logits [N, NUM_ACTIONS], value [N])`` (see the module docstring)."""
 
@@ -89,8 +98,6 @@ class PolicyValueNet(nn.Module):
         self.body = nn.Sequential(nn.Linear(34 * c + NUM_SCALARS, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU())
         self.policy_head = nn.Linear(h, NUM_ACTIONS)
         self.value_head = nn.Linear(h, 1)
-        self.register_buffer("plane_idx", torch.as_tensor(_PLANE_IDX), persistent=False)
-        self.register_buffer("scalar_idx", torch.as_tensor(_SCALAR_IDX), persistent=False)
         self.register_buffer("scalar_scale", torch.as_tensor(_SCALAR_SCALE), persistent=False)
 
     @property
@@ -101,13 +108,21 @@ class PolicyValueNet(nn.Module):
         """``(planes [N, NUM_PLANES, 34], scalars [N, NUM_SCALARS])`` from flat observations (any dtype)."""
         if obs.ndim != 2 or obs.shape[1] != OBS_SIZE:
             raise ValueError(f"obs must have shape (N, {OBS_SIZE}), got {tuple(obs.shape)}")
-        obs = obs.to(torch.float32)
-        return obs[:, self.plane_idx], obs[:, self.scalar_idx] / self.scalar_scale
+        # gather first, on the raw dtype (uint8: a quarter of the bytes), as a few contiguous slices (a
+        # fancy-index gather is ~10x slower on CPU), then convert only what the network reads
+        x = torch.cat([obs[:, a:b] for a, b in _RUNS], dim=1).to(torch.float32)
+        n_p = NUM_PLANES * 34
+        return x[:, :n_p].view(-1, NUM_PLANES, 34), x[:, n_p:] / self.scalar_scale
 
     def forward(
         self, obs: torch.Tensor, masks: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        planes, scalars = self.features(obs)
+        return self.forward_features(*self.features(obs), masks)
+
+    def forward_features(
+        self, planes: torch.Tensor, scalars: torch.Tensor, masks: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """:meth:`forward` from the output of :meth:`features` (to gather the features of a batch once)."""
         x = self.conv(planes).flatten(1)
         x = self.body(torch.cat([x, scalars], dim=1))
         logits = self.policy_head(x)

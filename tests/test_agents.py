@@ -157,6 +157,27 @@ def test_nn_masked_logits_never_illegal_and_info():
     assert masks[np.arange(500), g(obs, masks)].all()
 
 
+def test_nn_features_gather_the_named_observation_pieces():
+    """The slice-based gather of ``features`` equals indexing the named pieces of the layout, for both dtypes."""
+    import torch
+
+    from agents import nn as N
+
+    rng = np.random.default_rng(1)
+    obs = rng.integers(0, 256, (64, O.OBS_SIZE)).astype(np.uint8)
+    net = N.PolicyValueNet(N.NNConfig(4, 8))
+    flat = obs.astype(np.float32)
+    want_p = np.concatenate([flat[:, O.OBS_OFFSETS[n] : O.OBS_OFFSETS[n] + 34 * c] for n, c in N._PLANES], 1)
+    want_s = np.concatenate(
+        [flat[:, O.OBS_OFFSETS[n] : O.OBS_OFFSETS[n] + c] / sc for n, c, sc in N._SCALARS], 1
+    )
+    for x in (torch.from_numpy(obs), torch.from_numpy(flat)):
+        planes, scalars = net.features(x)
+        assert planes.dtype == torch.float32 and planes.shape == (64, N.NUM_PLANES, 34)
+        np.testing.assert_array_equal(planes.reshape(64, -1).numpy(), want_p)
+        np.testing.assert_allclose(scalars.numpy(), want_s, rtol=1e-6)
+
+
 def test_nn_save_load_round_trip(tmp_path):
     from agents import nn as N
 
