@@ -13,6 +13,8 @@ Specification in mjenv
   a ``"hands"`` list. A record may carry ``"players"`` (``{name: chair}``, as ``raw_env.hand_log`` writes) and
   ``"info"``: a list aligned with ``"ops"``, each entry ``null`` or ``{"probs": {action name or id: p} | [109
   floats], "value": v}`` (arena records); the viewer shows the top actions and the value at that decision.
+* Botzone JSON match logs and human logs (``data.txt`` text, given as a str) are converted to records by
+  :mod:`mjenv.viewer.logs` first; under private walls each seat shows its own wall count.
 * :func:`build_view` returns the JSON embedded in the page (format ``mjenv-view-v1``, see ``docs/viewer.md``);
   :func:`render_html` the page as a string; :func:`write_html` writes it; :func:`load_records` reads a record
   file (JSON or JSON lines) with clear errors.
