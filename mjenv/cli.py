@@ -179,8 +179,9 @@ def _cmd_play(args) -> int:
 
 def _register_view(sub) -> None:
     p = sub.add_parser("view", help="write an offline HTML replay page of game records (mjenv.viewer)")
-    p.add_argument("record", help="a game record file: one mjenv-hand-v1 record, a list of them, "
-                   "{'hands': [...]} or JSON lines")  # fmt: skip
+    p.add_argument("record", help="a game record file: one mjenv-hand-v2 record, a list of them, "
+                   "{'hands': [...]} or JSON lines; or a Botzone JSON match log (JSON lines, .gz) or a "
+                   "human log (data.txt text)")  # fmt: skip
     p.add_argument("--html", metavar="PATH", required=True, help="the page to write")
     p.add_argument("--title", default=None, help="page title (default: the record's file name)")
     p.set_defaults(func=_cmd_view)
@@ -192,6 +193,11 @@ def _cmd_view(args) -> int:
     from mjenv.viewer import load_records, write_html
 
     records = load_records(args.record)
+    for r in records:  # a converted log whose scores the engine does not reproduce: shown, but said
+        src = r.get("source") or {}
+        if src.get("ok") is False:
+            print(f"mjenv view: warning: match {src.get('match')} round {src.get('round')}: the engine pays "
+                  f"{src.get('scores')}, the log says {src.get('log_scores')}", file=sys.stderr)  # fmt: skip
     n = write_html(records, args.html, title=args.title or Path(args.record).name)
     print(
         f"replay page of {len(records)} hand{'s' if len(records) > 1 else ''} written to {args.html} "

@@ -18,6 +18,11 @@ A log is a plain dict (``json.dumps``-able)::
                 | {"flower": s, "tile": "H2"} | {"claim": s, "action": "pung"} | {"end": ...}, ...],
      "result": mjenv.game.result(...) (or None if the hand is not over)}
 
+A hand whose wall is given rather than shuffled from the seed (a Botzone ``walltiles`` wall, a human log's
+rebuilt wall; :func:`mjenv.game.reset_wall`) carries ``"wall_given": true``: then ``"wall"`` is the wall itself
+(in the state's order: Botzone ``walltiles`` order under ``rules.private_walls``), ``"seed"`` is only a label
+and ``"dice"`` is ``[0, 0]``. Records without the key are seeded as before.
+
 ``ops`` is the input of :func:`replay`; ``events`` are derived from the states for readers.
 :func:`replay` rebuilds the state after every op and checks the wall against the log. It also reads the older
 ``"mjenv-hand-v1"`` logs (``"min_fan"`` instead of ``"rules"``).
@@ -74,12 +79,19 @@ def _diff_events(before: np.ndarray, after: np.ndarray, op: list) -> list[dict]:
     return ev
 
 
-def make_log(seed: int, dealer: int, prevalent: int, rules: RuleConfig | None, ops: list) -> dict:
-    """Build the full JSON log of a hand from its setup and the ops applied (replaying them)."""
+def make_log(seed: int, dealer: int, prevalent: int, rules: RuleConfig | None, ops: list, *, wall=None) -> dict:
+    """Build the full JSON log of a hand from its setup and the ops applied (replaying them).
+
+    ``wall`` (tile ids, as :func:`mjenv.game.reset_wall` takes them): the hand's given wall instead of the one
+    shuffled from ``seed``; the log then carries ``"wall_given": true``.
+    """
     rules = RuleConfig() if rules is None else rules
     st = G.new_state()
-    G.reset(st, seed, dealer, prevalent, rules)
-    wall = [BOTZONE_CODES[int(t)] for t in st[G.WALL:G.WALL + rules.num_tiles]]
+    if wall is None:
+        G.reset(st, seed, dealer, prevalent, rules)
+    else:
+        G.reset_wall(st, wall, dealer, prevalent, rules)
+    codes = [BOTZONE_CODES[int(t)] for t in st[G.WALL:G.WALL + rules.num_tiles]]
     deal = {"hands": [[BOTZONE_CODES[t] for t in counts_to_tiles(G.seat_hand(st, s))] for s in range(4)],
             "flowers": [[BOTZONE_CODES[34 + f] for f in range(8) if int(st[G.FLOWER_BITS + s]) >> f & 1]
                         for s in range(4)]}
@@ -90,12 +102,15 @@ def make_log(seed: int, dealer: int, prevalent: int, rules: RuleConfig | None, o
         if _apply(st, op, rewards) != 0:
             raise ValueError(f"log op {op} was rejected by the engine")
         events.extend(_diff_events(before, st, op))
-    return {
+    log = {
         "format": LOG_FORMAT, "seed": int(seed), "dealer": int(dealer), "prevalent_wind": int(prevalent),
-        "rules": rules.to_dict(), "dice": [int(st[G.DICE]) // 10, int(st[G.DICE]) % 10], "wall": wall,
+        "rules": rules.to_dict(), "dice": [int(st[G.DICE]) // 10, int(st[G.DICE]) % 10], "wall": codes,
         "deal": deal, "ops": [list(op) for op in ops], "events": events,
         "result": G.result(st) if st[G.PHASE] == G.PH_OVER else None,
     }
+    if wall is not None:
+        log["wall_given"] = True
+    return log
 
 
 def log_rules(log: dict) -> RuleConfig:
@@ -110,14 +125,18 @@ def log_rules(log: dict) -> RuleConfig:
 def replay(log: dict) -> list[np.ndarray]:
     """The states of a logged hand: after the deal, then after every op (copies, ``int32[STATE_SIZE]``).
 
-    Raises ValueError if the log is malformed, its wall does not match its seed, or an op is rejected.
+    Raises ValueError if the log is malformed, its wall does not match its seed (or, with ``"wall_given"``, is
+    not a full wall), or an op is rejected.
     """
     rules = log_rules(log)
     st = G.new_state()
-    G.reset(st, int(log["seed"]), int(log["dealer"]), int(log["prevalent_wind"]), rules)
     wall = [tile_from_botzone(c) for c in log["wall"]]
-    if wall != [int(t) for t in st[G.WALL:G.WALL + rules.num_tiles]]:
-        raise ValueError("the logged wall does not match the wall of the logged seed")
+    if log.get("wall_given", False) is True:
+        G.reset_wall(st, wall, int(log["dealer"]), int(log["prevalent_wind"]), rules)
+    else:
+        G.reset(st, int(log["seed"]), int(log["dealer"]), int(log["prevalent_wind"]), rules)
+        if wall != [int(t) for t in st[G.WALL:G.WALL + rules.num_tiles]]:
+            raise ValueError("the logged wall does not match the wall of the logged seed")
     states = [st.copy()]
     rewards = np.zeros(4, np.float32)
     for op in log["ops"]:

@@ -38,6 +38,7 @@ for (const el of document.querySelectorAll('.seat')) {
       : null, Number(m.dataset.from), Number(m.dataset.concealed)]),
     river: Array.from(el.querySelectorAll('.river .t')).map((t) => [Number(t.dataset.t), t.classList.contains('claimed') ? 1 : 0]),
     flowers: ts('.flowers .t'), score: Number(el.querySelector('.score').dataset.v),
+    pwall: el.querySelector('.pwall') ? Number(el.querySelector('.pwall').dataset.wall) : null,
     cur: el.classList.contains('cur'),
   };
 }
@@ -97,7 +98,13 @@ def _check(dom: dict, st, k: int, where: str) -> None:
         assert s["cur"] == (st[G.PHASE] != G.PH_OVER and int(st[G.CUR]) == c)
         if st[G.PHASE] == G.PH_TURN and st[G.DRAWN] >= 0 and int(st[G.TURN]) == c:
             assert s["drawn"] == [int(st[G.DRAWN])]
-    assert dom["wall"] == want["wall"][1] - want["wall"][0], f"{where} step {k} wall"
+    if st[G.PRIVATE_WALLS]:  # the four private walls: each seat shows its own count
+        counts = G.wall_counts(st)
+        assert [dom["seats"][c]["pwall"] for c in range(4)] == counts, f"{where} step {k} private walls"
+        assert dom["wall"] == sum(counts), f"{where} step {k} wall"
+    else:
+        assert all(s["pwall"] is None for s in dom["seats"])
+        assert dom["wall"] == want["wall"][1] - want["wall"][0], f"{where} step {k} wall"
     assert dom["slider"] == k
 
 
@@ -239,3 +246,25 @@ def test_policy_info_several_hands_and_screenshots(browser, pages, tmp_path):
         Path(dest).mkdir(parents=True, exist_ok=True)
         for s in shots:
             shutil.copy(s, Path(dest) / s.name)
+
+
+def test_private_walls_of_botzone_logs(browser, tmp_path):
+    """A Botzone-variant env record and a human log of an engine game: every seat's wall count on the page is
+    ``game.wall_counts`` at that step, by hash and by keys."""
+    from selenium.webdriver.common.keys import Keys
+
+    from mjenv.botzone import humanlog as H
+    from mjenv.viewer import load_records
+    from tests.test_viewer_logs import botzone_env_record, exported_rounds
+
+    txt = tmp_path / "data.txt"
+    txt.write_text(H.export_text(exported_rounds(11, 1)))
+    for name, rec in (("env", botzone_env_record(3)), ("human", load_records(txt)[0])):
+        path = tmp_path / f"{name}.html"
+        write_html(rec, path)
+        states = replay(rec)
+        last = len(states) - 1
+        for k in sorted({0, 1, 2, last // 2, last - 1, last}):
+            _check(_open(browser, path, f"#step={k}"), states[k], k, name)
+        _open(browser, path, "#step=5")
+        _check(_key(browser, Keys.ARROW_RIGHT, 4), states[9], 9, f"{name} (right x4)")

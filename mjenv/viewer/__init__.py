@@ -13,6 +13,8 @@ Specification in mjenv
   a ``"hands"`` list. A record may carry ``"players"`` (``{name: chair}``, as ``raw_env.hand_log`` writes) and
   ``"info"``: a list aligned with ``"ops"``, each entry ``null`` or ``{"probs": {action name or id: p} | [109
   floats], "value": v}`` (arena records); the viewer shows the top actions and the value at that decision.
+* Botzone JSON match logs and human logs (``data.txt`` text, given as a str) are converted to records by
+  :mod:`mjenv.viewer.logs` first; under private walls each seat shows its own wall count.
 * :func:`build_view` returns the JSON embedded in the page (format ``mjenv-view-v1``, see ``docs/viewer.md``);
   :func:`render_html` the page as a string; :func:`write_html` writes it; :func:`load_records` reads a record
   file (JSON or JSON lines) with clear errors.
@@ -47,6 +49,10 @@ __all__ = ["VIEW_FORMAT", "build_view", "load_records", "meld_view", "render_htm
 
 # ----------------------------------------------------------------------------------------------- inputs
 def _as_hand_list(records) -> list[dict]:
+    from mjenv.viewer.logs import is_match_log, records_from_log
+
+    if isinstance(records, str) or is_match_log(records):  # a human log's text, a Botzone match log
+        records = records_from_log(records)
     if isinstance(records, dict):
         if "hands" in records and records.get("format") != LOG_FORMAT:
             records = records["hands"]
@@ -77,17 +83,30 @@ def _as_hand_list(records) -> list[dict]:
 
 
 def load_records(path: str | Path) -> list[dict]:
-    """Read game records from a JSON file (a record, a list, or ``{"hands": [...]}``) or a JSON-lines file.
+    """Read game records from a JSON file (a record, a list, or ``{"hands": [...]}``) or a JSON-lines file, or a
+    Botzone match log (JSON, or JSON lines as the corpus) or a human log (text), converted by
+    :mod:`mjenv.viewer.logs`. A ``.gz`` file is read through gzip.
 
-    Raises ValueError (naming the file) if it is empty, not JSON, or truncated.
+    Raises ValueError (naming the file) if it is empty, not JSON, truncated, or a log the engine refuses.
     """
+    import gzip
+    import zlib
+
+    from mjenv.viewer.logs import is_match_log, records_from_log
+
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
+        raw = p.read_bytes()
+        text = (gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw).decode("utf-8")
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as e:
         raise ValueError(f"cannot read {p}: {e}") from None
     if not text.strip():
         raise ValueError(f"{p} is empty")
+    if text.lstrip()[:1] not in ("{", "["):  # not JSON: a human log (data.txt text grammar)
+        try:
+            return records_from_log(text)
+        except ValueError as e:
+            raise ValueError(f"{p}: not a game record (JSON) nor a readable human log: {e}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
@@ -98,6 +117,11 @@ def load_records(path: str | Path) -> list[dict]:
             data = None
         if data is None:
             raise ValueError(f"{p} is not valid JSON (truncated or corrupt?): {e}") from None
+    if is_match_log(data):
+        try:
+            return records_from_log(data)
+        except ValueError as e:
+            raise ValueError(f"{p}: Botzone match log: {e}") from None
     return _as_hand_list(data)
 
 
@@ -203,6 +227,10 @@ def _moves(before: np.ndarray, after: np.ndarray) -> dict:
             mv[key] = val
     if (after[G.FRONT], after[G.BACK]) != (before[G.FRONT], before[G.BACK]):
         mv["w"] = [int(after[G.FRONT]), int(after[G.BACK])]
+    if after[G.PRIVATE_WALLS] and not np.array_equal(
+        after[G.PWALL : G.PWALL + 4], before[G.PWALL : G.PWALL + 4]
+    ):
+        mv["pw"] = G.wall_counts(after)
     if not np.array_equal(after[G.SCORES : G.SCORES + 4], before[G.SCORES : G.SCORES + 4]):
         mv["sc"] = [int(x) for x in after[G.SCORES : G.SCORES + 4]]
     return mv
@@ -359,8 +387,17 @@ def _hand_view(rec: dict, index: int, totals: dict[str, int]) -> dict:
     if end is not None:
         for c, n in enumerate(names):
             totals[n] = totals.get(n, 0) + end["payments"][c]
+    source = rec.get("source")
+    label = None
+    if isinstance(source, dict) and source.get("kind") in ("botzone-json", "human-text"):
+        label = (
+            f"{'Botzone' if source['kind'] == 'botzone-json' else 'human log'} match {source.get('match')}"
+        )
+        if source.get("round"):
+            label += f" round {source['round']}"
     return {
         "seed": int(rec["seed"]),
+        "label": label,
         "dealer": dealer,
         "prevalent": int(st0[G.PREVALENT]),
         "dice": [int(st0[G.DICE]) // 10, int(st0[G.DICE]) % 10],
@@ -370,6 +407,7 @@ def _hand_view(rec: dict, index: int, totals: dict[str, int]) -> dict:
             "hands": [counts_to_tiles(_seat_hand(st0, s)) for s in range(4)],
             "flowers": [[34 + b for b in range(8) if int(st0[G.FLOWER_BITS + s]) >> b & 1] for s in range(4)],
             "wall": [int(st0[G.FRONT]), int(st0[G.BACK])],
+            "pw": G.wall_counts(st0) if st0[G.PRIVATE_WALLS] else None,
             "dr": _drawn(st0),
             "cur": int(st0[G.CUR]),
         },

@@ -10,14 +10,14 @@ let H = 0, S = 0, persp = -1, timer = null, states = [];
 function initial(hand) {
   const d = hand.deal;
   return {hands: d.hands.map((h) => h.slice()), melds: [[], [], [], []], river: [[], [], [], []],
-    flowers: d.flowers.map((f) => f.slice()), wall: d.wall.slice(), scores: [0, 0, 0, 0], dr: d.dr, cur: d.cur,
+    flowers: d.flowers.map((f) => f.slice()), wall: d.wall.slice(), pw: d.pw || null, scores: [0, 0, 0, 0], dr: d.dr, cur: d.cur,
     offer: null, hl: null, step: null};
 }
 
 function apply(prev, step) {  // the state after one step: prev with the step's moves applied
   const s = {hands: prev.hands.map((h) => h.slice()), melds: prev.melds.map((m) => m.slice()),
     river: prev.river.map((r) => r.map((x) => x.slice())), flowers: prev.flowers.map((f) => f.slice()),
-    wall: prev.wall, scores: prev.scores, dr: step.dr, cur: step.cur, offer: step.offer || null,
+    wall: prev.wall, pw: prev.pw, scores: prev.scores, dr: step.dr, cur: step.cur, offer: step.offer || null,
     hl: {r: [], m: []}, step: step};
   const mv = step.mv;
   for (const [seat, out, inn] of mv.h || []) {
@@ -32,6 +32,7 @@ function apply(prev, step) {  // the state after one step: prev with the step's 
   for (const [seat, i] of mv.rc || []) s.river[seat][i][1] = 1;
   for (const [seat, fl] of mv.f || []) s.flowers[seat].push(...fl);
   if (mv.w) s.wall = mv.w;
+  if (mv.pw) s.pw = mv.pw;
   if (mv.sc) s.scores = mv.sc;
   return s;
 }
@@ -87,6 +88,7 @@ function drawSeat(hand, st, c) {
   return `<div class="seat${st.cur === c ? " cur" : ""}" data-seat="${c}">` +
     `<div class="who"><span class="wind">${WINDS[wind]}</span><span class="name">${esc(hand.names[c])}</span>` +
     (wind === 0 ? '<span class="dealer">dealer</span>' : "") +
+    (st.pw ? `<span class="pwall" data-wall="${st.pw[c]}">wall ${st.pw[c]}</span>` : "") +
     `<span class="score" data-v="${st.scores[c]}" data-total="${total}">hand ${st.scores[c] >= 0 ? "+" : ""}${st.scores[c]}` +
     (G.hands.length > 1 ? ` · total ${total}` : "") + `</span></div>` +
     `<div class="row"><span class="hand" data-n="${st.hands[c].length}">${handHtml}</span>` +
@@ -120,9 +122,11 @@ function render() {
   const hand = G.hands[H], st = states[S];
   const order = persp < 0 ? [0, 1, 2, 3] : [1, 2, 3, 0].map((k) => (persp + k) % 4);
   $("table").innerHTML = order.map((c) => drawSeat(hand, st, c)).join("");
-  $("meta").textContent = `seed ${hand.seed} · prevailing ${WIND_WORDS[hand.prevalent]} · dice ${hand.dice[0]}+${hand.dice[1]}` +
-    ` · wall ${st.wall[1] - st.wall[0]} tiles`;
-  $("meta").dataset.wall = st.wall[1] - st.wall[0];
+  const left = st.pw ? st.pw.reduce((a, b) => a + b, 0) : st.wall[1] - st.wall[0];
+  $("meta").textContent = (hand.label ? esc(hand.label) : `seed ${hand.seed}`) + ` · prevailing ${WIND_WORDS[hand.prevalent]}` +
+    (hand.dice[0] ? ` · dice ${hand.dice[0]}+${hand.dice[1]}` : "") +
+    (st.pw ? ` · private walls ${st.pw.join(" / ")} (${left} tiles)` : ` · wall ${left} tiles`);
+  $("meta").dataset.wall = left;
   $("stepno").textContent = `hand ${H + 1}/${G.hands.length} · step ${S}/${states.length - 1}`;
   const step = st.step;
   $("say").innerHTML = step ? esc(step.say) : `deal; the dealer ${who(hand, hand.dealer)} plays first`;
