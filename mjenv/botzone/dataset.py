@@ -29,6 +29,7 @@ Specification in mjenv
 
 from __future__ import annotations
 
+import gc
 import gzip
 import json
 from pathlib import Path
@@ -128,7 +129,9 @@ def _claim_action(v, tile, offer):
 
 
 @njit
-def _decide(st, seat, action, rnd, outv, forced, mask, obs, masks, actions, seats, rounds, outvoted, k, rew, sw, hw):
+def _decide(
+    st, seat, action, rnd, outv, forced, mask, obs, masks, actions, seats, rounds, outvoted, k, rew, sw, hw
+):
     """One checked engine step of ``seat``; the decision is written at row ``k`` when kept. Returns the next
     row, or -1 (illegal: state untouched) / -2 (not this seat's move)."""
     if st[G.PHASE] == G.PH_OVER or st[G.CUR] != seat:
@@ -156,7 +159,9 @@ def _decide(st, seat, action, rnd, outv, forced, mask, obs, masks, actions, seat
 
 
 @njit
-def _replay_one(st, ev, e0, e1, end, rnd, forced, mask, obs, masks, actions, seats, rounds, outvoted, k, scores, sw, hw):
+def _replay_one(
+    st, ev, e0, e1, end, rnd, forced, mask, obs, masks, actions, seats, rounds, outvoted, k, scores, sw, hw
+):
     """Replay events ``ev[e0:e1]`` on the dealt state ``st``; returns (next row, error code, event index)."""
     rew = np.zeros(4, np.float32)
     pen = np.zeros(4, np.float32)
@@ -323,7 +328,9 @@ def _parse(source) -> list:
         return [(r, None) for r in H.parse_text(source)]
     if isinstance(source, (str, dict)) or (isinstance(source, list) and not source):
         return [(r, None) for r in H.parse_json(source)]
-    raise TypeError(f"a log is a str (text or JSON) or a dict (a Botzone JSON log), got {type(source).__name__}")
+    raise TypeError(
+        f"a log is a str (text or JSON) or a dict (a Botzone JSON log), got {type(source).__name__}"
+    )
 
 
 def _sources(corpus) -> list:
@@ -349,6 +356,18 @@ def build_dataset(
     """
     if on_error not in ("raise", "skip"):
         raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+    # the parse makes millions of small objects: the cyclic GC would rescan them over and over (about half the
+    # time of a corpus); none of them form cycles, so it is paused and restored
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(corpus, forced, on_error, progress, chunk_rows)
+    finally:
+        if was:
+            gc.enable()
+
+
+def _build(corpus, forced: bool, on_error: str, progress: bool, chunk_rows: int) -> dict:
     if not isinstance(forced, bool):
         raise TypeError(f"forced must be a bool, got {type(forced).__name__}")
     if isinstance(chunk_rows, bool) or not isinstance(chunk_rows, int) or chunk_rows < 1024:
@@ -400,21 +419,19 @@ def build_dataset(
     rules = np.stack([G.rules_block(RuleConfig.botzone(q)) for q in range(4)])
     sw, hw = G.win_tables()
     cap = max(chunk_rows, 4 * int(np.diff(ev_off).max(initial=0)) + 4)
-    b_obs = np.zeros((cap, OBS_SIZE), np.uint8)
-    b_masks = np.zeros((cap, MASK_BYTES), np.uint8)
-    b_act = np.zeros(cap, np.uint8)
-    b_seat = np.zeros(cap, np.uint8)
-    b_round = np.zeros(cap, np.int32)
-    b_outv = np.zeros(cap, np.bool_)
     scores = np.zeros((n, 4), np.int32)
     errors = np.zeros((n, 2), np.int64)
     parts: list = []
     r0 = 0
     with tqdm(total=n, disable=not progress, unit="round", desc="replay") as bar:
         while r0 < n:
-            r1, rows = replay_rounds_kernel(walls_a, quans_a, ends_a, rules, ev, ev_off, r0, forced, b_obs,
-                                            b_masks, b_act, b_seat, b_round, b_outv, scores, errors, sw, hw)  # fmt: skip
-            parts.append(tuple(x[:rows].copy() for x in (b_obs, b_masks, b_act, b_seat, b_round, b_outv)))
+            # fresh buffers per call (every row the kernel reports is fully written), kept as trimmed views
+            buf = (np.empty((cap, OBS_SIZE), np.uint8), np.empty((cap, MASK_BYTES), np.uint8),
+                   np.empty(cap, np.uint8), np.empty(cap, np.uint8), np.empty(cap, np.int32),
+                   np.empty(cap, np.bool_))  # fmt: skip
+            r1, rows = replay_rounds_kernel(walls_a, quans_a, ends_a, rules, ev, ev_off, r0, forced, *buf,
+                                            scores, errors, sw, hw)  # fmt: skip
+            parts.append(tuple(x[:rows] for x in buf))
             bar.update(r1 - r0)
             r0 = r1
     bad = np.flatnonzero(errors[:, 0])
@@ -424,7 +441,9 @@ def build_dataset(
         if on_error == "raise":
             raise ValueError(msg)
         skipped.append((r["_src"], r["match"], msg))
-    cat = [np.concatenate([p[i] for p in parts]) if parts else None for i in range(6)]
+    empty = ((0, OBS_SIZE), (0, MASK_BYTES), 0, 0, 0, 0)
+    dts = (np.uint8, np.uint8, np.uint8, np.uint8, np.int32, np.bool_)
+    cat = [np.concatenate([p[i] for p in parts]) if parts else np.zeros(empty[i], dts[i]) for i in range(6)]
     obs, masks, act, seat, rnd, outv = cat
     good = np.ones(n, np.bool_)
     good[bad] = False
