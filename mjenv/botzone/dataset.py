@@ -443,7 +443,12 @@ def _build(corpus, forced: bool, on_error: str, progress: bool, chunk_rows: int)
         skipped.append((r["_src"], r["match"], msg))
     empty = ((0, OBS_SIZE), (0, MASK_BYTES), 0, 0, 0, 0)
     dts = (np.uint8, np.uint8, np.uint8, np.uint8, np.int32, np.bool_)
-    cat = [np.concatenate([p[i] for p in parts]) if parts else np.zeros(empty[i], dts[i]) for i in range(6)]
+    cat = [
+        (np.concatenate([p[i] for p in parts]) if len(parts) > 1 else parts[0][i].copy())
+        if parts
+        else np.zeros(empty[i], dts[i])
+        for i in range(6)
+    ]
     obs, masks, act, seat, rnd, outv = cat
     good = np.ones(n, np.bool_)
     good[bad] = False
