@@ -6,7 +6,10 @@ Data
   (:func:`generate_teacher`), or
 * **from recorded games** (``--records a.json b.json``: files holding one :mod:`mjenv.record` log or a list of
   them): each hand is replayed with :func:`mjenv.record.replay` and the acting chair's observation is built with
-  :func:`mjenv.observation.observe_kernel`, its mask with ``mjenv.game.legal_mask_kernel`` (:func:`from_records`).
+  :func:`mjenv.observation.observe_kernel`, its mask with ``mjenv.game.legal_mask_kernel`` (:func:`from_records`), or
+* **from Botzone human logs** (``--botzone-logs data.txt games.jsonl.gz``: the course ``data.txt`` format or Botzone
+  JSON logs), replayed in the Botzone variant by :func:`mjenv.botzone.dataset.build_dataset`; claims a player made
+  and lost to a higher-priority claim are that player's labels too (:func:`from_botzone_logs`).
 
 Decisions with a single legal action are left out (their agreement is trivially 100% and would inflate the
 figure). A dataset is compact arrays (:func:`save_dataset`, ``.npz``): ``obs`` uint8 ``[K, OBS_SIZE]`` (the compact
@@ -65,6 +68,9 @@ class BCConfig:
     """.npz dataset: read when it exists, else generated and written there"""
     records: tuple[str, ...] = ()
     """JSON files of mjenv.record logs to learn from instead of a teacher"""
+    botzone_logs: tuple[str, ...] = ()
+    """Botzone human logs to learn from (mjenv.botzone.dataset.load_corpus: data.txt-format .txt, Botzone JSON
+    .json / .jsonl, optionally .gz); rounds that do not replay are skipped and counted in the report"""
     num_envs: int = 256
     threads: int = 2
     min_fan: int = 8
@@ -96,6 +102,11 @@ def check_config(cfg: BCConfig) -> BCConfig:
     for r in cfg.records:
         if not Path(r).is_file():
             raise FileNotFoundError(f"records: no file {r}")
+    for r in cfg.botzone_logs:
+        if not Path(r).is_file():
+            raise FileNotFoundError(f"botzone_logs: no file {r}")
+    if cfg.records and cfg.botzone_logs:
+        raise ValueError("give records or botzone_logs, not both")
     return cfg
 
 
@@ -168,6 +179,18 @@ def from_records(logs: list[dict]) -> dict[str, np.ndarray]:
             keep_m.append(mask[None])
             keep_a.append(np.array([action]))
     return _dataset(keep_o, keep_m, keep_a)
+
+
+def from_botzone_logs(paths, *, progress: bool = False) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The decisions of Botzone human logs (:func:`mjenv.botzone.dataset.build_dataset`, outvoted claims included,
+    rounds that do not replay skipped) and a summary for the report."""
+    from mjenv.botzone.dataset import build_dataset, load_corpus
+
+    d = build_dataset(load_corpus(paths), on_error="skip", progress=progress)
+    data = {k: d[k] for k in ("obs", "masks", "actions", "types")}
+    source = {"botzone_logs": [str(p) for p in paths], "rounds": int(d["matches"].size),
+              "skipped_rounds": len(d["skipped"]), "outvoted_claims": int(d["outvoted"].sum())}  # fmt: skip
+    return data, source
 
 
 def load_records(paths: list[str] | tuple[str, ...]) -> list[dict]:
@@ -282,6 +305,8 @@ def run(cfg: BCConfig) -> dict[str, Any]:
     elif cfg.records:
         data = from_records(load_records(cfg.records))
         source = {"records": list(cfg.records)}
+    elif cfg.botzone_logs:
+        data, source = from_botzone_logs(cfg.botzone_logs, progress=cfg.progress)
     else:
         data = generate_teacher(cfg.teacher, cfg.decisions, num_envs=cfg.num_envs, seed=cfg.seed, rules=rules,
                                 threads=cfg.threads, progress=cfg.progress)  # fmt: skip

@@ -535,10 +535,10 @@ def record_round(wall, quan: int, policy, match_id: str = "0") -> dict:
     ev: list = [(0, 0, "Draw", int(st[G.DRAWN]), [])]
     left = int(st[G.PWALL : G.PWALL + 4].sum())
     while st[G.PHASE] != G.PH_OVER:
-        s = int(st[G.CUR])
-        G.legal_mask_kernel(st, s, mask)
-        a = int(policy(st, s, mask))
         if st[G.PHASE] == G.PH_TURN:
+            s = int(st[G.CUR])
+            G.legal_mask_kernel(st, s, mask)
+            a = int(policy(st, s, mask))  # asked once per decision (a window's seats are asked below)
             t = int(st[G.DRAWN])
             G.step_kernel(st, a, rew, *tabs)
             if a < A.CHOW:
