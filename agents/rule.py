@@ -140,7 +140,7 @@ T_GROUPS = _group_masks()
 
 
 # ------------------------------------------------------------------------------------------------ kernels
-# Group keys (base-5 counts of the three suits and the honours, mjenv.hand._keys) travel as a 4-tuple ``k``
+# Group keys (base-5 counts of the three suits and the honours, mjenv.hand.keys_kernel) travel as a 4-tuple ``k``
 # updated incrementally (a tile in or out changes one key by a power of 5).
 _P5 = np.array([5**r for r in range(9)] * 3 + [5**r for r in range(7)], np.int64)
 
@@ -163,9 +163,9 @@ def _adj(k, t, d):
 def _score(k0, k1, k2, k3, need, tabs):
     """Best regular block score (mjenv.hand): the packed increments, else the full convolution."""
     suit, honor, sinc, hinc = tabs[0], tabs[1], tabs[2], tabs[3]
-    v = H._inc_score(sinc[k0], sinc[k1], sinc[k2], hinc[k3], need)
+    v = H.inc_score_kernel(sinc[k0], sinc[k1], sinc[k2], hinc[k3], need)
     if v < 0:
-        v = H._regular_score(suit, honor, k0, k1, k2, k3, need)
+        v = H.regular_score_kernel(suit, honor, k0, k1, k2, k3, need)
     return v
 
 
@@ -276,14 +276,14 @@ def target_shanten(conc, k, n, nm, mk, mt, tgt, tabs, shapes):
     if nm > 0 and shape != H.KNITTED_STRAIGHT:
         return NO
     if shape == H.SEVEN_PAIRS:
-        return NO if n < 13 else H._seven_pairs_shanten(conc)
+        return NO if n < 13 else H.seven_pairs_shanten_kernel(conc)
     if shape == H.THIRTEEN_ORPHANS:
-        return NO if n < 13 else H._orphans_shanten(conc, shapes[1])
+        return NO if n < 13 else H.orphans_shanten_kernel(conc, shapes[1])
     if shape == H.HONORS_KNITTED:
-        return NO if n < 13 else H._honors_knitted_shanten(conc, shapes[0])
+        return NO if n < 13 else H.honors_knitted_shanten_kernel(conc, shapes[0])
     if n < 10:
         return NO
-    return H._knitted_straight_shanten(conc, tabs[0], tabs[1], shapes[0], shapes[2], n, NO, -1)
+    return H.knitted_straight_shanten_kernel(conc, tabs[0], tabs[1], shapes[0], shapes[2], n, NO, -1)
 
 
 @njit
@@ -513,7 +513,7 @@ def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, 
     for t in range(34):
         vis[t] = min(vis[t], 4)
         unseen[t] = 4 - vis[t]
-    k = H._keys(conc)
+    k = H.keys_kernel(conc)
     if phase <= 1:
         return _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, danger_wall, max_eval, tabs,
                      shapes)  # fmt: skip
@@ -765,7 +765,7 @@ class RulePolicy:
         suit, honor, _, _ = H.load_tables()
         suit_inc, honor_inc = H.load_shanten_tables()
         self._tabs = (suit, honor, suit_inc, honor_inc)
-        self._shapes = (H.KNITS, H.ORPHANS, H._POW5)
+        self._shapes = (H.KNITS, H.ORPHANS, H.POW5)
         self._out = np.zeros(self.num_envs, np.int64)
 
     def __call__(

@@ -28,12 +28,21 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-import numpy as np
-
 import numba
+import numpy as np
 from numba import types as _nt
 
 from mjenv._jit import njit, shared_kernel
+from mjenv.hand import (
+    honors_knitted_kernel,
+    knitted_perm_kernel,
+    single_wait_kernel,
+    special_shape_kernel,
+    suit_sets_kernel,
+    take_knitted_kernel,
+)
+from mjenv.melds import meld_kind, meld_offer, meld_tile
+from mjenv.tiles import IS_GREEN, IS_REVERSIBLE, IS_TERMINAL_OR_HONOR, KNITS, NUM_TILE_TYPES
 
 try:  # count trailing zeros as one instruction (numba's own intrinsic; internal, so it has a fallback)
     from numba.cpython.unsafe.numbers import trailing_zeros
@@ -596,15 +605,12 @@ del _a, _bs, _b, _p, _r
 # --- kernels ----------------------------------------------------------------------------------------------
 # Sets inside the kernels: kind 1 chow (tile = LOWEST tile), 2 pung, 3 kong; fixed melds first.
 _CHOW, _PUNG, _KONG = 1, 2, 3
-_TERM_HONOR = np.zeros(34, dtype=np.bool_)
-_TERM_HONOR[[0, 8, 9, 17, 18, 26] + list(range(27, 34))] = True
-_GREEN = np.zeros(34, dtype=np.bool_)
-_GREEN[[10, 11, 12, 14, 16, 32]] = True
-_REVERSIBLE = np.zeros(34, dtype=np.bool_)
-_REVERSIBLE[[18, 19, 20, 21, 22, 25, 26, 10, 12, 13, 14, 16, 17, 33]] = True
-#: the six knitted straights (组合龙): suit of 147, 258, 369
-_KNITTED = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]], dtype=np.int8)
-for _x in (_TERM_HONOR, _GREEN, _REVERSIBLE, _KNITTED):
+_TERM_HONOR = np.ascontiguousarray(IS_TERMINAL_OR_HONOR[:NUM_TILE_TYPES])
+_GREEN = np.ascontiguousarray(IS_GREEN[:NUM_TILE_TYPES])
+_REVERSIBLE = np.ascontiguousarray(IS_REVERSIBLE[:NUM_TILE_TYPES])
+#: the six knitted straights (组合龙): suit of 147, 258, 369 (mjenv.tiles.KNITS)
+_KNITTED = KNITS
+for _x in (_TERM_HONOR, _GREEN, _REVERSIBLE):
     _x.setflags(write=False)
 
 
@@ -1090,7 +1096,7 @@ def _eval_ws(ws, conc13, n, nfix, pair, win, sd, seat, prev, knitted):
     if ws[_WS_FC + F_NINE_GATES] and ws[_WS_FC + F_PUNG_OF_TERMINALS_OR_HONORS]:  # 九莲宝灯: 不计幺九刻×1
         _add(ws, F_PUNG_OF_TERMINALS_OR_HONORS, -1)
     if (wait > 0 or pair == win) and ws[_S_WAIT] < 0:
-        ws[_S_WAIT] = _single_wait(conc13, nfix, win, ws[40:74], knitted == 0)
+        ws[_S_WAIT] = single_wait_kernel(conc13, nfix, win, ws[40:74], knitted == 0)
     if ws[_S_WAIT] == 1 and (wait > 0 or pair == win):
         _add(ws, F_EDGE_WAIT if wait == 1 else (F_CLOSED_WAIT if wait == 2 else F_SINGLE_WAIT), 1)
     return _excluded_points(ws)
@@ -1342,7 +1348,7 @@ def _tie_prefers(fc, best_fc):
 def _pair_range(h):
     """Tiles ``[lo, hi)`` where the pair of a regular reading of ``h`` can lie; (0, 0) when there is no regular
     reading. The pair's group is the one whose count is 2 mod 3 when all others are 0 mod 3; in it, a pair
-    must leave sets (``_suit_sets``), and its rank r has 2r = the group's rank sum mod 3 (a chow or pung adds
+    must leave sets (``suit_sets_kernel``), and its rank r has 2r = the group's rank sum mod 3 (a chow or pung adds
     0 mod 3). Only pairs that give no reading are left out, so the readings and their order are unchanged.
     """
     pg = -1
@@ -1373,7 +1379,7 @@ def _pair_range(h):
     lo = -1
     hi = 0
     for r in range((2 * wsum) % 3, 9, 3):
-        if h[b + r] >= 2 and _suit_sets(h, b, b + r):
+        if h[b + r] >= 2 and suit_sets_kernel(h, b, b + r):
             if lo < 0:
                 lo = b + r
             hi = b + r + 1
@@ -1468,21 +1474,8 @@ def _consider(n, nfix, p, win, sd, seat, prev, knitted, conc13, best_fc, best, w
 
 
 @njit
-def _knitted_perm(h):
-    """Index of the knitted straight (组合龙) all nine of whose tiles are in ``h``, or -1."""
-    for k in range(6):
-        ok = True
-        for s in range(3):
-            b = 9 * _KNITTED[k, s] + s
-            ok &= h[b] > 0 and h[b + 3] > 0 and h[b + 6] > 0
-        if ok:
-            return k
-    return -1
-
-
-@njit
 def _knitted_of_mask(hmask):
-    """``_knitted_perm`` of the tiles in ``hmask`` (bit t: tile t held)."""
+    """``knitted_perm_kernel`` of the tiles in ``hmask`` (bit t: tile t held)."""
     for k in range(6):
         if hmask & _KNITTED_M[k] == _KNITTED_M[k]:
             return k
@@ -1490,262 +1483,13 @@ def _knitted_of_mask(hmask):
 
 
 @njit
-def _honors_knitted(h):
-    """1 for 全不靠 (14 single tiles of honours and one knitted straight), 2 for 七星不靠, else 0."""
-    for t in range(34):
-        if h[t] > 1:
-            return 0
-    for k in range(6):
-        ok = True
-        for t in range(27):
-            if h[t] and t // 9 != _KNITTED[k, t % 3]:
-                ok = False
-                break
-        if ok:
-            nh = 0
-            for t in range(27, 34):
-                nh += h[t]
-            return 2 if nh == 7 else 1
-    return 0
-
-
-@njit
-def _special_shape(h, kind):
-    """Is ``h`` (14 concealed tiles) seven pairs (kind 0) / thirteen orphans (kind 1)?"""
-    if kind == 0:
-        for t in range(34):
-            if h[t] % 2:
-                return False
-        return True
-    for t in range(34):
-        if _TERM_HONOR[t] != (h[t] > 0):
-            return False
-    return True
-
-
-@njit
-def _suit_sets(h, b, pair):
-    """Do the 9 counts ``h[b:b+9]`` (minus a pair at tile ``pair``) split into sets? Greedy from the lowest
-    rank: three chows equal three pungs, so ``count % 3`` chows must start at each rank."""
-    s1 = 0  # chows started one rank below
-    s2 = 0  # chows started two ranks below
-    for i in range(9):
-        c = h[b + i] - s1 - s2 - (2 if b + i == pair else 0)
-        if c < 0:
-            return False
-        if c >= 3:  # c <= 4: c % 3 without a division
-            c -= 3
-        if c > 0 and i > 6:
-            return False
-        s2 = s1
-        s1 = c
-    return True
-
-
-@njit
-def _regular_ok(h, nneed):
-    """Can ``h`` (3 * nneed + 2 tiles) be read as a pair and ``nneed`` sets?"""
-    ps = -1
-    for s in range(3):
-        n = 0
-        for t in range(9 * s, 9 * s + 9):
-            n += h[t]
-        if n % 3 == 1 or (n % 3 == 2 and ps >= 0):
-            return False
-        if n % 3 == 2:
-            ps = s
-    for t in range(27, 34):  # honours: pungs and at most one pair
-        if h[t] % 3 == 1 or (h[t] % 3 == 2 and ps >= 0):
-            return False
-        if h[t] % 3 == 2:
-            ps = 3
-    if ps < 0:
-        return False
-    for s in range(3):
-        if s != ps and not _suit_sets(h, 9 * s, -1):
-            return False
-    if ps == 3:
-        return True
-    for p in range(9 * ps, 9 * ps + 9):
-        if h[p] >= 2 and _suit_sets(h, 9 * ps, p):
-            return True
-    return False
-
-
-@njit
-def _group_code(h, g):
-    """How the tiles of group ``g`` (suit 0..2, 3 = honours) split: -1 not into sets and at most one pair,
-    0 into sets only (or none), 1 into a pair and sets."""
-    if g == 3:
-        pairs = 0
-        for t in range(27, 34):
-            r = h[t] % 3
-            if r == 1:
-                return -1
-            pairs += r == 2
-        return -1 if pairs > 1 else pairs
-    b = 9 * g
-    n = np.int64(0)  # not the literal 0: no Literal specialization of _suit_code (see _score)
-    wsum = np.int64(0)
-    for r in range(9):
-        n += h[b + r]
-        wsum += r * h[b + r]
-    return _suit_code(h, b, n, wsum)
-
-
-@njit
-def _suit_code(h, b, n, wsum):
-    """``_group_code`` of the suit at tile ``b`` holding ``n`` tiles of rank sum ``wsum`` (ranks 0..8)."""
-    if n % 3 == 1:
-        return -1
-    if n % 3 == 0:
-        return 0 if _suit_sets(h, b, -1) else -1
-    # a chow or pung adds 0 mod 3 to the rank sum and a pair of rank r adds 2r: r = 2 * wsum mod 3
-    for r in range((2 * wsum) % 3, 9, 3):
-        if h[b + r] >= 2 and _suit_sets(h, b, b + r):
-            return 1
-    return -1
-
-
-@njit
-def _single_wait(conc13, nfix, win, h, regular):
-    """True when ``win`` is the only tile that completes the 13-tile hand (独听, needed for 边/嵌/单钓).
-
-    ``h``: int64[34] scratch; ``regular``: the hand with ``win`` is known to read as a pair and sets.
-    A regular hand is a win when every group splits (``_group_code``) with exactly one pair; adding a tile
-    changes one group, so a group can take it only when all the others split, and only with the code that
-    gives one pair in all. When ``regular``, the groups other than ``win``'s split already, as their tile
-    counts say (0 mod 3: sets, 2 mod 3: the pair).
-    """
-    distinct = 0
-    odd = 0
-    odd_t = -1
-    for t in range(34):
-        c = conc13[t]
-        h[t] = c
-        distinct += c > 0
-        if c % 2:
-            odd += 1
-            odd_t = t
-    if nfix == 0 and odd == 1 and odd_t != win:  # the one odd tile completes seven pairs
-        return False
-    gw = win // 9 if win < 27 else 3
-    codes = 0  # 2 bits per group: the code + 1
-    for g in range(4):
-        if regular and g != gw:
-            n = 0
-            for t in range(9 * g, 34 if g == 3 else 9 * g + 9):
-                n += h[t]
-            c = n % 3 // 2
-        else:
-            c = _group_code(h, g)
-        codes |= (c + 1) << (2 * g)
-    for g in range(4):
-        bad = 0
-        pairs = 0
-        for k in range(4):
-            c = ((codes >> (2 * k)) & 3) - 1
-            if k != g:
-                bad += c < 0
-                pairs += c
-        if bad == 0 and pairs <= 1 and _group_takes(h, g, win, 1 - pairs):
-            return False
-    # 十三幺, 全不靠, 组合龙 need many distinct standing tiles
-    return not (nfix <= 1 and distinct >= 8 and _special_wait(h, nfix, win))
-
-
-@njit
-def _group_takes(h, g, win, need):
-    """Does some tile of group ``g`` other than ``win`` give the group the code ``need`` (0 or 1)?"""
-    b = 9 * g
-    e = 34 if g == 3 else b + 9
-    n = 0
-    wsum = 0
-    for t in range(b, e):
-        n += h[t]
-        wsum += (t - b) * h[t]
-    if (n + 1) % 3 != 2 * need:  # code 0 needs 0 tiles mod 3, code 1 needs 2
-        return False
-    for t in range(b, e):
-        if t == win:
-            continue
-        r = t - b
-        near = h[t] > 0
-        if g < 3:
-            near |= (r > 0 and h[t - 1] > 0) or (r > 1 and h[t - 2] > 0)
-            near |= (r < 8 and h[t + 1] > 0) or (r < 7 and h[t + 2] > 0)
-        if not near:  # a tile with no neighbour in the hand joins no set or pair
-            continue
-        h[t] += 1
-        cg = _group_code(h, 3) if g == 3 else _suit_code(h, b, n + 1, wsum + r)
-        h[t] -= 1
-        if cg == need:
-            return True
-    return False
-
-
-@njit
-def _special_wait(h, nfix, win):
-    """Does a tile other than ``win`` complete 13-tile ``h`` as 十三幺, 全不靠 or (with sets) 组合龙?"""
-    orphans_only = True
-    single = True
-    for t in range(34):
-        orphans_only &= h[t] == 0 or _TERM_HONOR[t]
-        single &= h[t] <= 1
-    knit = False  # some knitted straight misses at most one tile in h
-    for k in range(6):
-        miss = 0
-        for s in range(3):
-            b = 9 * _KNITTED[k, s] + s
-            miss += (h[b] == 0) + (h[b + 3] == 0) + (h[b + 6] == 0)
-        knit |= miss <= 1
-    orphans_only &= nfix == 0
-    single &= nfix == 0
-    if not (orphans_only or single or knit):
-        return False
-    for t in range(34):
-        if t == win:
-            continue
-        h[t] += 1
-        won = (orphans_only and _special_shape(h, 1)) or (single and _honors_knitted(h) > 0)
-        if not won and knit:
-            won = _knitted_win(h, nfix)
-        h[t] -= 1
-        if won:
-            return True
-    return False
-
-
-@njit
-def _knitted_win(h, nfix):
-    """Is ``h`` a knitted straight (组合龙) and ``1 - nfix`` sets and a pair?"""
-    k = _knitted_perm(h)
-    if k < 0:
-        return False
-    _take_knitted(h, k, -1)
-    won = _regular_ok(h, 1 - nfix)
-    _take_knitted(h, k, 1)
-    return won
-
-
-@njit
-def _take_knitted(h, k, d):
-    """Add ``d`` to each of the nine tiles of knitted straight ``k``."""
-    for s in range(3):
-        b = 9 * _KNITTED[k, s] + s
-        h[b] += d
-        h[b + 3] += d
-        h[b + 6] += d
-
-
-@njit
 def _unpack_melds(melds, n_melds, ws):
     """Fixed melds -> kernel sets (chow by lowest tile), at ``_WS_SK/ST/SC`` of ``ws``, their tiles added to ``_WS_TC``; False if malformed."""
     for i in range(n_melds):
         m = melds[i]
-        kind = (m >> 8) & 3
-        t = m & 63
-        offer = (m >> 6) & 3
+        kind = meld_kind(m)
+        t = meld_tile(m)
+        offer = meld_offer(m)
         if kind == 0 or t >= 34 or m < 0:
             return False
         ws[_WS_SK + i] = kind
@@ -1784,14 +1528,14 @@ def _special_best(h, nfix, distinct, odd, base, fc, best_fc, best):
                     if run:
                         f = F_SEVEN_SHIFTED_PAIRS
             fc[f] += 1
-        elif shape == 1 and distinct == 13 and _special_shape(h, 1):
+        elif shape == 1 and distinct == 13 and special_shape_kernel(h, 1):
             _copy(fc, base)
             fc[F_THIRTEEN_ORPHANS] += 1
-        elif shape == 2 and distinct == 14 and _honors_knitted(h) > 0:
+        elif shape == 2 and distinct == 14 and honors_knitted_kernel(h) > 0:
             _copy(fc, base)
-            hk = _honors_knitted(h)
+            hk = honors_knitted_kernel(h)
             fc[F_GREATER_HONORS_AND_KNITTED_TILES if hk == 2 else F_LESSER_HONORS_AND_KNITTED_TILES] += 1
-            if _knitted_perm(h) >= 0:
+            if knitted_perm_kernel(h) >= 0:
                 fc[F_KNITTED_STRAIGHT] += 1
         else:
             continue
@@ -1925,7 +1669,7 @@ def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, hmask,
         k = _knitted_of_mask(hmask)
         if k >= 0:
             scr[_S_STATE] = 0  # _special_best rewrote fc
-            _take_knitted(h, k, -1)
+            take_knitted_kernel(h, k, -1)
             best = _regular_best(
                 h,
                 w,
