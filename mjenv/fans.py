@@ -1306,10 +1306,11 @@ def score_kernel(
     """Best fan total of a win (flowers included) over every reading; per-fan counts into ``fan_counts``.
 
     ``concealed`` int8[34]: standing tiles without ``win_tile``; ``melds`` int16[4] packed (mjenv.melds),
-    the first ``n_melds`` used; ``flags``: WIN_* bits. Returns the total, or ERR_* (< 0).
+    the first ``n_melds`` used; ``flags``: WIN_* bits. Returns the total, or ERR_* (< 0). The arrays must be
+    C-contiguous: the scorer itself is compiled once and called through a symbol (``_score_shared``).
     """
     ws = np.empty(_WS_LEN, dtype=np.int64)
-    return _score(
+    return _score_shared(
         concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts, ws
     )
 
@@ -1411,7 +1412,7 @@ def _best_reading(concealed, n_fixed, win, flags, seat, prevalent, distinct, odd
 def _score_batch_kernel(concealed, melds, n_melds, win_tile, flags, seat, prevalent, flowers, totals, counts):
     ws = np.empty(_WS_LEN, dtype=np.int64)
     for i in range(concealed.shape[0]):
-        totals[i] = _score(
+        totals[i] = _score_shared(
             concealed[i],
             melds[i],
             n_melds[i],
@@ -1466,23 +1467,32 @@ _ERR_TEXT = {
 }
 
 
-def _score_c(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts):
-    """C-callable :func:`score_kernel` (pointers to ``int8[34]``, ``int16[4]`` and ``int16[NUM_FANS]``)."""
-    return score_kernel(
+def _score_c(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts, ws):
+    """C-callable :func:`_score` (pointers to ``int8[34]``, ``int16[4]``, ``int16[NUM_FANS]``, ``int64[_WS_LEN]``)."""
+    return _score(
         numba.carray(concealed, 34), numba.carray(melds, 4), n_melds, win_tile, flags, seat_wind, prevalent_wind,
-        flower_count, numba.carray(fan_counts, NUM_FANS),
+        flower_count, numba.carray(fan_counts, NUM_FANS), numba.carray(ws, _WS_LEN),
     )  # fmt: skip
 
 
-# score_kernel compiled once, for the engine (mjenv.game): its callers hold a call to a symbol instead of a copy
-# of the scorer (see mjenv._jit.shared_kernel). Arguments as score_kernel's (C-contiguous arrays, any integers).
-shared_score_kernel = shared_kernel(
-    "mjenv_fans_score_kernel_v1",
-    _nt.int64(_nt.CPointer(_nt.int8), _nt.CPointer(_nt.int16), *([_nt.int64] * 6), _nt.CPointer(_nt.int16)),
+# The scorer (_score and its callees) compiled ONCE, as a C-callable kernel; score_kernel, the batch kernel and
+# the engine (mjenv.game, through score_kernel) hold a call to its symbol instead of a copy of the scorer (see
+# mjenv._jit.shared_kernel). Arguments as _score's (C-contiguous arrays, any integers).
+_score_shared = shared_kernel(
+    "mjenv_fans_score_ws_kernel_v1",
+    _nt.int64(
+        _nt.CPointer(_nt.int8),
+        _nt.CPointer(_nt.int16),
+        *([_nt.int64] * 6),
+        _nt.CPointer(_nt.int16),
+        _nt.CPointer(_nt.int64),
+    ),
     _score_c,
 )
-if shared_score_kernel is None:  # NUMBA_DISABLE_JIT
-    shared_score_kernel = score_kernel
+if _score_shared is None:  # NUMBA_DISABLE_JIT: plain Python
+    _score_shared = _score
+#: the engine's scorer (``score_kernel``: a thin kernel over the shared one)
+shared_score_kernel = score_kernel
 
 
 def _wind(x, name: str) -> int:

@@ -1110,21 +1110,23 @@ def waits_bits_kernel(counts, h, n_melds, suit_win, honor_win):
         cand_lo &= ~lo
         cand_hi &= ~hi
         if cand_lo != 0 or cand_hi != 0:
-            row = np.empty((1, 34), np.int8)
+            row = np.empty(34, np.int8)
             for t in range(34):
-                row[0, t] = counts[h + t]
+                row[t] = counts[h + t]
             for t in range(34):
                 if (t < 27 and (cand_lo >> t) & 1 == 0) or (t >= 27 and (cand_hi >> (t - 27)) & 1 == 0):
                     continue
-                if row[0, t] >= 4:
+                if row[t] >= 4:
                     continue
-                row[0, t] += 1
-                if win_code_at_kernel(row, 0, n_melds, suit_win, honor_win, KNITS) == 1:
+                row[t] += 1
+                # a call, not the inlined test: this path is rare, and one more inlined copy of the win test
+                # cost seconds of compile time
+                if _win_code(row, np.int64(n_melds), suit_win, honor_win, KNITS) == 1:
                     if t < 27:
                         lo |= 1 << t
                     else:
                         hi |= 1 << (t - 27)
-                row[0, t] -= 1
+                row[t] -= 1
     return lo, hi
 
 
