@@ -174,7 +174,7 @@ KNIT_MASK = np.array(
 
 
 # ------------------------------------------------------------------------------------------------ kernels
-# Group keys (base-5 counts of the three suits and the honours, mjenv.hand._keys) travel as a 4-tuple ``k``
+# Group keys (base-5 counts of the three suits and the honours, mjenv.hand.keys_kernel) travel as a 4-tuple ``k``
 # updated incrementally (a tile in or out changes one key by a power of 5).
 _P5 = np.array([5**r for r in range(9)] * 3 + [5**r for r in range(7)], np.int64)
 
@@ -197,9 +197,9 @@ def _adj(k, t, d):
 def _score(k0, k1, k2, k3, need, tabs):
     """Best regular block score (mjenv.hand): the packed increments, else the full convolution."""
     suit, honor, sinc, hinc = tabs[0], tabs[1], tabs[2], tabs[3]
-    v = H._inc_score(sinc[k0], sinc[k1], sinc[k2], hinc[k3], need)
+    v = H.inc_score_kernel(sinc[k0], sinc[k1], sinc[k2], hinc[k3], need)
     if v < 0:
-        v = H._regular_score(suit, honor, k0, k1, k2, k3, need)
+        v = H.regular_score_kernel(suit, honor, k0, k1, k2, k3, need)
     return v
 
 
@@ -317,14 +317,14 @@ def _tsh(conc, k, n, nm, mk, mt, tgt, tabs, shapes, bound):
     if nm > 0 and shape != H.KNITTED_STRAIGHT:
         return NO
     if shape == H.SEVEN_PAIRS:
-        return NO if n < 13 else H._seven_pairs_shanten(conc)
+        return NO if n < 13 else H.seven_pairs_shanten_kernel(conc)
     if shape == H.THIRTEEN_ORPHANS:
-        return NO if n < 13 else H._orphans_shanten(conc, shapes[1])
+        return NO if n < 13 else H.orphans_shanten_kernel(conc, shapes[1])
     if shape == H.HONORS_KNITTED:
-        return NO if n < 13 else H._honors_knitted_shanten(conc, shapes[0])
+        return NO if n < 13 else H.honors_knitted_shanten_kernel(conc, shapes[0])
     if n < 10:
         return NO
-    return H._knitted_straight_shanten(conc, tabs[0], tabs[1], shapes[0], shapes[2], n, bound, -1)
+    return H.knitted_straight_shanten_kernel(conc, tabs[0], tabs[1], shapes[0], shapes[2], n, bound, -1)
 
 
 @njit
@@ -431,11 +431,11 @@ def _bounds(conc, n, nm, mk, mt, lb):
             elif nm > 0 or n < 13:
                 b = NO
             elif shape == H.SEVEN_PAIRS:
-                b = H._seven_pairs_shanten(conc)
+                b = H.seven_pairs_shanten_kernel(conc)
             elif shape == H.THIRTEEN_ORPHANS:
-                b = H._orphans_shanten(conc, H.ORPHANS)
+                b = H.orphans_shanten_kernel(conc, H.ORPHANS)
             else:
-                b = H._honors_knitted_shanten(conc, H.KNITS)
+                b = H.honors_knitted_shanten_kernel(conc, H.KNITS)
         b = max(b, -1) + T_PEN[tgt]
         lb[tgt] = b
         lo = min(lo, b)
@@ -617,7 +617,7 @@ def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, 
     for t in range(34):
         vis[t] = min(vis[t], 4)
         unseen[t] = 4 - vis[t]
-    k = H._keys(conc)
+    k = H.keys_kernel(conc)
     if phase <= 1:
         return _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, danger_wall, max_eval, ws,
                      tabs, shapes)  # fmt: skip
@@ -730,7 +730,7 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
             mode = 1
     elif T_KIND[tgt] == 3 and T_CHOWS[tgt, 0] == H.SEVEN_PAIRS and nm == 0 and n - 1 >= 13:
         mode = 2
-        pairs = 6 - H._seven_pairs_shanten(conc)
+        pairs = 6 - H.seven_pairs_shanten_kernel(conc)
     best_s = 10 * NO
     for t in range(34):
         sh[t] = 10 * NO
@@ -1001,7 +1001,7 @@ class RulePolicy:
         suit, honor, _, _ = H.load_tables()
         suit_inc, honor_inc = H.load_shanten_tables()
         self._tabs = (suit, honor, suit_inc, honor_inc)
-        self._shapes = (H.KNITS, H.ORPHANS, H._POW5)
+        self._shapes = (H.KNITS, H.ORPHANS, H.POW5)
         self._out = np.zeros(self.num_envs, np.int64)
         self._wide: np.ndarray | None = None  # float32 rows for uint8 observations (widen_kernel)
 

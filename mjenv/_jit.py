@@ -27,13 +27,45 @@ _ROOT = Path(__file__).resolve().parent
 _STAMP = "kernels.stamp"
 
 
+def _no_literal_specializations(dispatcher):
+    """Make calls from other kernels compile ``dispatcher`` for the plain types of their arguments.
+
+    numba types a call ``f(ws, F_SELF_DRAWN, 1)`` inside a kernel with the argument types as they are,
+    ``Literal[int](80)`` and ``Literal[int](1)``, and compiles (types, lowers, optimizes and code-generates) a
+    specialization of ``f`` for each distinct constant: a cold start compiled ``fans._add`` 18 times,
+    ``game._score`` 9 times, ``game._set_win_option`` 6 times. The callee's code never depends on the
+    constant (LLVM still propagates it after linking the callee into the caller), so calls resolve to
+    the non-literal signature instead, and signed integers narrower than 64 bits (the engine's ``int32``
+    state words) as ``int64``, which numba's integer arithmetic promotes them to anyway: one specialization
+    per combination of array and scalar kinds.
+    """
+    from numba.core import types
+
+    resolve = dispatcher.get_call_template
+
+    def plain(t):
+        t = types.unliteral(t)
+        # narrower signed integers (int32 state words) as int64: numba computes with int64 anyway
+        return types.int64 if isinstance(t, types.Integer) and t.signed and t.bitwidth < 64 else t
+
+    def get_call_template(args, kws):
+        return resolve(tuple(plain(a) for a in args), {k: plain(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+    return dispatcher
+
+
 def njit(*args, **kwargs):
-    """``numba.njit`` with mjenv's defaults (``cache=True``, ``nogil=True``)."""
+    """``numba.njit`` with mjenv's defaults (``cache=True``, ``nogil=True``); calls from other kernels are
+    compiled without Literal specializations (:func:`_no_literal_specializations`)."""
     kwargs.setdefault("cache", CACHE)
     kwargs.setdefault("nogil", True)
     if len(args) == 1 and callable(args[0]) and not kwargs.get("_signature"):
-        return numba.njit(**kwargs)(args[0])
-    return numba.njit(*args, **kwargs)
+        return _no_literal_specializations(numba.njit(**kwargs)(args[0]))
+    deco = numba.njit(*args, **kwargs)
+    if numba.config.DISABLE_JIT or not callable(deco) or isinstance(deco, numba.core.dispatcher.Dispatcher):
+        return deco
+    return lambda fn: _no_literal_specializations(deco(fn))
 
 
 def source_stamp(root: Path = _ROOT) -> str:

@@ -28,12 +28,21 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-import numpy as np
-
 import numba
+import numpy as np
 from numba import types as _nt
 
 from mjenv._jit import njit, shared_kernel
+from mjenv.hand import (
+    honors_knitted_kernel,
+    knitted_perm_kernel,
+    single_wait_kernel,
+    special_shape_kernel,
+    suit_sets_kernel,
+    take_knitted_kernel,
+)
+from mjenv.melds import meld_kind, meld_offer, meld_tile
+from mjenv.tiles import IS_GREEN, IS_REVERSIBLE, IS_TERMINAL_OR_HONOR, KNITS, NUM_TILE_TYPES
 
 try:  # count trailing zeros as one instruction (numba's own intrinsic; internal, so it has a fallback)
     from numba.cpython.unsafe.numbers import trailing_zeros
@@ -71,372 +80,117 @@ ERR_BAD_ARGUMENT = -5
 MIN_WIN_FAN = 8
 
 
-class Fan(IntEnum):
-    """The fans, in point order (88 down to 1); the value indexes ``fan_counts``."""
-
-    BIG_FOUR_WINDS = 0  # 大四喜 88
-    BIG_THREE_DRAGONS = 1  # 大三元 88
-    ALL_GREEN = 2  # 绿一色 88
-    NINE_GATES = 3  # 九莲宝灯 88
-    FOUR_KONGS = 4  # 四杠 88
-    SEVEN_SHIFTED_PAIRS = 5  # 连七对 88
-    THIRTEEN_ORPHANS = 6  # 十三幺 88
-    ALL_TERMINALS = 7  # 清幺九 64
-    LITTLE_FOUR_WINDS = 8  # 小四喜 64
-    LITTLE_THREE_DRAGONS = 9  # 小三元 64
-    ALL_HONORS = 10  # 字一色 64
-    FOUR_CONCEALED_PUNGS = 11  # 四暗刻 64
-    PURE_TERMINAL_CHOWS = 12  # 一色双龙会 64
-    QUADRUPLE_CHOW = 13  # 一色四同顺 48
-    FOUR_PURE_SHIFTED_PUNGS = 14  # 一色四节高 48
-    FOUR_PURE_SHIFTED_CHOWS = 15  # 一色四步高 32
-    THREE_KONGS = 16  # 三杠 32
-    ALL_TERMINALS_AND_HONORS = 17  # 混幺九 32
-    SEVEN_PAIRS = 18  # 七对 24
-    GREATER_HONORS_AND_KNITTED_TILES = 19  # 七星不靠 24
-    ALL_EVEN_PUNGS = 20  # 全双刻 24
-    FULL_FLUSH = 21  # 清一色 24
-    PURE_TRIPLE_CHOW = 22  # 一色三同顺 24
-    PURE_SHIFTED_PUNGS = 23  # 一色三节高 24
-    UPPER_TILES = 24  # 全大 24
-    MIDDLE_TILES = 25  # 全中 24
-    LOWER_TILES = 26  # 全小 24
-    PURE_STRAIGHT = 27  # 清龙 16
-    THREE_SUITED_TERMINAL_CHOWS = 28  # 三色双龙会 16
-    PURE_SHIFTED_CHOWS = 29  # 一色三步高 16
-    ALL_FIVE = 30  # 全带五 16
-    TRIPLE_PUNG = 31  # 三同刻 16
-    THREE_CONCEALED_PUNGS = 32  # 三暗刻 16
-    LESSER_HONORS_AND_KNITTED_TILES = 33  # 全不靠 12
-    KNITTED_STRAIGHT = 34  # 组合龙 12
-    UPPER_FOUR = 35  # 大于五 12
-    LOWER_FOUR = 36  # 小于五 12
-    BIG_THREE_WINDS = 37  # 三风刻 12
-    MIXED_STRAIGHT = 38  # 花龙 8
-    REVERSIBLE_TILES = 39  # 推不倒 8
-    MIXED_TRIPLE_CHOW = 40  # 三色三同顺 8
-    MIXED_SHIFTED_PUNGS = 41  # 三色三节高 8
-    CHICKEN_HAND = 42  # 无番和 8
-    LAST_TILE_DRAW = 43  # 妙手回春 8
-    LAST_TILE_CLAIM = 44  # 海底捞月 8
-    OUT_WITH_REPLACEMENT_TILE = 45  # 杠上开花 8
-    ROBBING_THE_KONG = 46  # 抢杠和 8
-    ALL_PUNGS = 47  # 碰碰和 6
-    HALF_FLUSH = 48  # 混一色 6
-    MIXED_SHIFTED_CHOWS = 49  # 三色三步高 6
-    ALL_TYPES = 50  # 五门齐 6
-    MELDED_HAND = 51  # 全求人 6
-    TWO_CONCEALED_KONGS = 52  # 双暗杠 6
-    TWO_DRAGONS_PUNGS = 53  # 双箭刻 6
-    CONCEALED_KONG_AND_MELDED_KONG = 54  # 明暗杠 5 (the reference's extra fan)
-    OUTSIDE_HAND = 55  # 全带幺 4
-    FULLY_CONCEALED_HAND = 56  # 不求人 4
-    TWO_MELDED_KONGS = 57  # 双明杠 4
-    LAST_TILE = 58  # 和绝张 4
-    DRAGON_PUNG = 59  # 箭刻 2
-    PREVALENT_WIND = 60  # 圈风刻 2
-    SEAT_WIND = 61  # 门风刻 2
-    CONCEALED_HAND = 62  # 门前清 2
-    ALL_CHOWS = 63  # 平和 2
-    TILE_HOG = 64  # 四归一 2
-    DOUBLE_PUNG = 65  # 双同刻 2
-    TWO_CONCEALED_PUNGS = 66  # 双暗刻 2
-    CONCEALED_KONG = 67  # 暗杠 2
-    ALL_SIMPLES = 68  # 断幺 2
-    PURE_DOUBLE_CHOW = 69  # 一般高 1
-    MIXED_DOUBLE_CHOW = 70  # 喜相逢 1
-    SHORT_STRAIGHT = 71  # 连六 1
-    TWO_TERMINAL_CHOWS = 72  # 老少副 1
-    PUNG_OF_TERMINALS_OR_HONORS = 73  # 幺九刻 1
-    MELDED_KONG = 74  # 明杠 1
-    ONE_VOIDED_SUIT = 75  # 缺一门 1
-    NO_HONORS = 76  # 无字 1
-    EDGE_WAIT = 77  # 边张 1
-    CLOSED_WAIT = 78  # 嵌张 1
-    SINGLE_WAIT = 79  # 单钓将 1
-    SELF_DRAWN = 80  # 自摸 1
-    FLOWER_TILES = 81  # 花牌 1 each
+# --- the fan table: one line per fan (value, points, Chinese and English names); the rest is derived -------
+# ``F_*`` are the plain-int values the kernels use (numba freezes ints, not enum members); ``Fan`` is the enum
+# of the same values, ``FAN_POINTS`` / ``FAN_NAME_ZH`` / ``FAN_NAME_EN`` are indexed by them. The values follow
+# the point order 88 down to 1; the names are spelt as the reference calculator prints them (Chinese in its
+# result, English in its verbose output).
+_FAN_ROWS: list[tuple[int, str, str]] = []
 
 
+def _fan(points: int, zh: str, en: str) -> int:
+    """Append a row to the fan table; returns the fan's value (its row)."""
+    _FAN_ROWS.append((points, zh, en))
+    return len(_FAN_ROWS) - 1
+
+
+F_BIG_FOUR_WINDS = _fan(88, "大四喜", "Big Four Winds")
+F_BIG_THREE_DRAGONS = _fan(88, "大三元", "Big Three Dragons")
+F_ALL_GREEN = _fan(88, "绿一色", "All Green")
+F_NINE_GATES = _fan(88, "九莲宝灯", "Nine Gates")
+F_FOUR_KONGS = _fan(88, "四杠", "Four Kongs")
+F_SEVEN_SHIFTED_PAIRS = _fan(88, "连七对", "Seven Shifted Pairs")
+F_THIRTEEN_ORPHANS = _fan(88, "十三幺", "Thirteen Orphans")
+F_ALL_TERMINALS = _fan(64, "清幺九", "All Terminals")
+F_LITTLE_FOUR_WINDS = _fan(64, "小四喜", "Little Four Winds")
+F_LITTLE_THREE_DRAGONS = _fan(64, "小三元", "Little Three Dragons")
+F_ALL_HONORS = _fan(64, "字一色", "All Honors")
+F_FOUR_CONCEALED_PUNGS = _fan(64, "四暗刻", "Four Concealed Pungs")
+F_PURE_TERMINAL_CHOWS = _fan(64, "一色双龙会", "Pure Terminal Chows")
+F_QUADRUPLE_CHOW = _fan(48, "一色四同顺", "Quadruple Chow")
+F_FOUR_PURE_SHIFTED_PUNGS = _fan(48, "一色四节高", "Four Pure Shifted Pungs")
+F_FOUR_PURE_SHIFTED_CHOWS = _fan(32, "一色四步高", "Four Pure Shifted Chows")
+F_THREE_KONGS = _fan(32, "三杠", "Three Kongs")
+F_ALL_TERMINALS_AND_HONORS = _fan(32, "混幺九", "All Terminals and Honors")
+F_SEVEN_PAIRS = _fan(24, "七对", "Seven Pairs")
+F_GREATER_HONORS_AND_KNITTED_TILES = _fan(24, "七星不靠", "Greater Honors and Knitted Tiles")
+F_ALL_EVEN_PUNGS = _fan(24, "全双刻", "All Even Pungs")
+F_FULL_FLUSH = _fan(24, "清一色", "Full Flush")
+F_PURE_TRIPLE_CHOW = _fan(24, "一色三同顺", "Pure Triple Chow")
+F_PURE_SHIFTED_PUNGS = _fan(24, "一色三节高", "Pure Shifted Pungs")
+F_UPPER_TILES = _fan(24, "全大", "Upper Tiles")
+F_MIDDLE_TILES = _fan(24, "全中", "Middle Tiles")
+F_LOWER_TILES = _fan(24, "全小", "Lower Tiles")
+F_PURE_STRAIGHT = _fan(16, "清龙", "Pure Straight")
+F_THREE_SUITED_TERMINAL_CHOWS = _fan(16, "三色双龙会", "Three-Suited Terminal Chows")
+F_PURE_SHIFTED_CHOWS = _fan(16, "一色三步高", "Pure Shifted Chows")
+F_ALL_FIVE = _fan(16, "全带五", "All Five")
+F_TRIPLE_PUNG = _fan(16, "三同刻", "Triple Pung")
+F_THREE_CONCEALED_PUNGS = _fan(16, "三暗刻", "Three Concealed Pungs")
+F_LESSER_HONORS_AND_KNITTED_TILES = _fan(12, "全不靠", "Lesser Honors and Knitted Tiles")
+F_KNITTED_STRAIGHT = _fan(12, "组合龙", "Knitted Straight")
+F_UPPER_FOUR = _fan(12, "大于五", "Upper Four")
+F_LOWER_FOUR = _fan(12, "小于五", "Lower Four")
+F_BIG_THREE_WINDS = _fan(12, "三风刻", "Big Three Winds")
+F_MIXED_STRAIGHT = _fan(8, "花龙", "Mixed Straight")
+F_REVERSIBLE_TILES = _fan(8, "推不倒", "Reversible Tiles")
+F_MIXED_TRIPLE_CHOW = _fan(8, "三色三同顺", "Mixed Triple Chow")
+F_MIXED_SHIFTED_PUNGS = _fan(8, "三色三节高", "Mixed Shifted Pungs")
+F_CHICKEN_HAND = _fan(8, "无番和", "Chicken Hand")
+F_LAST_TILE_DRAW = _fan(8, "妙手回春", "Last Tile Draw")
+F_LAST_TILE_CLAIM = _fan(8, "海底捞月", "Last Tile Claim")
+F_OUT_WITH_REPLACEMENT_TILE = _fan(8, "杠上开花", "Out with Replacement Tile")
+F_ROBBING_THE_KONG = _fan(8, "抢杠和", "Robbing The Kong")
+F_ALL_PUNGS = _fan(6, "碰碰和", "All Pungs")
+F_HALF_FLUSH = _fan(6, "混一色", "Half Flush")
+F_MIXED_SHIFTED_CHOWS = _fan(6, "三色三步高", "Mixed Shifted Chows")
+F_ALL_TYPES = _fan(6, "五门齐", "All Types")
+F_MELDED_HAND = _fan(6, "全求人", "Melded Hand")
+F_TWO_CONCEALED_KONGS = _fan(6, "双暗杠", "Two Concealed Kongs")
+F_TWO_DRAGONS_PUNGS = _fan(6, "双箭刻", "Two Dragons Pungs")
+F_CONCEALED_KONG_AND_MELDED_KONG = _fan(5, "明暗杠", "Concealed Kong and Melded Kong")  # (the reference's extra fan)
+F_OUTSIDE_HAND = _fan(4, "全带幺", "Outside Hand")
+F_FULLY_CONCEALED_HAND = _fan(4, "不求人", "Fully Concealed Hand")
+F_TWO_MELDED_KONGS = _fan(4, "双明杠", "Two Melded Kongs")
+F_LAST_TILE = _fan(4, "和绝张", "Last Tile")
+F_DRAGON_PUNG = _fan(2, "箭刻", "Dragon Pung")
+F_PREVALENT_WIND = _fan(2, "圈风刻", "Prevalent Wind")
+F_SEAT_WIND = _fan(2, "门风刻", "Seat Wind")
+F_CONCEALED_HAND = _fan(2, "门前清", "Concealed Hand")
+F_ALL_CHOWS = _fan(2, "平和", "All Chows")
+F_TILE_HOG = _fan(2, "四归一", "Tile Hog")
+F_DOUBLE_PUNG = _fan(2, "双同刻", "Double Pung")
+F_TWO_CONCEALED_PUNGS = _fan(2, "双暗刻", "Two Concealed Pungs")
+F_CONCEALED_KONG = _fan(2, "暗杠", "Concealed Kong")
+F_ALL_SIMPLES = _fan(2, "断幺", "All Simples")
+F_PURE_DOUBLE_CHOW = _fan(1, "一般高", "Pure Double Chow")
+F_MIXED_DOUBLE_CHOW = _fan(1, "喜相逢", "Mixed Double Chow")
+F_SHORT_STRAIGHT = _fan(1, "连六", "Short Straight")
+F_TWO_TERMINAL_CHOWS = _fan(1, "老少副", "Two Terminal Chows")
+F_PUNG_OF_TERMINALS_OR_HONORS = _fan(1, "幺九刻", "Pung of Terminals or Honors")
+F_MELDED_KONG = _fan(1, "明杠", "Melded Kong")
+F_ONE_VOIDED_SUIT = _fan(1, "缺一门", "One Voided Suit")
+F_NO_HONORS = _fan(1, "无字", "No Honors")
+F_EDGE_WAIT = _fan(1, "独听・边张", "Edge Wait")
+F_CLOSED_WAIT = _fan(1, "独听・嵌张", "Closed Wait")
+F_SINGLE_WAIT = _fan(1, "独听・单钓", "Single Wait")
+F_SELF_DRAWN = _fan(1, "自摸", "Self-Drawn")
+F_FLOWER_TILES = _fan(1, "花牌", "Flower Tiles")  # each
+
+NUM_FANS = len(_FAN_ROWS)
+#: The fans, in point order (88 down to 1); the value indexes ``fan_counts``.
+Fan = IntEnum("Fan", [(_k[2:], _v) for _k, _v in list(globals().items()) if _k.startswith("F_")])
+Fan.__doc__ = "The fans, in point order (88 down to 1); the value indexes ``fan_counts``."
 F = Fan
-NUM_FANS = len(Fan)
-# plain-int aliases of ``Fan`` for the kernels (numba freezes ints, not enum members); checked below
-F_BIG_FOUR_WINDS = 0
-F_BIG_THREE_DRAGONS = 1
-F_ALL_GREEN = 2
-F_NINE_GATES = 3
-F_FOUR_KONGS = 4
-F_SEVEN_SHIFTED_PAIRS = 5
-F_THIRTEEN_ORPHANS = 6
-F_ALL_TERMINALS = 7
-F_LITTLE_FOUR_WINDS = 8
-F_LITTLE_THREE_DRAGONS = 9
-F_ALL_HONORS = 10
-F_FOUR_CONCEALED_PUNGS = 11
-F_PURE_TERMINAL_CHOWS = 12
-F_QUADRUPLE_CHOW = 13
-F_FOUR_PURE_SHIFTED_PUNGS = 14
-F_FOUR_PURE_SHIFTED_CHOWS = 15
-F_THREE_KONGS = 16
-F_ALL_TERMINALS_AND_HONORS = 17
-F_SEVEN_PAIRS = 18
-F_GREATER_HONORS_AND_KNITTED_TILES = 19
-F_ALL_EVEN_PUNGS = 20
-F_FULL_FLUSH = 21
-F_PURE_TRIPLE_CHOW = 22
-F_PURE_SHIFTED_PUNGS = 23
-F_UPPER_TILES = 24
-F_MIDDLE_TILES = 25
-F_LOWER_TILES = 26
-F_PURE_STRAIGHT = 27
-F_THREE_SUITED_TERMINAL_CHOWS = 28
-F_PURE_SHIFTED_CHOWS = 29
-F_ALL_FIVE = 30
-F_TRIPLE_PUNG = 31
-F_THREE_CONCEALED_PUNGS = 32
-F_LESSER_HONORS_AND_KNITTED_TILES = 33
-F_KNITTED_STRAIGHT = 34
-F_UPPER_FOUR = 35
-F_LOWER_FOUR = 36
-F_BIG_THREE_WINDS = 37
-F_MIXED_STRAIGHT = 38
-F_REVERSIBLE_TILES = 39
-F_MIXED_TRIPLE_CHOW = 40
-F_MIXED_SHIFTED_PUNGS = 41
-F_CHICKEN_HAND = 42
-F_LAST_TILE_DRAW = 43
-F_LAST_TILE_CLAIM = 44
-F_OUT_WITH_REPLACEMENT_TILE = 45
-F_ROBBING_THE_KONG = 46
-F_ALL_PUNGS = 47
-F_HALF_FLUSH = 48
-F_MIXED_SHIFTED_CHOWS = 49
-F_ALL_TYPES = 50
-F_MELDED_HAND = 51
-F_TWO_CONCEALED_KONGS = 52
-F_TWO_DRAGONS_PUNGS = 53
-F_CONCEALED_KONG_AND_MELDED_KONG = 54
-F_OUTSIDE_HAND = 55
-F_FULLY_CONCEALED_HAND = 56
-F_TWO_MELDED_KONGS = 57
-F_LAST_TILE = 58
-F_DRAGON_PUNG = 59
-F_PREVALENT_WIND = 60
-F_SEAT_WIND = 61
-F_CONCEALED_HAND = 62
-F_ALL_CHOWS = 63
-F_TILE_HOG = 64
-F_DOUBLE_PUNG = 65
-F_TWO_CONCEALED_PUNGS = 66
-F_CONCEALED_KONG = 67
-F_ALL_SIMPLES = 68
-F_PURE_DOUBLE_CHOW = 69
-F_MIXED_DOUBLE_CHOW = 70
-F_SHORT_STRAIGHT = 71
-F_TWO_TERMINAL_CHOWS = 72
-F_PUNG_OF_TERMINALS_OR_HONORS = 73
-F_MELDED_KONG = 74
-F_ONE_VOIDED_SUIT = 75
-F_NO_HONORS = 76
-F_EDGE_WAIT = 77
-F_CLOSED_WAIT = 78
-F_SINGLE_WAIT = 79
-F_SELF_DRAWN = 80
-F_FLOWER_TILES = 81
-assert all(globals()[f"F_{f.name}"] == f for f in Fan)
-
-_POINTS = {
-    88: range(0, 7),
-    64: range(7, 13),
-    48: range(13, 15),
-    32: range(15, 18),
-    24: range(18, 27),
-    16: range(27, 33),
-    12: range(33, 38),
-    8: range(38, 47),
-    6: range(47, 54),
-    5: range(54, 55),
-    4: range(55, 59),
-    2: range(59, 69),
-    1: range(69, 82),
-}
+assert [int(f) for f in Fan] == list(range(NUM_FANS))
 #: points of one occurrence of each fan, ``int16[NUM_FANS]``
-FAN_POINTS = np.zeros(NUM_FANS, dtype=np.int16)
-for _p, _r in _POINTS.items():
-    FAN_POINTS[list(_r)] = _p
+FAN_POINTS = np.array([_r[0] for _r in _FAN_ROWS], dtype=np.int16)
 FAN_POINTS.setflags(write=False)
-
+assert all(FAN_POINTS[:-1] >= FAN_POINTS[1:]), "the fan values follow the point order"
 #: Chinese names, spelt as the reference calculator prints them
-FAN_NAME_ZH: tuple[str, ...] = (
-    "大四喜",
-    "大三元",
-    "绿一色",
-    "九莲宝灯",
-    "四杠",
-    "连七对",
-    "十三幺",
-    "清幺九",
-    "小四喜",
-    "小三元",
-    "字一色",
-    "四暗刻",
-    "一色双龙会",
-    "一色四同顺",
-    "一色四节高",
-    "一色四步高",
-    "三杠",
-    "混幺九",
-    "七对",
-    "七星不靠",
-    "全双刻",
-    "清一色",
-    "一色三同顺",
-    "一色三节高",
-    "全大",
-    "全中",
-    "全小",
-    "清龙",
-    "三色双龙会",
-    "一色三步高",
-    "全带五",
-    "三同刻",
-    "三暗刻",
-    "全不靠",
-    "组合龙",
-    "大于五",
-    "小于五",
-    "三风刻",
-    "花龙",
-    "推不倒",
-    "三色三同顺",
-    "三色三节高",
-    "无番和",
-    "妙手回春",
-    "海底捞月",
-    "杠上开花",
-    "抢杠和",
-    "碰碰和",
-    "混一色",
-    "三色三步高",
-    "五门齐",
-    "全求人",
-    "双暗杠",
-    "双箭刻",
-    "明暗杠",
-    "全带幺",
-    "不求人",
-    "双明杠",
-    "和绝张",
-    "箭刻",
-    "圈风刻",
-    "门风刻",
-    "门前清",
-    "平和",
-    "四归一",
-    "双同刻",
-    "双暗刻",
-    "暗杠",
-    "断幺",
-    "一般高",
-    "喜相逢",
-    "连六",
-    "老少副",
-    "幺九刻",
-    "明杠",
-    "缺一门",
-    "无字",
-    "独听・边张",
-    "独听・嵌张",
-    "独听・单钓",
-    "自摸",
-    "花牌",
-)
+FAN_NAME_ZH: tuple[str, ...] = tuple(_r[1] for _r in _FAN_ROWS)
 #: English names, spelt as the reference calculator's verbose output prints them
-FAN_NAME_EN: tuple[str, ...] = (
-    "Big Four Winds",
-    "Big Three Dragons",
-    "All Green",
-    "Nine Gates",
-    "Four Kongs",
-    "Seven Shifted Pairs",
-    "Thirteen Orphans",
-    "All Terminals",
-    "Little Four Winds",
-    "Little Three Dragons",
-    "All Honors",
-    "Four Concealed Pungs",
-    "Pure Terminal Chows",
-    "Quadruple Chow",
-    "Four Pure Shifted Pungs",
-    "Four Pure Shifted Chows",
-    "Three Kongs",
-    "All Terminals and Honors",
-    "Seven Pairs",
-    "Greater Honors and Knitted Tiles",
-    "All Even Pungs",
-    "Full Flush",
-    "Pure Triple Chow",
-    "Pure Shifted Pungs",
-    "Upper Tiles",
-    "Middle Tiles",
-    "Lower Tiles",
-    "Pure Straight",
-    "Three-Suited Terminal Chows",
-    "Pure Shifted Chows",
-    "All Five",
-    "Triple Pung",
-    "Three Concealed Pungs",
-    "Lesser Honors and Knitted Tiles",
-    "Knitted Straight",
-    "Upper Four",
-    "Lower Four",
-    "Big Three Winds",
-    "Mixed Straight",
-    "Reversible Tiles",
-    "Mixed Triple Chow",
-    "Mixed Shifted Pungs",
-    "Chicken Hand",
-    "Last Tile Draw",
-    "Last Tile Claim",
-    "Out with Replacement Tile",
-    "Robbing The Kong",
-    "All Pungs",
-    "Half Flush",
-    "Mixed Shifted Chows",
-    "All Types",
-    "Melded Hand",
-    "Two Concealed Kongs",
-    "Two Dragons Pungs",
-    "Concealed Kong and Melded Kong",
-    "Outside Hand",
-    "Fully Concealed Hand",
-    "Two Melded Kongs",
-    "Last Tile",
-    "Dragon Pung",
-    "Prevalent Wind",
-    "Seat Wind",
-    "Concealed Hand",
-    "All Chows",
-    "Tile Hog",
-    "Double Pung",
-    "Two Concealed Pungs",
-    "Concealed Kong",
-    "All Simples",
-    "Pure Double Chow",
-    "Mixed Double Chow",
-    "Short Straight",
-    "Two Terminal Chows",
-    "Pung of Terminals or Honors",
-    "Melded Kong",
-    "One Voided Suit",
-    "No Honors",
-    "Edge Wait",
-    "Closed Wait",
-    "Single Wait",
-    "Self-Drawn",
-    "Flower Tiles",
-)
-assert len(FAN_NAME_ZH) == NUM_FANS and len(FAN_NAME_EN) == NUM_FANS
+FAN_NAME_EN: tuple[str, ...] = tuple(_r[2] for _r in _FAN_ROWS)
 
 #: the order in which the reference calculator lists fans: the rulebook numbering 1..81, then 明暗杠
 REFERENCE_ORDER: tuple[Fan, ...] = tuple(f for f in Fan if f != F.CONCEALED_KONG_AND_MELDED_KONG) + (
@@ -455,7 +209,7 @@ EXCLUDES: dict[Fan, tuple[Fan, ...]] = {
     F.BIG_THREE_DRAGONS: (F.TWO_DRAGONS_PUNGS, F.DRAGON_PUNG),
     # 绿一色: 不计混一色
     F.ALL_GREEN: (F.HALF_FLUSH,),
-    # 九莲宝灯: 不计清一色、不求人、门前清、无字、幺九刻×1 (the ×1 in _eval_division)
+    # 九莲宝灯: 不计清一色、不求人、门前清、无字、幺九刻×1 (the ×1 in _eval_ws)
     F.NINE_GATES: (F.FULL_FLUSH, F.FULLY_CONCEALED_HAND, F.CONCEALED_HAND, F.NO_HONORS),
     # 四杠: 不计碰碰和、单钓将
     F.FOUR_KONGS: (F.ALL_PUNGS, F.SINGLE_WAIT),
@@ -596,20 +350,17 @@ _EXCLUDER_MASK.setflags(write=False)
 _EXCLUDED_MASK.setflags(write=False)  # the fans that exclude something, in fan order
 _EXCLUDERS.setflags(write=False)
 EXCLUDE_LEN.setflags(write=False)
-del _a, _bs, _b, _p, _r
+del _a, _bs, _b
 
 # --- kernels ----------------------------------------------------------------------------------------------
 # Sets inside the kernels: kind 1 chow (tile = LOWEST tile), 2 pung, 3 kong; fixed melds first.
 _CHOW, _PUNG, _KONG = 1, 2, 3
-_TERM_HONOR = np.zeros(34, dtype=np.bool_)
-_TERM_HONOR[[0, 8, 9, 17, 18, 26] + list(range(27, 34))] = True
-_GREEN = np.zeros(34, dtype=np.bool_)
-_GREEN[[10, 11, 12, 14, 16, 32]] = True
-_REVERSIBLE = np.zeros(34, dtype=np.bool_)
-_REVERSIBLE[[18, 19, 20, 21, 22, 25, 26, 10, 12, 13, 14, 16, 17, 33]] = True
-#: the six knitted straights (组合龙): suit of 147, 258, 369
-_KNITTED = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]], dtype=np.int8)
-for _x in (_TERM_HONOR, _GREEN, _REVERSIBLE, _KNITTED):
+_TERM_HONOR = np.ascontiguousarray(IS_TERMINAL_OR_HONOR[:NUM_TILE_TYPES])
+_GREEN = np.ascontiguousarray(IS_GREEN[:NUM_TILE_TYPES])
+_REVERSIBLE = np.ascontiguousarray(IS_REVERSIBLE[:NUM_TILE_TYPES])
+#: the six knitted straights (组合龙): suit of 147, 258, 369 (mjenv.tiles.KNITS)
+_KNITTED = KNITS
+for _x in (_TERM_HONOR, _GREEN, _REVERSIBLE):
     _x.setflags(write=False)
 
 
@@ -637,32 +388,32 @@ def _copy(dst, src):
 
 
 @njit
-def _apply_excludes(fc):
+def _apply_excludes(fan_counts):
     """Apply ``EXCLUDES`` (in fan order) to a count vector; return the total points."""
     total = 0
     for j in range(_EXCLUDERS.shape[0]):
         a = _EXCLUDERS[j]
-        if fc[a] > 0:
+        if fan_counts[a] > 0:
             for k in range(EXCLUDE_LEN[a]):
-                fc[EXCLUDE_LIST[a, k]] = 0
+                fan_counts[EXCLUDE_LIST[a, k]] = 0
     for a in range(NUM_FANS):
-        total += fc[a] * FAN_POINTS[a]
+        total += fan_counts[a] * FAN_POINTS[a]
     return total
 
 
 @njit
-def _tile_fans(tc, fc):
-    """Fans decided by the set of tiles alone (suits, honours, ranks, colours). ``tc``: all 14+ tiles."""
+def _tile_fans(tile_counts, fan_counts):
+    """Fans decided by the set of tiles alone (suits, honours, ranks, colours). ``tile_counts``: all 14+ tiles."""
     mask = 0
     for t in range(34):
-        if tc[t] > 0:
+        if tile_counts[t] > 0:
             mask |= 1 << t
-    _tile_fans_mask(mask, fc, 0)
+    _tile_fans_mask(mask, fan_counts, 0)
 
 
 @njit
-def _tile_fans_mask(mask, fc, o):
-    """``_tile_fans`` of the tiles in ``mask`` (bit t: tile t is held or melded), into ``fc[o + o:]``."""
+def _tile_fans_mask(mask, fan_counts, o):
+    """``_tile_fans`` of the tiles in ``mask`` (bit t: tile t is held or melded), into ``fan_counts[o + o:]``."""
     s0 = mask & 0x1FF
     s1 = (mask >> 9) & 0x1FF
     s2 = (mask >> 18) & 0x1FF
@@ -672,35 +423,35 @@ def _tile_fans_mask(mask, fc, o):
     honors = (winds | dragons) != 0
     ranks = s0 | s1 | s2  # bit r: rank r + 1 in some suit
     if mask & ~_GREEN_M == 0:
-        fc[o + F_ALL_GREEN] = 1
+        fan_counts[o + F_ALL_GREEN] = 1
     if nsuits == 0:
-        fc[o + F_ALL_HONORS] = 1
+        fan_counts[o + F_ALL_HONORS] = 1
     elif not honors and ranks & ~0x101 == 0:  # suited terminals only
-        fc[o + F_ALL_TERMINALS] = 1
+        fan_counts[o + F_ALL_TERMINALS] = 1
     elif mask & ~_TERM_HONOR_M == 0 and honors:
-        fc[o + F_ALL_TERMINALS_AND_HONORS] = 1
+        fan_counts[o + F_ALL_TERMINALS_AND_HONORS] = 1
     if nsuits == 1:
-        fc[o + (F_HALF_FLUSH if honors else F_FULL_FLUSH)] = 1
+        fan_counts[o + (F_HALF_FLUSH if honors else F_FULL_FLUSH)] = 1
     elif nsuits == 2:
-        fc[o + F_ONE_VOIDED_SUIT] = 1
+        fan_counts[o + F_ONE_VOIDED_SUIT] = 1
     if nsuits == 3 and winds != 0 and dragons != 0:
-        fc[o + F_ALL_TYPES] = 1
+        fan_counts[o + F_ALL_TYPES] = 1
     if not honors:
-        fc[o + F_NO_HONORS] = 1
+        fan_counts[o + F_NO_HONORS] = 1
         if mask & _TERM_HONOR_M == 0:
-            fc[o + F_ALL_SIMPLES] = 1
+            fan_counts[o + F_ALL_SIMPLES] = 1
         if ranks & 0x3F == 0:  # ranks 7-9 only
-            fc[o + F_UPPER_TILES] = 1
+            fan_counts[o + F_UPPER_TILES] = 1
         elif ranks & 0x1C7 == 0:  # 4-6
-            fc[o + F_MIDDLE_TILES] = 1
+            fan_counts[o + F_MIDDLE_TILES] = 1
         elif ranks & 0x1F8 == 0:  # 1-3
-            fc[o + F_LOWER_TILES] = 1
+            fan_counts[o + F_LOWER_TILES] = 1
         if ranks & 0x1F == 0:  # 6-9
-            fc[o + F_UPPER_FOUR] = 1
+            fan_counts[o + F_UPPER_FOUR] = 1
         elif ranks & 0x1F0 == 0:  # 1-4
-            fc[o + F_LOWER_FOUR] = 1
+            fan_counts[o + F_LOWER_FOUR] = 1
     if mask & ~_REVERSIBLE_M == 0:
-        fc[o + F_REVERSIBLE_TILES] = 1
+        fan_counts[o + F_REVERSIBLE_TILES] = 1
 
 
 @njit
@@ -943,7 +694,7 @@ def _pairs_key(sub, ef):
 
 
 @njit
-def _pung_fans(ws, n, pair, seat, prev):
+def _pung_fans(ws, n, pair, seat, prevalent):
     """Wind and dragon fans, 幺九刻 on the terminal/honour pungs no wind/dragon fan used."""
     nw = 0
     nd = 0
@@ -957,7 +708,7 @@ def _pung_fans(ws, n, pair, seat, prev):
                 yj += 1
             if 27 <= t <= 30:
                 nw += 1
-                has_prev |= t - 27 == prev
+                has_prev |= t - 27 == prevalent
                 has_seat |= t - 27 == seat
             elif t >= 31:
                 nd += 1
@@ -981,14 +732,14 @@ def _pung_fans(ws, n, pair, seat, prev):
     if nw < 3:
         if has_prev:
             yj -= 1
-        if has_seat and seat != prev:
+        if has_seat and seat != prevalent:
             yj -= 1
     if yj > 0:
         _add(ws, F_PUNG_OF_TERMINALS_OR_HONORS, yj)
 
 
 @njit
-def _division_sets(ws, n, nfix, pair, win, sd, knitted):
+def _division_sets(ws, n, n_fixed, pair, win, self_drawn, knitted):
     """Shape fans of one reading (组合龙, 平和, 碰碰和, 全双刻, 全带幺, 全带五, 暗刻) into the reading's fan counts.
 
     Writes the chows and the suited pungs as (suit, rank 1..9) into ``ws[0:16]``; returns (chows, suited
@@ -1016,7 +767,7 @@ def _division_sets(ws, n, nfix, pair, win, sd, knitted):
             even = False
             if ws[_WS_SC + i] and t <= win <= t + 2:  # a standing (or offer-0) chow holds the win tile
                 inchow = True
-                if i >= nfix:
+                if i >= n_fixed:
                     mid |= win == t + 1
                     edge |= (win == t + 2 and t % 9 == 0) or (win == t and t % 9 == 6)
         else:
@@ -1030,8 +781,8 @@ def _division_sets(ws, n, nfix, pair, win, sd, knitted):
                 nps += 1
             if ws[_WS_SC + i]:
                 conc += 1
-                inpung |= i >= nfix and t == win
-    if inpung and not sd and pair != win and not inchow:
+                inpung |= i >= n_fixed and t == win
+    if inpung and not self_drawn and pair != win and not inchow:
         conc -= 1  # the pung completed by the discard is exposed
     if knitted:
         _add(ws, F_KNITTED_STRAIGHT, 1)
@@ -1059,43 +810,25 @@ def _division_sets(ws, n, nfix, pair, win, sd, knitted):
 
 
 @njit
-def _eval_division(sk, st, sc, n, nfix, pair, win, sd, seat, prev, knitted, conc13, base, fc, scr):
-    """Fans of one reading of the hand (sets ``sk/st/sc[:n]``, fixed melds first, then pair) into ``fc``;
-    returns points. ``scr``: int64 scratch whose ``scr[16]`` caches whether ``win`` is the only wait (-1 = not
-    computed yet). Stand-alone form of ``_eval_ws`` (scripts/tie_break_lab.py); the scorer calls that.
-    """
-    ws = np.zeros(_WS_LEN, dtype=np.int64)
-    for i in range(4):
-        ws[_WS_SK + i] = sk[i]
-        ws[_WS_ST + i] = st[i]
-        ws[_WS_SC + i] = sc[i]
-    for k in range(NUM_FANS):
-        ws[_WS_BASE + k] = base[k]
-    ws[_S_WAIT] = scr[_S_WAIT]
-    pts = _eval_ws(ws, conc13, n, nfix, pair, win, sd, seat, prev, knitted)
-    scr[_S_WAIT] = ws[_S_WAIT]
-    for k in range(NUM_FANS):
-        fc[k] = ws[_WS_FC + k]
-    return pts
+def _eval_ws(ws, concealed13, n, n_fixed, pair, win, self_drawn, seat, prevalent, knitted):
+    """Fans of one reading of the hand into ``_WS_FC`` of the work space ``ws``; returns points.
 
-
-@njit
-def _eval_ws(ws, conc13, n, nfix, pair, win, sd, seat, prev, knitted):
-    """``_eval_division`` on the work space ``ws`` (``_WS_*``): the sets at ``_WS_SK/ST/SC``, ``base`` at
-    ``_WS_BASE``, the reading's fan counts into ``_WS_FC``, scratch ``ws[0:80]``. One array argument: numba
-    reference-counts every array passed to a call."""
+    The reading: the sets at ``_WS_SK/ST/SC[:n]`` (fixed melds first), the pair at tile ``pair``; ``base`` (the
+    reading-independent fans) at ``_WS_BASE``; ``ws[_S_WAIT]`` caches whether ``win`` is the only wait (-1 =
+    not computed yet), ``ws[_S_STATE]`` whether ``_WS_FC`` holds ``base`` except the touched fans (see
+    ``_WS_LAYOUT``). One array argument: numba reference-counts every array passed to a call."""
     _start_reading(ws)
-    nch, nps, wait = _division_sets(ws, n, nfix, pair, win, sd, knitted)
+    nch, nps, wait = _division_sets(ws, n, n_fixed, pair, win, self_drawn, knitted)
     if nch >= 2 and not (nch == 4 and _terminal_chows(ws, pair)):
         _combo_fans(True, ws, 0, nch)  # chows at ws[0:8]
     if nps >= 2:
         _combo_fans(False, ws, 8, nps)  # suited pungs at ws[8:16]
     if nch < n:
-        _pung_fans(ws, n, pair, seat, prev)
+        _pung_fans(ws, n, pair, seat, prevalent)
     if ws[_WS_FC + F_NINE_GATES] and ws[_WS_FC + F_PUNG_OF_TERMINALS_OR_HONORS]:  # 九莲宝灯: 不计幺九刻×1
         _add(ws, F_PUNG_OF_TERMINALS_OR_HONORS, -1)
     if (wait > 0 or pair == win) and ws[_S_WAIT] < 0:
-        ws[_S_WAIT] = _single_wait(conc13, nfix, win, ws[40:74], knitted == 0)
+        ws[_S_WAIT] = single_wait_kernel(concealed13, n_fixed, win, ws[_WS_WAIT_H : _WS_WAIT_H + 34], knitted == 0)
     if ws[_S_WAIT] == 1 and (wait > 0 or pair == win):
         _add(ws, F_EDGE_WAIT if wait == 1 else (F_CLOSED_WAIT if wait == 2 else F_SINGLE_WAIT), 1)
     return _excluded_points(ws)
@@ -1104,13 +837,50 @@ def _eval_ws(ws, conc13, n, nfix, pair, win, sd, seat, prev, knitted):
 # ``scr`` slots of a reading's evaluation. A reading changes few fans of ``base``, so its fan counts are not
 # rebuilt from ``base`` for every reading: they keep ``base`` except the fans in the "touched" mask, which
 # the next reading restores. Masks are two int64 words, bit f % 64 of word f // 64 for fan f.
-_S_WAIT = 16  # 1 when win is the only wait, 0 when not, -1 not computed yet (see _eval_ws)
-_S_STATE = 17  # 1: the fan counts are base except the touched fans; else rebuild them (fresh scr: 0)
-_S_TOUCH = 18  # 18, 19: fans the current reading changed
-_S_BASE_MASK = 32  # 32, 33: fans present in base
-_S_BASE_PTS = 34  # points of base (no exclusions applied)
-_S_MASK = 35  # 35, 36: fans present in the reading
-_S_PTS = 37  # points of the reading (exclusions applied so far)
+#: Layout of the int64 work space ``ws`` of one scoring call, in order: (name, length, use). The offsets
+#: below (``_WS_*`` for arrays, ``_S_*`` for single slots) are derived from it, as ``mjenv.game`` derives its
+#: state offsets. Kernels that get ``ws`` (also called ``scr``, "scratch") reach every work array through one
+#: argument: numba counts references per array argument, so one array is cheaper than many slices.
+_WS_LAYOUT: tuple[tuple[str, int, str], ...] = (
+    ("sets", 16, "chows (suit, rank) at 0..7 and suited pungs at 8..15 of a reading (_division_sets)"),
+    ("wait", 1, "1 when win is the only wait, 0 when not, -1 not computed yet (see _eval_ws)"),
+    ("state", 1, "1: the fan counts are base except the touched fans; else rebuild them (fresh: 0)"),
+    ("touch", 2, "mask of the fans the current reading changed"),
+    ("choice", 4, "_regular_best: choice per depth, -1 none yet, 0 pung, 1 chow"),
+    ("applied", 4, "_regular_best: 1 when the choice at this depth is applied to w"),
+    ("pos", 4, "_regular_best: lowest tile at this depth"),
+    ("base_mask", 2, "mask of the fans present in base"),
+    ("base_pts", 1, "points of base (no exclusions applied)"),
+    ("mask", 2, "mask of the fans present in the reading"),
+    ("pts", 1, "points of the reading (exclusions applied so far)"),
+    ("spare0", 2, "unused"),
+    ("wait_h", 34, "the single-wait test's tile counts (single_wait_kernel)"),
+    ("spare1", 6, "unused"),
+    ("h", 34, "the 14 concealed tiles (counts)"),
+    ("w", 34, "_regular_best: the tiles not yet read into sets"),
+    ("tile_counts", 34, "all tiles of the hand, melds included (counts)"),
+    ("sk", 4, "set kinds: 1 chow, 2 pung, 3 kong; fixed melds first"),
+    ("st", 4, "set tiles (a chow by its LOWEST tile)"),
+    ("sc", 4, "1 for a concealed set"),
+    ("base", NUM_FANS, "fan counts of the hand's tiles and context, before a reading"),
+    ("fan_counts", NUM_FANS, "fan counts of the current reading"),
+)
+_WS_OFFSET: dict[str, int] = {}
+_WS_LEN = 0
+for _name, _n, _ in _WS_LAYOUT:
+    _WS_OFFSET[_name] = _WS_LEN
+    _WS_LEN += _n
+_WS_SETS, _WS_CHOICE, _WS_APPLIED, _WS_POS, _WS_WAIT_H = (
+    _WS_OFFSET[k] for k in ("sets", "choice", "applied", "pos", "wait_h")
+)
+_WS_H, _WS_W, _WS_TC, _WS_SK, _WS_ST, _WS_SC, _WS_BASE, _WS_FC = (
+    _WS_OFFSET[k] for k in ("h", "w", "tile_counts", "sk", "st", "sc", "base", "fan_counts")
+)
+_S_WAIT, _S_STATE, _S_TOUCH, _S_BASE_MASK, _S_BASE_PTS, _S_MASK, _S_PTS = (
+    _WS_OFFSET[k] for k in ("wait", "state", "touch", "base_mask", "base_pts", "mask", "pts")
+)
+# the kernels' literal uses of the sets area (chows at 0..7, pungs at 8..15) rely on it starting at 0
+assert _WS_SETS == 0 and _WS_OFFSET["wait"] == 16 and _WS_H == 80 and _WS_LEN == 194 + 2 * NUM_FANS
 
 
 @njit
@@ -1228,30 +998,10 @@ def _terminal_chows(ws, pair):
 
 
 @njit
-def _context_fans(tc, sk, st, sc, nfix, conc13, win, flags, base):
-    """Fans that do not depend on how the hand is read: tiles, kongs, 四归一, concealment and win flags."""
-    mask = 0
-    fours = 0
-    for t in range(34):
-        if tc[t] > 0:
-            mask |= 1 << t
-        fours += tc[t] == 4
-    ws = np.zeros(_WS_LEN, dtype=np.int64)
-    for t in range(34):
-        ws[_WS_TC + t] = tc[t]
-    for i in range(nfix):
-        ws[_WS_SK + i] = sk[i]
-        ws[_WS_ST + i] = st[i]
-        ws[_WS_SC + i] = sc[i]
-    _context_ws(mask, fours, ws, nfix, conc13, win, flags)
-    for k in range(NUM_FANS):
-        base[k] = ws[_WS_BASE + k]
-
-
-@njit
-def _context_ws(mask, fours, ws, nfix, conc13, win, flags):
-    """``_context_fans`` on the work space ``ws`` (``_WS_TC/SK/SC`` in, ``_WS_BASE`` out), given the mask of the
-    tiles in ``tc`` and how many of them are held four times."""
+def _context_ws(mask, fours, ws, n_fixed, concealed13, win, flags):
+    """Fans that do not depend on how the hand is read (tiles, kongs, 四归一, concealment and win flags), on the
+    work space ``ws`` (``_WS_TC/SK/SC`` in, ``_WS_BASE`` out), given the mask of the
+    tiles in ``tile_counts`` and how many of them are held four times."""
     for k in range(NUM_FANS):
         ws[_WS_BASE + k] = 0
     _tile_fans_mask(mask, ws, _WS_BASE)
@@ -1259,7 +1009,7 @@ def _context_ws(mask, fours, ws, nfix, conc13, win, flags):
     nck = 0
     nexp = 0
     hog = fours
-    for i in range(nfix):
+    for i in range(n_fixed):
         if ws[_WS_SK + i] == _KONG:
             nk += 1
             nck += ws[_WS_SC + i]
@@ -1268,7 +1018,7 @@ def _context_ws(mask, fours, ws, nfix, conc13, win, flags):
             nexp += 1
     if hog > 0:
         ws[_WS_BASE + F_TILE_HOG] = hog
-    if nfix == 0 and _nine_gates(conc13, win):
+    if n_fixed == 0 and _nine_gates(concealed13, win):
         ws[_WS_BASE + F_NINE_GATES] = 1
     if nk == 4:
         ws[_WS_BASE + F_FOUR_KONGS] = 1
@@ -1285,36 +1035,36 @@ def _context_ws(mask, fours, ws, nfix, conc13, win, flags):
         ] = 1
     elif nk == 1:
         ws[_WS_BASE + (F_CONCEALED_KONG if nck == 1 else F_MELDED_KONG)] = 1
-    sd = flags & WIN_SELF_DRAWN
-    if sd:
+    self_drawn = flags & WIN_SELF_DRAWN
+    if self_drawn:
         ws[_WS_BASE + F_SELF_DRAWN] = 1
     if nexp == 0:
-        ws[_WS_BASE + (F_FULLY_CONCEALED_HAND if sd else F_CONCEALED_HAND)] = 1
-    elif nexp == 4 and not sd:
+        ws[_WS_BASE + (F_FULLY_CONCEALED_HAND if self_drawn else F_CONCEALED_HAND)] = 1
+    elif nexp == 4 and not self_drawn:
         ws[_WS_BASE + F_MELDED_HAND] = 1
     if flags & WIN_WALL_LAST:
-        ws[_WS_BASE + (F_LAST_TILE_DRAW if sd else F_LAST_TILE_CLAIM)] = 1
+        ws[_WS_BASE + (F_LAST_TILE_DRAW if self_drawn else F_LAST_TILE_CLAIM)] = 1
     # a flag the tiles make impossible is ignored, as the reference does
     if flags & WIN_ABOUT_KONG:
-        if sd:
+        if self_drawn:
             if nk > 0:
                 ws[_WS_BASE + F_OUT_WITH_REPLACEMENT_TILE] = 1
         elif ws[_WS_TC + win] == 1:
             ws[_WS_BASE + F_ROBBING_THE_KONG] = 1
     # 和绝张: never with a copy of the win tile among the standing tiles; always when the melds show the
     # other three (ref)
-    if conc13[win] == 0 and (flags & WIN_4TH_TILE or ws[_WS_TC + win] == 4):
+    if concealed13[win] == 0 and (flags & WIN_4TH_TILE or ws[_WS_TC + win] == 4):
         ws[_WS_BASE + F_LAST_TILE] = 1
 
 
 @njit
-def _nine_gates(conc13, win):
+def _nine_gates(concealed13, win):
     """九莲宝灯: the 13 standing tiles are 1112345678999 of one suit and ``win`` is of that suit."""
     if win >= 27:
         return False
     b = win - win % 9
     for r in range(9):
-        if conc13[b + r] != (3 if r == 0 or r == 8 else 1):
+        if concealed13[b + r] != (3 if r == 0 or r == 8 else 1):
             return False
     return True
 
@@ -1325,8 +1075,8 @@ _TIE_FANS = int((FAN_POINTS >= _TIE_MIN_POINTS).sum())  # fans are in point orde
 
 
 @njit
-def _tie_prefers(fc, best_fc):
-    """Does a reading scoring ``fc`` replace an equal-scoring best reading ``best_fc``? (the reference's tie-break)
+def _tie_prefers(fan_counts, best_fc):
+    """Does a reading scoring ``fan_counts`` replace an equal-scoring best reading ``best_fc``? (the reference's tie-break)
 
     The first fan of >= 16 points, in fan order, that the two count differently decides: the reading with more
     of it wins (三同刻 + 双暗刻 over 三暗刻 + 双同刻, 一色三同顺 over 一色三节高). Otherwise the later reading in
@@ -1338,16 +1088,16 @@ def _tie_prefers(fc, best_fc):
     (``--family``) hold no other tie whose readings share a >= 16 point fan built from sets.
     """
     for k in range(_TIE_FANS):
-        if fc[k] != best_fc[k]:
-            return fc[k] > best_fc[k]
-    return fc[F_PURE_TRIPLE_CHOW] == 0
+        if fan_counts[k] != best_fc[k]:
+            return fan_counts[k] > best_fc[k]
+    return fan_counts[F_PURE_TRIPLE_CHOW] == 0
 
 
 @njit
 def _pair_range(h):
     """Tiles ``[lo, hi)`` where the pair of a regular reading of ``h`` can lie; (0, 0) when there is no regular
     reading. The pair's group is the one whose count is 2 mod 3 when all others are 0 mod 3; in it, a pair
-    must leave sets (``_suit_sets``), and its rank r has 2r = the group's rank sum mod 3 (a chow or pung adds
+    must leave sets (``suit_sets_kernel``), and its rank r has 2r = the group's rank sum mod 3 (a chow or pung adds
     0 mod 3). Only pairs that give no reading are left out, so the readings and their order are unchanged.
     """
     pg = -1
@@ -1378,7 +1128,7 @@ def _pair_range(h):
     lo = -1
     hi = 0
     for r in range((2 * wsum) % 3, 9, 3):
-        if h[b + r] >= 2 and _suit_sets(h, b, b + r):
+        if h[b + r] >= 2 and suit_sets_kernel(h, b, b + r):
             if lo < 0:
                 lo = b + r
             hi = b + r + 1
@@ -1388,23 +1138,30 @@ def _pair_range(h):
 
 
 @njit
-def _regular_best(h, w, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, conc13, best_fc, best, scr):
-    """Every reading of ``h`` as pair + ``nneed`` sets after the fixed sets; keeps the best in ``best_fc``.
+def _regular_best(ws, n_fixed, n_need, win, self_drawn, seat, prevalent, knitted, concealed13, best_fc, best):
+    """Every reading of the hand ``h`` of work space ``ws`` as pair + ``n_need`` sets after the fixed sets;
+    keeps the best in ``best_fc``. The sets go to ``sk``/``st``/``sc`` of ``ws`` (``_WS_LAYOUT``).
 
     Pairs in tile order; for each, the sets depth-first over the lowest remaining tile, pung before chow. Equal
     totals: ``_tie_prefers`` (else a later reading replaces an earlier one), the reference's tie-break
     (tests/golden/fans.jsonl "tie-break" cases, tests/test_fans.py::test_tie_breaks).
     """
+    h = ws[_WS_H : _WS_H + 34]
+    w = ws[_WS_W : _WS_W + 34]
+    sk = ws[_WS_SK : _WS_SK + 4]
+    st = ws[_WS_ST : _WS_ST + 4]
+    sc = ws[_WS_SC : _WS_SC + 4]
+    scr = ws
     _copy(w, h)
-    ch = scr[20:24]  # choice per depth: -1 none yet, 0 pung, 1 chow
-    app = scr[24:28]  # 1 when the choice at this depth is applied to w
-    pos = scr[28:32]  # lowest tile at this depth
+    ch = scr[_WS_CHOICE : _WS_CHOICE + 4]  # choice per depth: -1 none yet, 0 pung, 1 chow
+    app = scr[_WS_APPLIED : _WS_APPLIED + 4]  # 1 when the choice at this depth is applied to w
+    pos = scr[_WS_POS : _WS_POS + 4]  # lowest tile at this depth
     lo, hi = _pair_range(h)
     for p in range(lo, hi):
         if h[p] < 2:
             continue
         w[p] -= 2
-        j = 0 if nneed > 0 else -1
+        j = 0 if n_need > 0 else -1
         ch[0] = -1
         app[0] = 0
         while j >= 0:
@@ -1424,27 +1181,27 @@ def _regular_best(h, w, sk, st, sc, nfix, nneed, win, sd, seat, prev, knitted, c
                 if w[i] < 3:
                     continue
                 w[i] -= 3
-                sk[nfix + j] = _PUNG
+                sk[n_fixed + j] = _PUNG
             else:
                 if i >= 27 or i % 9 > 6 or w[i + 1] == 0 or w[i + 2] == 0:
                     continue
                 w[i] -= 1
                 w[i + 1] -= 1
                 w[i + 2] -= 1
-                sk[nfix + j] = _CHOW
-            st[nfix + j] = i
-            sc[nfix + j] = 1
+                sk[n_fixed + j] = _CHOW
+            st[n_fixed + j] = i
+            sc[n_fixed + j] = 1
             app[j] = 1
-            if j < nneed - 1:
+            if j < n_need - 1:
                 j += 1
                 ch[j] = -1
                 app[j] = 0
             else:
                 best = _consider(
-                    nfix + nneed, nfix, p, win, sd, seat, prev, knitted, conc13, best_fc, best, scr
+                    n_fixed + n_need, n_fixed, p, win, self_drawn, seat, prevalent, knitted, concealed13, best_fc, best, scr
                 )
-        if nneed == 0:
-            best = _consider(nfix, nfix, p, win, sd, seat, prev, knitted, conc13, best_fc, best, scr)
+        if n_need == 0:
+            best = _consider(n_fixed, n_fixed, p, win, self_drawn, seat, prevalent, knitted, concealed13, best_fc, best, scr)
         w[p] += 2
     return best
 
@@ -1460,12 +1217,12 @@ def _unapply(w, i, choice):
 
 
 @njit
-def _consider(n, nfix, p, win, sd, seat, prev, knitted, conc13, best_fc, best, ws):
+def _consider(n, n_fixed, p, win, self_drawn, seat, prevalent, knitted, concealed13, best_fc, best, ws):
     """Score one reading; copy it to ``best_fc`` when it beats (or wins the tie with) the best so far.
 
     ``ws``: the work space (the reading's sets, ``base`` and fan counts at ``_WS_*``; ``_regular_best`` passes
     it as ``scr``)."""
-    pts = _eval_ws(ws, conc13, n, nfix, p, win, sd, seat, prev, knitted)
+    pts = _eval_ws(ws, concealed13, n, n_fixed, p, win, self_drawn, seat, prevalent, knitted)
     if pts > best or (pts == best and _tie_prefers(ws[_WS_FC : _WS_FC + NUM_FANS], best_fc)):
         _copy(best_fc, ws[_WS_FC : _WS_FC + NUM_FANS])
         return pts
@@ -1473,21 +1230,8 @@ def _consider(n, nfix, p, win, sd, seat, prev, knitted, conc13, best_fc, best, w
 
 
 @njit
-def _knitted_perm(h):
-    """Index of the knitted straight (组合龙) all nine of whose tiles are in ``h``, or -1."""
-    for k in range(6):
-        ok = True
-        for s in range(3):
-            b = 9 * _KNITTED[k, s] + s
-            ok &= h[b] > 0 and h[b + 3] > 0 and h[b + 6] > 0
-        if ok:
-            return k
-    return -1
-
-
-@njit
 def _knitted_of_mask(hmask):
-    """``_knitted_perm`` of the tiles in ``hmask`` (bit t: tile t held)."""
+    """``knitted_perm_kernel`` of the tiles in ``hmask`` (bit t: tile t held)."""
     for k in range(6):
         if hmask & _KNITTED_M[k] == _KNITTED_M[k]:
             return k
@@ -1495,262 +1239,13 @@ def _knitted_of_mask(hmask):
 
 
 @njit
-def _honors_knitted(h):
-    """1 for 全不靠 (14 single tiles of honours and one knitted straight), 2 for 七星不靠, else 0."""
-    for t in range(34):
-        if h[t] > 1:
-            return 0
-    for k in range(6):
-        ok = True
-        for t in range(27):
-            if h[t] and t // 9 != _KNITTED[k, t % 3]:
-                ok = False
-                break
-        if ok:
-            nh = 0
-            for t in range(27, 34):
-                nh += h[t]
-            return 2 if nh == 7 else 1
-    return 0
-
-
-@njit
-def _special_shape(h, kind):
-    """Is ``h`` (14 concealed tiles) seven pairs (kind 0) / thirteen orphans (kind 1)?"""
-    if kind == 0:
-        for t in range(34):
-            if h[t] % 2:
-                return False
-        return True
-    for t in range(34):
-        if _TERM_HONOR[t] != (h[t] > 0):
-            return False
-    return True
-
-
-@njit
-def _suit_sets(h, b, pair):
-    """Do the 9 counts ``h[b:b+9]`` (minus a pair at tile ``pair``) split into sets? Greedy from the lowest
-    rank: three chows equal three pungs, so ``count % 3`` chows must start at each rank."""
-    s1 = 0  # chows started one rank below
-    s2 = 0  # chows started two ranks below
-    for i in range(9):
-        c = h[b + i] - s1 - s2 - (2 if b + i == pair else 0)
-        if c < 0:
-            return False
-        if c >= 3:  # c <= 4: c % 3 without a division
-            c -= 3
-        if c > 0 and i > 6:
-            return False
-        s2 = s1
-        s1 = c
-    return True
-
-
-@njit
-def _regular_ok(h, nneed):
-    """Can ``h`` (3 * nneed + 2 tiles) be read as a pair and ``nneed`` sets?"""
-    ps = -1
-    for s in range(3):
-        n = 0
-        for t in range(9 * s, 9 * s + 9):
-            n += h[t]
-        if n % 3 == 1 or (n % 3 == 2 and ps >= 0):
-            return False
-        if n % 3 == 2:
-            ps = s
-    for t in range(27, 34):  # honours: pungs and at most one pair
-        if h[t] % 3 == 1 or (h[t] % 3 == 2 and ps >= 0):
-            return False
-        if h[t] % 3 == 2:
-            ps = 3
-    if ps < 0:
-        return False
-    for s in range(3):
-        if s != ps and not _suit_sets(h, 9 * s, -1):
-            return False
-    if ps == 3:
-        return True
-    for p in range(9 * ps, 9 * ps + 9):
-        if h[p] >= 2 and _suit_sets(h, 9 * ps, p):
-            return True
-    return False
-
-
-@njit
-def _group_code(h, g):
-    """How the tiles of group ``g`` (suit 0..2, 3 = honours) split: -1 not into sets and at most one pair,
-    0 into sets only (or none), 1 into a pair and sets."""
-    if g == 3:
-        pairs = 0
-        for t in range(27, 34):
-            r = h[t] % 3
-            if r == 1:
-                return -1
-            pairs += r == 2
-        return -1 if pairs > 1 else pairs
-    b = 9 * g
-    n = np.int64(0)  # not the literal 0: no Literal specialization of _suit_code (see _score)
-    wsum = np.int64(0)
-    for r in range(9):
-        n += h[b + r]
-        wsum += r * h[b + r]
-    return _suit_code(h, b, n, wsum)
-
-
-@njit
-def _suit_code(h, b, n, wsum):
-    """``_group_code`` of the suit at tile ``b`` holding ``n`` tiles of rank sum ``wsum`` (ranks 0..8)."""
-    if n % 3 == 1:
-        return -1
-    if n % 3 == 0:
-        return 0 if _suit_sets(h, b, -1) else -1
-    # a chow or pung adds 0 mod 3 to the rank sum and a pair of rank r adds 2r: r = 2 * wsum mod 3
-    for r in range((2 * wsum) % 3, 9, 3):
-        if h[b + r] >= 2 and _suit_sets(h, b, b + r):
-            return 1
-    return -1
-
-
-@njit
-def _single_wait(conc13, nfix, win, h, regular):
-    """True when ``win`` is the only tile that completes the 13-tile hand (独听, needed for 边/嵌/单钓).
-
-    ``h``: int64[34] scratch; ``regular``: the hand with ``win`` is known to read as a pair and sets.
-    A regular hand is a win when every group splits (``_group_code``) with exactly one pair; adding a tile
-    changes one group, so a group can take it only when all the others split, and only with the code that
-    gives one pair in all. When ``regular``, the groups other than ``win``'s split already, as their tile
-    counts say (0 mod 3: sets, 2 mod 3: the pair).
-    """
-    distinct = 0
-    odd = 0
-    odd_t = -1
-    for t in range(34):
-        c = conc13[t]
-        h[t] = c
-        distinct += c > 0
-        if c % 2:
-            odd += 1
-            odd_t = t
-    if nfix == 0 and odd == 1 and odd_t != win:  # the one odd tile completes seven pairs
-        return False
-    gw = win // 9 if win < 27 else 3
-    codes = 0  # 2 bits per group: the code + 1
-    for g in range(4):
-        if regular and g != gw:
-            n = 0
-            for t in range(9 * g, 34 if g == 3 else 9 * g + 9):
-                n += h[t]
-            c = n % 3 // 2
-        else:
-            c = _group_code(h, g)
-        codes |= (c + 1) << (2 * g)
-    for g in range(4):
-        bad = 0
-        pairs = 0
-        for k in range(4):
-            c = ((codes >> (2 * k)) & 3) - 1
-            if k != g:
-                bad += c < 0
-                pairs += c
-        if bad == 0 and pairs <= 1 and _group_takes(h, g, win, 1 - pairs):
-            return False
-    # 十三幺, 全不靠, 组合龙 need many distinct standing tiles
-    return not (nfix <= 1 and distinct >= 8 and _special_wait(h, nfix, win))
-
-
-@njit
-def _group_takes(h, g, win, need):
-    """Does some tile of group ``g`` other than ``win`` give the group the code ``need`` (0 or 1)?"""
-    b = 9 * g
-    e = 34 if g == 3 else b + 9
-    n = 0
-    wsum = 0
-    for t in range(b, e):
-        n += h[t]
-        wsum += (t - b) * h[t]
-    if (n + 1) % 3 != 2 * need:  # code 0 needs 0 tiles mod 3, code 1 needs 2
-        return False
-    for t in range(b, e):
-        if t == win:
-            continue
-        r = t - b
-        near = h[t] > 0
-        if g < 3:
-            near |= (r > 0 and h[t - 1] > 0) or (r > 1 and h[t - 2] > 0)
-            near |= (r < 8 and h[t + 1] > 0) or (r < 7 and h[t + 2] > 0)
-        if not near:  # a tile with no neighbour in the hand joins no set or pair
-            continue
-        h[t] += 1
-        cg = _group_code(h, 3) if g == 3 else _suit_code(h, b, n + 1, wsum + r)
-        h[t] -= 1
-        if cg == need:
-            return True
-    return False
-
-
-@njit
-def _special_wait(h, nfix, win):
-    """Does a tile other than ``win`` complete 13-tile ``h`` as 十三幺, 全不靠 or (with sets) 组合龙?"""
-    orphans_only = True
-    single = True
-    for t in range(34):
-        orphans_only &= h[t] == 0 or _TERM_HONOR[t]
-        single &= h[t] <= 1
-    knit = False  # some knitted straight misses at most one tile in h
-    for k in range(6):
-        miss = 0
-        for s in range(3):
-            b = 9 * _KNITTED[k, s] + s
-            miss += (h[b] == 0) + (h[b + 3] == 0) + (h[b + 6] == 0)
-        knit |= miss <= 1
-    orphans_only &= nfix == 0
-    single &= nfix == 0
-    if not (orphans_only or single or knit):
-        return False
-    for t in range(34):
-        if t == win:
-            continue
-        h[t] += 1
-        won = (orphans_only and _special_shape(h, 1)) or (single and _honors_knitted(h) > 0)
-        if not won and knit:
-            won = _knitted_win(h, nfix)
-        h[t] -= 1
-        if won:
-            return True
-    return False
-
-
-@njit
-def _knitted_win(h, nfix):
-    """Is ``h`` a knitted straight (组合龙) and ``1 - nfix`` sets and a pair?"""
-    k = _knitted_perm(h)
-    if k < 0:
-        return False
-    _take_knitted(h, k, -1)
-    won = _regular_ok(h, 1 - nfix)
-    _take_knitted(h, k, 1)
-    return won
-
-
-@njit
-def _take_knitted(h, k, d):
-    """Add ``d`` to each of the nine tiles of knitted straight ``k``."""
-    for s in range(3):
-        b = 9 * _KNITTED[k, s] + s
-        h[b] += d
-        h[b + 3] += d
-        h[b + 6] += d
-
-
-@njit
 def _unpack_melds(melds, n_melds, ws):
     """Fixed melds -> kernel sets (chow by lowest tile), at ``_WS_SK/ST/SC`` of ``ws``, their tiles added to ``_WS_TC``; False if malformed."""
     for i in range(n_melds):
         m = melds[i]
-        kind = (m >> 8) & 3
-        t = m & 63
-        offer = (m >> 6) & 3
+        kind = meld_kind(m)
+        t = meld_tile(m)
+        offer = meld_offer(m)
         if kind == 0 or t >= 34 or m < 0:
             return False
         ws[_WS_SK + i] = kind
@@ -1769,17 +1264,17 @@ def _unpack_melds(melds, n_melds, ws):
 
 
 @njit
-def _special_best(h, nfix, distinct, odd, base, fc, best_fc, best):
+def _special_best(h, n_fixed, distinct, odd, base, fan_counts, best_fc, best):
     """七对 / 连七对, 十三幺, 全不靠 / 七星不靠 (no fixed melds); keeps the best in ``best_fc``.
 
     ``distinct`` / ``odd``: how many tiles of ``h`` are held at all / an odd number of times. A special shape
     replaces a regular reading only with a strictly higher total.
     """
-    if nfix != 0:
+    if n_fixed != 0:
         return best
     for shape in range(3):
         if shape == 0 and odd == 0:
-            _copy(fc, base)
+            _copy(fan_counts, base)
             f = F_SEVEN_PAIRS
             for b in range(27):
                 if b % 9 <= 2:
@@ -1788,40 +1283,25 @@ def _special_best(h, nfix, distinct, odd, base, fc, best_fc, best):
                         run &= h[b + r] == 2
                     if run:
                         f = F_SEVEN_SHIFTED_PAIRS
-            fc[f] += 1
-        elif shape == 1 and distinct == 13 and _special_shape(h, 1):
-            _copy(fc, base)
-            fc[F_THIRTEEN_ORPHANS] += 1
-        elif shape == 2 and distinct == 14 and _honors_knitted(h) > 0:
-            _copy(fc, base)
-            hk = _honors_knitted(h)
-            fc[F_GREATER_HONORS_AND_KNITTED_TILES if hk == 2 else F_LESSER_HONORS_AND_KNITTED_TILES] += 1
-            if _knitted_perm(h) >= 0:
-                fc[F_KNITTED_STRAIGHT] += 1
+            fan_counts[f] += 1
+        elif shape == 1 and distinct == 13 and special_shape_kernel(h, 1):
+            _copy(fan_counts, base)
+            fan_counts[F_THIRTEEN_ORPHANS] += 1
+        elif shape == 2 and distinct == 14 and honors_knitted_kernel(h) > 0:
+            _copy(fan_counts, base)
+            hk = honors_knitted_kernel(h)
+            fan_counts[F_GREATER_HONORS_AND_KNITTED_TILES if hk == 2 else F_LESSER_HONORS_AND_KNITTED_TILES] += 1
+            if knitted_perm_kernel(h) >= 0:
+                fan_counts[F_KNITTED_STRAIGHT] += 1
         else:
             continue
-        pts = _apply_excludes(fc)
+        pts = _apply_excludes(fan_counts)
         if pts > best:
             best = pts
-            _copy(best_fc, fc)
+            _copy(best_fc, fan_counts)
     return best
 
 
-# int64 work space of one scoring call: offsets into ``ws``. The scratch ``scr`` is ``ws`` itself (its slots
-# 0..79: ``_regular_best``'s 16..31, ``_S_*``, the single-wait test's 40..73), so a kernel that gets ``scr``
-# reaches every work array through one argument.
-_WS_SCR, _WS_H, _WS_W, _WS_TC, _WS_SK, _WS_ST, _WS_SC, _WS_BASE, _WS_FC = (
-    0,
-    80,
-    114,
-    148,
-    182,
-    186,
-    190,
-    194,
-    194 + NUM_FANS,
-)
-_WS_LEN = _WS_FC + NUM_FANS
 
 
 @njit
@@ -1831,10 +1311,11 @@ def score_kernel(
     """Best fan total of a win (flowers included) over every reading; per-fan counts into ``fan_counts``.
 
     ``concealed`` int8[34]: standing tiles without ``win_tile``; ``melds`` int16[4] packed (mjenv.melds),
-    the first ``n_melds`` used; ``flags``: WIN_* bits. Returns the total, or ERR_* (< 0).
+    the first ``n_melds`` used; ``flags``: WIN_* bits. Returns the total, or ERR_* (< 0). The arrays must be
+    C-contiguous: the scorer itself is compiled once and called through a symbol (``_score_shared``).
     """
     ws = np.empty(_WS_LEN, dtype=np.int64)
-    return _score(
+    return _score_shared(
         concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts, ws
     )
 
@@ -1907,49 +1388,29 @@ def _score(
 
 
 @njit
-def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, hmask, best_fc, ws):
+def _best_reading(concealed, n_fixed, win, flags, seat, prevalent, distinct, odd, hmask, best_fc, ws):
     """Best points (no flowers) over the regular, special and knitted-straight readings of ``ws``'s hand, or -1;
     the winning reading's fan counts in ``best_fc`` (written only by a reading that wins)."""
     h = ws[_WS_H : _WS_H + 34]
-    w = ws[_WS_W : _WS_W + 34]
-    sk = ws[_WS_SK : _WS_SK + 4]
-    st = ws[_WS_ST : _WS_ST + 4]
-    sc = ws[_WS_SC : _WS_SC + 4]
-    scr = ws  # see _WS_SCR
+    scr = ws  # the scratch slots are part of the work space (_WS_LAYOUT)
     base = ws[_WS_BASE : _WS_BASE + NUM_FANS]
-    fc = ws[_WS_FC : _WS_FC + NUM_FANS]
+    fan_counts = ws[_WS_FC : _WS_FC + NUM_FANS]
     scr[_S_WAIT] = -1  # single wait: not computed yet
-    scr[_S_STATE] = 0  # fc: not built from this hand's base yet
-    sd = (flags & WIN_SELF_DRAWN) != 0
-    best = _regular_best(
-        h, w, sk, st, sc, nfix, 4 - nfix, win, sd, seat, prev, 0, concealed, best_fc, -1, scr
-    )
-    if nfix == 0 and (odd == 0 or distinct >= 13):  # the shapes of _special_best
-        best = _special_best(h, nfix, distinct, odd, base, fc, best_fc, best)
-    if nfix <= 1 and distinct >= 9:
+    scr[_S_STATE] = 0  # fan_counts: not built from this hand's base yet
+    self_drawn = (flags & WIN_SELF_DRAWN) != 0
+    # knitted (0 / 1) and best as int64, not literals: one specialization of the reading chain, not two
+    best = _regular_best(ws, n_fixed, 4 - n_fixed, win, self_drawn, seat, prevalent, np.int64(0), concealed, best_fc, np.int64(-1))
+    if n_fixed == 0 and (odd == 0 or distinct >= 13):  # the shapes of _special_best
+        best = _special_best(h, n_fixed, distinct, odd, base, fan_counts, best_fc, best)
+    if n_fixed <= 1 and distinct >= 9:
         k = _knitted_of_mask(hmask)
         if k >= 0:
-            scr[_S_STATE] = 0  # _special_best rewrote fc
+            scr[_S_STATE] = 0  # _special_best rewrote fan_counts
             if flags & WIN_KNITTED_NO_WAIT and (_KNITTED_M[k] >> win) & 1:
                 scr[_S_WAIT] = 0  # the judge's calculator: no wait fan when the win tile is in the knitted straight
-            _take_knitted(h, k, -1)
+            take_knitted_kernel(h, k, -1)
             best = _regular_best(
-                h,
-                w,
-                sk,
-                st,
-                sc,
-                nfix,
-                1 - nfix,
-                win,
-                sd,
-                seat,
-                prev,
-                1,
-                concealed,
-                best_fc,
-                best,
-                scr,
+                ws, n_fixed, 1 - n_fixed, win, self_drawn, seat, prevalent, np.int64(1), concealed, best_fc, best
             )
     return best
 
@@ -1958,7 +1419,7 @@ def _best_reading(concealed, nfix, win, flags, seat, prev, distinct, odd, hmask,
 def _score_batch_kernel(concealed, melds, n_melds, win_tile, flags, seat, prevalent, flowers, totals, counts):
     ws = np.empty(_WS_LEN, dtype=np.int64)
     for i in range(concealed.shape[0]):
-        totals[i] = _score(
+        totals[i] = _score_shared(
             concealed[i],
             melds[i],
             n_melds[i],
@@ -2013,23 +1474,32 @@ _ERR_TEXT = {
 }
 
 
-def _score_c(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts):
-    """C-callable :func:`score_kernel` (pointers to ``int8[34]``, ``int16[4]`` and ``int16[NUM_FANS]``)."""
-    return score_kernel(
+def _score_c(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts, ws):
+    """C-callable :func:`_score` (pointers to ``int8[34]``, ``int16[4]``, ``int16[NUM_FANS]``, ``int64[_WS_LEN]``)."""
+    return _score(
         numba.carray(concealed, 34), numba.carray(melds, 4), n_melds, win_tile, flags, seat_wind, prevalent_wind,
-        flower_count, numba.carray(fan_counts, NUM_FANS),
+        flower_count, numba.carray(fan_counts, NUM_FANS), numba.carray(ws, _WS_LEN),
     )  # fmt: skip
 
 
-# score_kernel compiled once, for the engine (mjenv.game): its callers hold a call to a symbol instead of a copy
-# of the scorer (see mjenv._jit.shared_kernel). Arguments as score_kernel's (C-contiguous arrays, any integers).
-shared_score_kernel = shared_kernel(
-    "mjenv_fans_score_kernel_v1",
-    _nt.int64(_nt.CPointer(_nt.int8), _nt.CPointer(_nt.int16), *([_nt.int64] * 6), _nt.CPointer(_nt.int16)),
+# The scorer (_score and its callees) compiled ONCE, as a C-callable kernel; score_kernel, the batch kernel and
+# the engine (mjenv.game, through score_kernel) hold a call to its symbol instead of a copy of the scorer (see
+# mjenv._jit.shared_kernel). Arguments as _score's (C-contiguous arrays, any integers).
+_score_shared = shared_kernel(
+    "mjenv_fans_score_ws_kernel_v1",
+    _nt.int64(
+        _nt.CPointer(_nt.int8),
+        _nt.CPointer(_nt.int16),
+        *([_nt.int64] * 6),
+        _nt.CPointer(_nt.int16),
+        _nt.CPointer(_nt.int64),
+    ),
     _score_c,
 )
-if shared_score_kernel is None:  # NUMBA_DISABLE_JIT
-    shared_score_kernel = score_kernel
+if _score_shared is None:  # NUMBA_DISABLE_JIT: plain Python
+    _score_shared = _score
+#: the engine's scorer (``score_kernel``: a thin kernel over the shared one)
+shared_score_kernel = score_kernel
 
 
 def _wind(x, name: str) -> int:

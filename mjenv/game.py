@@ -94,7 +94,8 @@ from mjenv.fans import (
     WIN_WALL_LAST,
     shared_score_kernel,
 )
-from mjenv.hand import _KNIT_MASK, KNITS, _groups_win, _win_code_at
+from mjenv.hand import waits_bits_kernel
+from mjenv.melds import CHOW, KONG, PUNG, meld_kind, meld_offer, meld_tile, pack_meld
 from mjenv.rules import (
     ILLEGAL_TERMINATE,
     PENALTY_FALSE_WIN,
@@ -184,9 +185,6 @@ EV_NAMES = {
     EV_PUNG_OVER_CHOW: "pung_over_chow", EV_INITIAL_FLOWER: "initial_flower",
 }
 
-_KNITS = KNITS  # 6x3 knitted combinations (a small constant array)
-_POP9 = np.array([i.bit_count() for i in range(512)], dtype=np.int64)  # popcount of 9-bit masks
-
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -221,144 +219,14 @@ def next_seed_kernel(state):
 # ----------------------------------------------------------------------------------------------- scoring
 @njit
 def _update_waits_body(state, s, suit_win, honor_win):
-    """Cache in ``WAITS`` the tiles that complete the waiting (13 - 3 * melds) concealed hand of ``s``.
+    """Cache in ``WAITS`` the tiles that complete the waiting concealed hand of ``s``
+    (:func:`mjenv.hand.waits_bits_kernel`).
 
     Called whenever a seat's concealed hand becomes a waiting hand (after the deal, its discard, a kong), so
-    that every later win check of the seat (a claim, robbing, a self-draw) is a bit test. The waits are the
-    tiles ``t`` held fewer than 4 times for which :func:`mjenv.hand._win_code_at` (the rules core's win test)
-    says ``hand + t`` wins, found without testing all 34 tiles:
-
-    * regular shape: the group sizes mod 3 must be (1, 0, 0, 0) or (2, 2, 0, 0) in some order, the groups not
-      taking the tile must split into sets (and the pair) on their own (``suit_win``/``honor_win`` bits), and
-      only then each tile of a candidate group is tried with :func:`mjenv.hand._groups_win`;
-    * special shapes (necessary conditions, then the full win test on each candidate): seven pairs (exactly
-      one tile held an odd number of times: that tile), thirteen orphans (only terminals and honours held: the
-      13 orphans), honours and knitted (no tile held twice, suited tiles within one knitted combination: its
-      tiles and the honours), knitted straight (8 of the 9 tiles of a knitted combination held, at most one
-      meld: every tile).
-
-    Bad hands (a wrong size) simply have no waits. Uses no scratch of the state.
+    that every later win check of the seat (a claim, robbing, a self-draw) is a bit test. Uses no scratch of
+    the state.
     """
-    h = HAND + 34 * s
-    n_melds = state[N_MELDS + s]
-    k0 = 0  # base-5 group keys (rank r is digit r), group sizes, bitmasks of held ranks and of odd counts
-    k1 = 0
-    k2 = 0
-    k3 = 0
-    s0 = 0
-    s1 = 0
-    s2 = 0
-    s3 = 0
-    m0 = 0
-    m1 = 0
-    m2 = 0
-    o0 = 0
-    o1 = 0
-    o2 = 0
-    o3 = 0
-    big = 0  # OR of all counts: <= 1 iff no tile is held twice
-    for r in range(8, -1, -1):
-        c0 = state[h + r]
-        c1 = state[h + 9 + r]
-        c2 = state[h + 18 + r]
-        k0 = k0 * 5 + c0
-        k1 = k1 * 5 + c1
-        k2 = k2 * 5 + c2
-        s0 += c0
-        s1 += c1
-        s2 += c2
-        m0 |= ((c0 + 7) >> 3) << r
-        m1 |= ((c1 + 7) >> 3) << r
-        m2 |= ((c2 + 7) >> 3) << r
-        o0 |= (c0 & 1) << r
-        o1 |= (c1 & 1) << r
-        o2 |= (c2 & 1) << r
-        big |= c0 | c1 | c2
-    for r in range(6, -1, -1):
-        c3 = state[h + 27 + r]
-        k3 = k3 * 5 + c3
-        s3 += c3
-        o3 |= (c3 & 1) << r
-        big |= c3
-    lo = 0  # bits of tiles 0..26
-    hi = 0  # bits of tiles 27..33 (bit t - 27)
-    r0 = s0 % 3
-    r1 = s1 % 3
-    r2 = s2 % 3
-    r3 = s3 % 3
-    n1 = (r0 == 1) + (r1 == 1) + (r2 == 1) + (r3 == 1)
-    n2 = (r0 == 2) + (r1 == 2) + (r2 == 2) + (r3 == 2)
-    if (n1 == 1 and n2 == 0) or (n1 == 0 and n2 == 2):
-        # a group that does not take the tile must split on its own: sets, or sets and the pair when it is 2 mod 3
-        f0 = (suit_win[k0] >> (r0 >> 1)) & 1
-        f1 = (suit_win[k1] >> (r1 >> 1)) & 1
-        f2 = (suit_win[k2] >> (r2 >> 1)) & 1
-        f3 = (honor_win[k3] >> (r3 >> 1)) & 1
-        for g in range(4):
-            rg = r0 if g == 0 else (r1 if g == 1 else (r2 if g == 2 else r3))
-            if rg == 0:
-                continue
-            others = (f0 | (g == 0)) & (f1 | (g == 1)) & (f2 | (g == 2)) & (f3 | (g == 3))
-            if others == 0:
-                continue
-            p = 1
-            for r in range(9 if g < 3 else 7):
-                t = 9 * g + r
-                if state[h + t] < 4 and _groups_win(
-                    suit_win, honor_win, k0 + (p if g == 0 else 0), k1 + (p if g == 1 else 0),
-                    k2 + (p if g == 2 else 0), k3 + (p if g == 3 else 0), s0 + (g == 0), s1 + (g == 1),
-                    s2 + (g == 2), s3 + (g == 3),
-                ):
-                    if g < 3:
-                        lo |= 1 << t
-                    else:
-                        hi |= 1 << r
-                p *= 5
-    if n_melds <= 1:
-        cand_lo = 0  # candidate tiles of the special shapes (necessary conditions), tried with the full test
-        cand_hi = 0
-        if n_melds == 0:
-            n_odd = _POP9[o0] + _POP9[o1] + _POP9[o2] + _POP9[o3]
-            if n_odd == 1:  # seven pairs: the one tile held an odd number of times
-                cand_lo |= o0 | (o1 << 9) | (o2 << 18)
-                cand_hi |= o3
-            if (m0 | m1 | m2) & 0b011111110 == 0:  # thirteen orphans: only terminals and honours held
-                cand_lo |= 0b100000001 | (0b100000001 << 9) | (0b100000001 << 18)
-                cand_hi |= 127
-            if big <= 1:  # honours and knitted tiles: singles within one knitted combination and the honours
-                for j in range(6):
-                    x0 = _KNIT_MASK[_KNITS[j, 0]]
-                    x1 = _KNIT_MASK[_KNITS[j, 1]]
-                    x2 = _KNIT_MASK[_KNITS[j, 2]]
-                    if (m0 & ~x0) | (m1 & ~x1) | (m2 & ~x2) == 0:
-                        cand_lo |= x0 | (x1 << 9) | (x2 << 18)
-                        cand_hi |= 127
-        for j in range(6):  # knitted straight: 8 of the 9 knitted tiles held
-            x0 = _KNIT_MASK[_KNITS[j, 0]]
-            x1 = _KNIT_MASK[_KNITS[j, 1]]
-            x2 = _KNIT_MASK[_KNITS[j, 2]]
-            if _POP9[m0 & x0] + _POP9[m1 & x1] + _POP9[m2 & x2] >= 8:
-                cand_lo |= (1 << 27) - 1
-                cand_hi |= 127
-                break
-        cand_lo &= ~lo
-        cand_hi &= ~hi
-        if cand_lo != 0 or cand_hi != 0:
-            row = np.empty((1, 34), np.int8)
-            for t in range(34):
-                row[0, t] = state[h + t]
-            for t in range(34):
-                if (t < 27 and (cand_lo >> t) & 1 == 0) or (t >= 27 and (cand_hi >> (t - 27)) & 1 == 0):
-                    continue
-                if row[0, t] >= 4:
-                    continue
-                row[0, t] += 1
-                if _win_code_at(row, 0, n_melds, suit_win, honor_win, _KNITS) == 1:
-                    if t < 27:
-                        lo |= 1 << t
-                    else:
-                        hi |= 1 << (t - 27)
-                row[0, t] -= 1
+    lo, hi = waits_bits_kernel(state, HAND + 34 * s, state[N_MELDS + s], suit_win, honor_win)
     state[WAITS + 2 * s] = lo
     state[WAITS + 2 * s + 1] = hi
 
@@ -709,7 +577,7 @@ def _pung_index(state, s, t):
     """Index of s's exposed pung of ``t`` (-1 if none)."""
     for i in range(state[N_MELDS + s]):
         m = state[MELDS + 4 * s + i]
-        if (m >> 8) & 3 == 2 and m & 63 == t:
+        if meld_kind(m) == PUNG and meld_tile(m) == t:
             return i
     return -1
 
@@ -870,13 +738,13 @@ def _resolve_claims(state, rewards, suit_win, honor_win):
     elif best_action == A_PUNG:
         state[HAND + 34 * best + t] -= 2
         state[VIS + t] += 2
-        _add_meld(state, best, (2 << 8) | (((best - d) % 4) << 6) | t)
+        _add_meld(state, best, pack_meld(PUNG, t, (best - d) % 4, 0))
         state[EVENTS] |= EV_PUNG
         _claimed_turn(state, best)
     elif best_action == A_KONG:
         state[HAND + 34 * best + t] -= 3
         state[VIS + t] += 3
-        _add_meld(state, best, (3 << 8) | (((best - d) % 4) << 6) | t)
+        _add_meld(state, best, pack_meld(KONG, t, (best - d) % 4, 0))
         state[EVENTS] |= EV_EXPOSED_KONG
         _update_waits(state, best, suit_win, honor_win)
         _draw(state, best, True, KIND_KONG)
@@ -887,7 +755,7 @@ def _resolve_claims(state, rewards, suit_win, honor_win):
             if i != p:
                 state[HAND + 34 * best + lo + i] -= 1
                 state[VIS + lo + i] += 1
-        _add_meld(state, best, (1 << 8) | ((p + 1) << 6) | (lo + 1))
+        _add_meld(state, best, pack_meld(CHOW, lo + 1, p + 1, 0))
         state[EVENTS] |= EV_CHOW
         _claimed_turn(state, best)
 
@@ -919,7 +787,7 @@ def _open_rob(state, s, t, suit_win, honor_win):
 def _complete_added_kong(state, s, t, suit_win, honor_win):
     i = _pung_index(state, s, t)
     m = state[MELDS + 4 * s + i]
-    state[MELDS + 4 * s + i] = (1 << 10) | (3 << 8) | (m & (3 << 6)) | t
+    state[MELDS + 4 * s + i] = pack_meld(KONG, t, meld_offer(m), 1)
     state[VIS + t] += 1
     state[EVENTS] |= EV_ADDED_KONG
     _update_waits(state, s, suit_win, honor_win)
@@ -1012,8 +880,8 @@ def legal_mask_kernel(state, seat, mask):
         if kong_ok:
             for i in range(state[N_MELDS + seat]):
                 m = state[MELDS + 4 * seat + i]
-                t = m & 63
-                if (m >> 8) & 3 == 2 and state[h + t] > 0:
+                t = meld_tile(m)
+                if meld_kind(m) == PUNG and state[h + t] > 0:
                     mask[A_ADDED_KONG + t] = True
                     n += 1
         return n
@@ -1072,7 +940,7 @@ def _step(state, action, rewards, suit_win, honor_win):
         elif action < A_ADDED_KONG:
             t = action - A_CONCEALED_KONG
             state[HAND + 34 * s + t] -= 4
-            _add_meld(state, s, (3 << 8) | t)
+            _add_meld(state, s, pack_meld(KONG, t, 0, 0))
             state[EVENTS] |= EV_CONCEALED_KONG
             _update_waits(state, s, suit_win, honor_win)
             _draw(state, s, True, KIND_KONG)

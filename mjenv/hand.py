@@ -48,7 +48,7 @@ import numpy as np
 
 from mjenv import melds as _melds
 from mjenv._jit import njit
-from mjenv.tiles import NUM_TILE_TYPES, format_tiles, parse_tiles
+from mjenv.tiles import IS_TERMINAL_OR_HONOR, KNITS, NUM_TILE_TYPES, ORPHANS, format_tiles, parse_tiles
 
 REGULAR, SEVEN_PAIRS, THIRTEEN_ORPHANS, HONORS_KNITTED, KNITTED_STRAIGHT = 0, 1, 2, 3, 4
 NUM_SHAPES = 5
@@ -58,10 +58,7 @@ ERR_INVALID_COUNTS = -10  # a count outside 0..4
 ERR_INVALID_SIZE = -11  # tile count does not fit the melds
 _NEG = -64
 
-#: knitted combinations: KNITS[i, s] is the rank offset (0, 1, 2 for 147, 258, 369) of suit s
-KNITS = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]], dtype=np.int64)
-ORPHANS = np.array([0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33], dtype=np.int64)
-_POW5 = np.array([5**i for i in range(10)], dtype=np.int64)
+POW5 = np.array([5**i for i in range(10)], dtype=np.int64)
 
 _TABLES: tuple | None = None
 _SHANTEN_TABLES: tuple | None = None
@@ -102,7 +99,7 @@ def table_sha256(name: str = "suit_tables.npz") -> str:
 
 
 @njit
-def _keys(counts):
+def keys_kernel(counts):
     """Base-5 keys of the three suits and the honours of ``counts`` (int8[34])."""
     k0 = 0
     k1 = 0
@@ -118,7 +115,7 @@ def _keys(counts):
 
 
 @njit
-def _regular_score(suit, honor, k0, k1, k2, k3, need):
+def regular_score_kernel(suit, honor, k0, k1, k2, k3, need):
     """Best block score ``2*sets + min(partials, need - sets) + pair`` over the four groups.
 
     Max-plus combination of the groups' table rows over the blocks given to each group (summing to
@@ -150,13 +147,13 @@ def _regular_score(suit, honor, k0, k1, k2, k3, need):
 
 @njit
 def _regular_shanten(counts, suit, honor, n):
-    k0, k1, k2, k3 = _keys(counts)
+    k0, k1, k2, k3 = keys_kernel(counts)
     need = n // 3
-    return 2 * need - _regular_score(suit, honor, k0, k1, k2, k3, need)
+    return 2 * need - regular_score_kernel(suit, honor, k0, k1, k2, k3, need)
 
 
 @njit
-def _seven_pairs_shanten(counts):
+def seven_pairs_shanten_kernel(counts):
     p = 0
     for t in range(34):
         p += counts[t] >> 1
@@ -164,7 +161,7 @@ def _seven_pairs_shanten(counts):
 
 
 @njit
-def _orphans_shanten(counts, orphans):
+def orphans_shanten_kernel(counts, orphans):
     kinds = 0
     pair = 0
     for i in range(13):
@@ -177,7 +174,7 @@ def _orphans_shanten(counts, orphans):
 
 
 @njit
-def _honors_knitted_shanten(counts, knits):
+def honors_knitted_shanten_kernel(counts, knits):
     honors = 0
     for t in range(27, 34):
         if counts[t] > 0:
@@ -196,14 +193,14 @@ def _honors_knitted_shanten(counts, knits):
 
 
 @njit
-def _knitted_straight_shanten(counts, suit, honor, knits, pow5, n, bound, extra):
+def knitted_straight_shanten_kernel(counts, suit, honor, knits, pow5, n, bound, extra):
     """Knitted straight shanten of an ``n``-tile hand (n >= 10); ``bound``: stop early at this value.
 
     ``extra`` (or -1): a tile held 4 times in ``counts`` plus one drawn copy (PyMahjongGB's useful-tile
     convention). When ``extra`` is not among a combination's knitted tiles the rest holds 5 copies; the only
     use of a 5th copy is a pung plus a pair of it, which completes the rest (one set and a pair).
     """
-    k0, k1, k2, k3 = _keys(counts)
+    k0, k1, k2, k3 = keys_kernel(counts)
     rest_need = 1 if n >= 12 else 0
     best = NO_SHANTEN
     for i in range(6):
@@ -232,27 +229,27 @@ def _knitted_straight_shanten(counts, suit, honor, knits, pow5, n, bound, extra)
         if five and rest_need == 1:
             v = missing - 1
         else:
-            v = missing + 2 * rest_need - _regular_score(suit, honor, kk0, kk1, kk2, k3, rest_need)
+            v = missing + 2 * rest_need - regular_score_kernel(suit, honor, kk0, kk1, kk2, k3, rest_need)
         best = min(best, v)
     return best
 
 
 @njit
-def _shape_shanten(counts, n, shape, suit, honor, knits, orphans, pow5):
+def shape_shanten_kernel(counts, n, shape, suit, honor, knits, orphans, pow5):
     """Shanten of one shape for an ``n``-tile standing hand (NO_SHANTEN when the shape does not apply)."""
     if shape == 0:
         return _regular_shanten(counts, suit, honor, n)
     if shape == 4:
         if n < 10:
             return NO_SHANTEN
-        return _knitted_straight_shanten(counts, suit, honor, knits, pow5, n, NO_SHANTEN, -1)
+        return knitted_straight_shanten_kernel(counts, suit, honor, knits, pow5, n, NO_SHANTEN, -1)
     if n < 13:
         return NO_SHANTEN
     if shape == 1:
-        return _seven_pairs_shanten(counts)
+        return seven_pairs_shanten_kernel(counts)
     if shape == 2:
-        return _orphans_shanten(counts, orphans)
-    return _honors_knitted_shanten(counts, knits)
+        return orphans_shanten_kernel(counts, orphans)
+    return honors_knitted_shanten_kernel(counts, knits)
 
 
 @njit
@@ -272,7 +269,7 @@ def _all_shanten(counts, n, out, suit, honor, knits, orphans, pow5):
     """Fill ``out[5]`` with the shanten of every shape; return the minimum."""
     best = NO_SHANTEN
     for shape in range(5):
-        v = _shape_shanten(counts, n, shape, suit, honor, knits, orphans, pow5)
+        v = shape_shanten_kernel(counts, n, shape, suit, honor, knits, orphans, pow5)
         out[shape] = v
         best = min(best, v)
     return best
@@ -280,7 +277,7 @@ def _all_shanten(counts, n, out, suit, honor, knits, orphans, pow5):
 
 #: DELTA9[mask] = sum of 5**r over the ranks r in a 9-bit rank mask (key change when removing one of each)
 _DELTA9 = np.array([sum(5**r for r in range(9) if i >> r & 1) for i in range(512)], dtype=np.int64)
-_KNIT_MASK = np.array([0b001001001, 0b010010010, 0b100100100], dtype=np.int64)  # ranks 147, 258, 369
+KNIT_MASK = np.array([0b001001001, 0b010010010, 0b100100100], dtype=np.int64)  # ranks 147, 258, 369
 
 # --- overall shanten (batch_shanten): packed increments, SWAR count pass ------------------------------------
 # Helpers taking only scalars are plain kernels (LLVM inlines them); the two that index the tables are inlined
@@ -310,8 +307,8 @@ def _pair_score(x, twos, ones, need):
 
 
 @njit
-def _inc_score(a, b, c, h, need):
-    """:func:`_regular_score` from the packed increments ``a, b, c, h`` of the four groups, or -1.
+def inc_score_kernel(a, b, c, h, need):
+    """:func:`regular_score_kernel` from the packed increments ``a, b, c, h`` of the four groups, or -1.
 
     When every row of the four groups is concave, the max-plus convolution takes the ``need`` largest
     increments over the groups (at most one group on its pair row). Otherwise -1: the caller then runs the
@@ -461,18 +458,18 @@ def _knitted_min(
             held = (lanes >> (8 * j)) & 0xFF
             if (held == top) != (phase == 0) or 8 - held >= best:
                 continue
-            x0 = _KNIT_MASK[KNITS[j, 0]] & q0
-            x1 = _KNIT_MASK[KNITS[j, 1]] & q1
-            x2 = _KNIT_MASK[KNITS[j, 2]] & q2
+            x0 = KNIT_MASK[KNITS[j, 0]] & q0
+            x1 = KNIT_MASK[KNITS[j, 1]] & q1
+            x2 = KNIT_MASK[KNITS[j, 2]] & q2
             blocks = hblocks | _rest_blocks(q0, x0) | _rest_blocks(q1, x1) | _rest_blocks(q2, x2)
             if _knitted_bound(held, rest_need, blocks) >= best:
                 continue
             r0 = k0 - _DELTA9[x0]  # keys of the rest
             r1 = k1 - _DELTA9[x1]
             r2 = k2 - _DELTA9[x2]
-            score = _inc_score(suit_inc[r0], suit_inc[r1], suit_inc[r2], honor_inc[k3], rest_need)
+            score = inc_score_kernel(suit_inc[r0], suit_inc[r1], suit_inc[r2], honor_inc[k3], rest_need)
             if score < 0:
-                score = _regular_score(suit, honor, r0, r1, r2, k3, rest_need)
+                score = regular_score_kernel(suit, honor, r0, r1, r2, k3, rest_need)
             best = min(best, 9 - held + 2 * rest_need - score)
     return best
 
@@ -496,7 +493,7 @@ def _min_shanten_at(counts, i, n, suit, honor, suit_inc, honor_inc):
     if n < 0:
         e = (e0 & 0xFF) | ((e1 & 0xFF) << 8) | ((e2 & 0xFF) << 16)
         bad = w0 | w1 | w2 | wh | e | (w0 + _B7B) | (w1 + _B7B) | (w2 + _B7B) | (wh + _B7B) | (e + 0x7B7B7B)
-        if (bad & _B80) != 0:  # as in _win_code_at: a byte outside 0..4
+        if (bad & _B80) != 0:  # as in win_code_at_kernel: a byte outside 0..4
             return ERR_INVALID_COUNTS
         tot = _hsum(w0 + w1 + w2 + wh) + e0 + e1 + e2
         base = 13 - 3 * (-1 - n)
@@ -508,9 +505,9 @@ def _min_shanten_at(counts, i, n, suit, honor, suit_inc, honor_inc):
     k1 = _key8(w1) + 390625 * e1
     k2 = _key8(w2) + 390625 * e2
     k3 = _key8(wh)
-    score = _inc_score(suit_inc[k0], suit_inc[k1], suit_inc[k2], honor_inc[k3], need)
+    score = inc_score_kernel(suit_inc[k0], suit_inc[k1], suit_inc[k2], honor_inc[k3], need)
     if score < 0:
-        score = _regular_score(suit, honor, k0, k1, k2, k3, need)
+        score = regular_score_kernel(suit, honor, k0, k1, k2, k3, need)
     best = 2 * need - score
     if n < 10 or best < 0 or (best == 0 and n % 3 == 1):  # nothing can beat it
         return best
@@ -528,7 +525,7 @@ def _min_shanten_at(counts, i, n, suit, honor, suit_inc, honor_inc):
 
 
 @njit
-def _min_shanten(counts, n, suit, honor, suit_inc, honor_inc):
+def min_shanten_kernel(counts, n, suit, honor, suit_inc, honor_inc):
     """:func:`_min_shanten_at` of a single ``int8[34]`` row (a separate copy from the batch kernel's)."""
     return _min_shanten_at(
         counts.reshape((1, counts.shape[0])), np.int64(0), n, suit, honor, suit_inc, honor_inc
@@ -543,12 +540,12 @@ def _regular_fifth_wins(counts, t, suit, honor, n1):
     the rest after a pung of ``t`` is a complete hand, or the rest after a pair of ``t`` splits into sets.
     """
     counts[t] = 2  # pung of t out
-    k0, k1, k2, k3 = _keys(counts)
+    k0, k1, k2, k3 = keys_kernel(counts)
     need = (n1 - 3) // 3
-    win = 2 * need - _regular_score(suit, honor, k0, k1, k2, k3, need) == -1
+    win = 2 * need - regular_score_kernel(suit, honor, k0, k1, k2, k3, need) == -1
     if not win:
         counts[t] = 3  # pair of t out: the rest must be sets only
-        k0, k1, k2, k3 = _keys(counts)
+        k0, k1, k2, k3 = keys_kernel(counts)
         sets = (n1 - 2) // 3
         a = suit[k0]
         b = suit[k1]
@@ -564,7 +561,7 @@ def _regular_fifth_wins(counts, t, suit, honor, n1):
 
 
 @njit
-def _useful(counts, n, shape, s, held, physical, out, suit, honor, knits, orphans, pow5):
+def useful_kernel(counts, n, shape, s, held, physical, out, suit, honor, knits, orphans, pow5):
     """Mark in ``out`` (bool[34]) the tiles whose draw lowers the shape's shanten ``s``.
 
     ``held`` (int8[34]) counts hand + melds; with ``physical`` a tile held 4 times is never useful, else
@@ -582,11 +579,11 @@ def _useful(counts, n, shape, s, held, physical, out, suit, honor, knits, orphan
             if shape == 0 and s == 0 and c == 4:
                 out[t] = _regular_fifth_wins(counts, t, suit, honor, n + 1)
             elif shape == 4 and c == 4:
-                v = _knitted_straight_shanten(counts, suit, honor, knits, pow5, n + 1, NO_SHANTEN, t)
+                v = knitted_straight_shanten_kernel(counts, suit, honor, knits, pow5, n + 1, NO_SHANTEN, t)
                 out[t] = v < s
             continue
         counts[t] = c + 1
-        v = _shape_shanten(counts, n + 1, shape, suit, honor, knits, orphans, pow5)
+        v = shape_shanten_kernel(counts, n + 1, shape, suit, honor, knits, orphans, pow5)
         counts[t] = c
         out[t] = v < s
     return 0
@@ -626,7 +623,7 @@ def _regular_win(suit_win, honor_win, counts, k0, k1, k2, k3):
 @njit
 def _win_shapes(counts, n, suit_win, honor_win, knits, orphans, pow5):
     """Bitmask (1 << shape) of the shapes a complete ``n``-tile standing hand satisfies."""
-    k0, k1, k2, k3 = _keys(counts)
+    k0, k1, k2, k3 = keys_kernel(counts)
     mask = 0
     if _regular_win(suit_win, honor_win, counts, k0, k1, k2, k3):
         mask |= 1
@@ -732,7 +729,7 @@ def _batch_win_shapes(counts, n_melds, out, suit_win, honor_win, knits, orphans,
 _ORPHAN_MASK = 0b100000001  # ranks 1 and 9
 
 
-_B01 = np.int64(0x0101010101010101)  # byte-lane constants of the SWAR pass in _win_code_at
+_B01 = np.int64(0x0101010101010101)  # byte-lane constants of the SWAR pass in win_code_at_kernel
 _B06 = np.int64(0x0606060606060606)
 _B7B = np.int64(0x7B7B7B7B7B7B7B7B)
 _B80 = np.int64(-0x7F7F7F7F7F7F7F80)  # 0x8080808080808080 as an int64
@@ -763,7 +760,7 @@ def _suit_key(counts, i, lo, hi):
 
 
 @njit(inline="always")  # a call per hand costs as much as the test itself
-def _win_code_at(counts, i, n_melds, suit_win, honor_win, knits):
+def win_code_at_kernel(counts, i, n_melds, suit_win, honor_win, knits):
     """1 if row ``i`` of ``counts`` (14 - 3*n_melds tiles) wins in any shape, 0 if not, or a negative error code.
 
     A first pass reads the 34 counts as five 64-bit words (SWAR): validation (every byte 0..4), group sizes
@@ -821,7 +818,7 @@ def _win_code_at(counts, i, n_melds, suit_win, honor_win, knits):
     if hk:  # honours and knitted: 14 singles within one knitted combination and the honours
         for j in range(6):
             if (
-                (m0 & ~_KNIT_MASK[knits[j, 0]]) | (m1 & ~_KNIT_MASK[knits[j, 1]]) | (m2 & ~_KNIT_MASK[knits[j, 2]])
+                (m0 & ~KNIT_MASK[knits[j, 0]]) | (m1 & ~KNIT_MASK[knits[j, 1]]) | (m2 & ~KNIT_MASK[knits[j, 2]])
             ) == 0:
                 return 1
     if orph and m0 == _ORPHAN_MASK and m1 == _ORPHAN_MASK and m2 == _ORPHAN_MASK:
@@ -832,10 +829,10 @@ def _win_code_at(counts, i, n_melds, suit_win, honor_win, knits):
             return 1  # thirteen orphans: all 13 kinds and nothing else in 14 tiles
     if knitted:
         for j in range(6):  # knitted straight: all nine knitted tiles, then the rest as sets and a pair
-            x0 = _KNIT_MASK[knits[j, 0]]
-            x1 = _KNIT_MASK[knits[j, 1]]
-            x2 = _KNIT_MASK[knits[j, 2]]
-            if ((m0 & x0) ^ x0) | ((m1 & x1) ^ x1) | ((m2 & x2) ^ x2) == 0 and _groups_win(
+            x0 = KNIT_MASK[knits[j, 0]]
+            x1 = KNIT_MASK[knits[j, 1]]
+            x2 = KNIT_MASK[knits[j, 2]]
+            if ((m0 & x0) ^ x0) | ((m1 & x1) ^ x1) | ((m2 & x2) ^ x2) == 0 and groups_win_kernel(
                 suit_win, honor_win, _suit_key(counts, i, 0, 9) - _DELTA9[x0],
                 _suit_key(counts, i, 9, 18) - _DELTA9[x1], _suit_key(counts, i, 18, 27) - _DELTA9[x2],
                 _suit_key(counts, i, 27, 34), s0 - 3, s1 - 3, s2 - 3, s3,
@@ -846,12 +843,12 @@ def _win_code_at(counts, i, n_melds, suit_win, honor_win, knits):
 
 @njit
 def _win_code(row, n_melds, suit_win, honor_win, knits):
-    """:func:`_win_code_at` of a single ``int8[34]`` row."""
-    return _win_code_at(row.reshape((1, row.shape[0])), 0, n_melds, suit_win, honor_win, knits)
+    """:func:`win_code_at_kernel` of a single ``int8[34]`` row."""
+    return win_code_at_kernel(row.reshape((1, row.shape[0])), 0, n_melds, suit_win, honor_win, knits)
 
 
 @njit
-def _groups_win(suit_win, honor_win, k0, k1, k2, k3, s0, s1, s2, s3):
+def groups_win_kernel(suit_win, honor_win, k0, k1, k2, k3, s0, s1, s2, s3):
     """Regular win from group keys and sizes: each group splits into sets, exactly one also has the pair."""
     r0 = s0 % 3
     r1 = s1 % 3
@@ -875,7 +872,7 @@ def _batch_is_win(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow
     """
     bad = 0
     for i in range(counts.shape[0]):
-        v = _win_code_at(counts, i, n_melds[i], suit_win, honor_win, knits)
+        v = win_code_at_kernel(counts, i, n_melds[i], suit_win, honor_win, knits)
         out[i] = v
         bad += v < 0
     return bad
@@ -914,7 +911,7 @@ def _batch_waits(counts, n_melds, out, suit, honor, suit_inc, honor_inc, suit_wi
         n = _check(row)
         if n < 0 or n != 13 - 3 * n_melds[i]:
             return i
-        if _min_shanten(row, n, suit, honor, suit_inc, honor_inc) == 0:  # only ready hands wait
+        if min_shanten_kernel(row, n, suit, honor, suit_inc, honor_inc) == 0:  # only ready hands wait
             _waits(row, n, row, out[i], suit_win, honor_win, knits, orphans, pow5)
     return -1
 
@@ -927,9 +924,9 @@ def _batch_useful(counts, n_melds, shape, physical, s_out, useful, suit, honor, 
         n = _check(row)
         if n < 0 or n != 13 - 3 * n_melds[i]:
             return i
-        s = _shape_shanten(row, n, shape, suit, honor, knits, orphans, pow5)
+        s = shape_shanten_kernel(row, n, shape, suit, honor, knits, orphans, pow5)
         s_out[i] = s
-        _useful(row, n, shape, s, row, physical, useful[i], suit, honor, knits, orphans, pow5)
+        useful_kernel(row, n, shape, s, row, physical, useful[i], suit, honor, knits, orphans, pow5)
     return -1
 
 
@@ -946,10 +943,10 @@ def _k_shanten_all(counts, held, physical, s_out, u_out, suit, honor, knits, orp
         return ERR_INVALID_SIZE
     best = NO_SHANTEN
     for shape in range(5):
-        v = _shape_shanten(counts, n, shape, suit, honor, knits, orphans, pow5)
+        v = shape_shanten_kernel(counts, n, shape, suit, honor, knits, orphans, pow5)
         s_out[shape] = v
         if n % 3 == 1:
-            _useful(counts, n, shape, v, held, physical, u_out[shape], suit, honor, knits, orphans, pow5)
+            useful_kernel(counts, n, shape, v, held, physical, u_out[shape], suit, honor, knits, orphans, pow5)
         else:
             u_out[shape, :] = False
         best = min(best, v)
@@ -964,7 +961,7 @@ def _k_waits(counts, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win,
         return n
     if n % 3 != 1 or n > 13:
         return ERR_INVALID_SIZE
-    if _min_shanten(counts, n, suit, honor, suit_inc, honor_inc) != 0:
+    if min_shanten_kernel(counts, n, suit, honor, suit_inc, honor_inc) != 0:
         return 0
     return _waits(counts, n, counts, out, suit_win, honor_win, knits, orphans, pow5)
 
@@ -983,6 +980,427 @@ def _k_win_code(counts, suit_win, honor_win, knits):
 # ---------------------------------------------------------------------------------------------------------
 # Hand model
 # ---------------------------------------------------------------------------------------------------------
+
+# --- the engine's waits (cached per seat in mjenv.game) -----------------------------------------------------
+_POP9 = np.array([i.bit_count() for i in range(512)], dtype=np.int64)  # popcount of 9-bit masks
+
+
+@njit
+def waits_bits_kernel(counts, h, n_melds, suit_win, honor_win):
+    """The tiles that complete the waiting (13 - 3 * ``n_melds``) hand ``counts[h:h + 34]``, as two bit masks
+    ``(lo, hi)``: bit ``t`` of ``lo`` for tiles 0..26, bit ``t - 27`` of ``hi`` for the honours.
+
+    The engine caches them for each seat (``mjenv.game``'s ``WAITS``), so that every win check of a claim,
+    robbing or self-draw is a bit test. The waits are the tiles ``t`` held fewer than 4 times for which
+    :func:`win_code_at_kernel` (the rules core's win test) says ``hand + t`` wins, found without testing all
+    34 tiles:
+
+    * regular shape: the group sizes mod 3 must be (1, 0, 0, 0) or (2, 2, 0, 0) in some order, the groups not
+      taking the tile must split into sets (and the pair) on their own (``suit_win``/``honor_win`` bits), and
+      only then each tile of a candidate group is tried with :func:`groups_win_kernel`;
+    * special shapes (necessary conditions, then the full win test on each candidate): seven pairs (exactly
+      one tile held an odd number of times: that tile), thirteen orphans (only terminals and honours held: the
+      13 orphans), honours and knitted (no tile held twice, suited tiles within one knitted combination: its
+      tiles and the honours), knitted straight (8 of the 9 tiles of a knitted combination held, at most one
+      meld: every tile).
+
+    Bad hands (a wrong size) simply have no waits. ``counts`` is any integer array (the engine passes its
+    state); it is not modified.
+    """
+    k0 = 0  # base-5 group keys (rank r is digit r), group sizes, bitmasks of held ranks and of odd counts
+    k1 = 0
+    k2 = 0
+    k3 = 0
+    s0 = 0
+    s1 = 0
+    s2 = 0
+    s3 = 0
+    m0 = 0
+    m1 = 0
+    m2 = 0
+    o0 = 0
+    o1 = 0
+    o2 = 0
+    o3 = 0
+    big = 0  # OR of all counts: <= 1 iff no tile is held twice
+    for r in range(8, -1, -1):
+        c0 = counts[h + r]
+        c1 = counts[h + 9 + r]
+        c2 = counts[h + 18 + r]
+        k0 = k0 * 5 + c0
+        k1 = k1 * 5 + c1
+        k2 = k2 * 5 + c2
+        s0 += c0
+        s1 += c1
+        s2 += c2
+        m0 |= ((c0 + 7) >> 3) << r
+        m1 |= ((c1 + 7) >> 3) << r
+        m2 |= ((c2 + 7) >> 3) << r
+        o0 |= (c0 & 1) << r
+        o1 |= (c1 & 1) << r
+        o2 |= (c2 & 1) << r
+        big |= c0 | c1 | c2
+    for r in range(6, -1, -1):
+        c3 = counts[h + 27 + r]
+        k3 = k3 * 5 + c3
+        s3 += c3
+        o3 |= (c3 & 1) << r
+        big |= c3
+    lo = 0  # bits of tiles 0..26
+    hi = 0  # bits of tiles 27..33 (bit t - 27)
+    r0 = s0 % 3
+    r1 = s1 % 3
+    r2 = s2 % 3
+    r3 = s3 % 3
+    n1 = (r0 == 1) + (r1 == 1) + (r2 == 1) + (r3 == 1)
+    n2 = (r0 == 2) + (r1 == 2) + (r2 == 2) + (r3 == 2)
+    if (n1 == 1 and n2 == 0) or (n1 == 0 and n2 == 2):
+        # a group that does not take the tile must split on its own: sets, or sets and the pair when it is 2 mod 3
+        f0 = (suit_win[k0] >> (r0 >> 1)) & 1
+        f1 = (suit_win[k1] >> (r1 >> 1)) & 1
+        f2 = (suit_win[k2] >> (r2 >> 1)) & 1
+        f3 = (honor_win[k3] >> (r3 >> 1)) & 1
+        for g in range(4):
+            rg = r0 if g == 0 else (r1 if g == 1 else (r2 if g == 2 else r3))
+            if rg == 0:
+                continue
+            others = (f0 | (g == 0)) & (f1 | (g == 1)) & (f2 | (g == 2)) & (f3 | (g == 3))
+            if others == 0:
+                continue
+            p = 1
+            for r in range(9 if g < 3 else 7):
+                t = 9 * g + r
+                if counts[h + t] < 4 and groups_win_kernel(
+                    suit_win, honor_win, k0 + (p if g == 0 else 0), k1 + (p if g == 1 else 0),
+                    k2 + (p if g == 2 else 0), k3 + (p if g == 3 else 0), s0 + (g == 0), s1 + (g == 1),
+                    s2 + (g == 2), s3 + (g == 3),
+                ):
+                    if g < 3:
+                        lo |= 1 << t
+                    else:
+                        hi |= 1 << r
+                p *= 5
+    if n_melds <= 1:
+        cand_lo = 0  # candidate tiles of the special shapes (necessary conditions), tried with the full test
+        cand_hi = 0
+        if n_melds == 0:
+            n_odd = _POP9[o0] + _POP9[o1] + _POP9[o2] + _POP9[o3]
+            if n_odd == 1:  # seven pairs: the one tile held an odd number of times
+                cand_lo |= o0 | (o1 << 9) | (o2 << 18)
+                cand_hi |= o3
+            if (m0 | m1 | m2) & 0b011111110 == 0:  # thirteen orphans: only terminals and honours held
+                cand_lo |= 0b100000001 | (0b100000001 << 9) | (0b100000001 << 18)
+                cand_hi |= 127
+            if big <= 1:  # honours and knitted tiles: singles within one knitted combination and the honours
+                for j in range(6):
+                    x0 = KNIT_MASK[KNITS[j, 0]]
+                    x1 = KNIT_MASK[KNITS[j, 1]]
+                    x2 = KNIT_MASK[KNITS[j, 2]]
+                    if (m0 & ~x0) | (m1 & ~x1) | (m2 & ~x2) == 0:
+                        cand_lo |= x0 | (x1 << 9) | (x2 << 18)
+                        cand_hi |= 127
+        for j in range(6):  # knitted straight: 8 of the 9 knitted tiles held
+            x0 = KNIT_MASK[KNITS[j, 0]]
+            x1 = KNIT_MASK[KNITS[j, 1]]
+            x2 = KNIT_MASK[KNITS[j, 2]]
+            if _POP9[m0 & x0] + _POP9[m1 & x1] + _POP9[m2 & x2] >= 8:
+                cand_lo |= (1 << 27) - 1
+                cand_hi |= 127
+                break
+        cand_lo &= ~lo
+        cand_hi &= ~hi
+        if cand_lo != 0 or cand_hi != 0:
+            row = np.empty(34, np.int8)
+            for t in range(34):
+                row[t] = counts[h + t]
+            for t in range(34):
+                if (t < 27 and (cand_lo >> t) & 1 == 0) or (t >= 27 and (cand_hi >> (t - 27)) & 1 == 0):
+                    continue
+                if row[t] >= 4:
+                    continue
+                row[t] += 1
+                # a call, not the inlined test: this path is rare, and one more inlined copy of the win test
+                # cost seconds of compile time
+                if _win_code(row, np.int64(n_melds), suit_win, honor_win, KNITS) == 1:
+                    if t < 27:
+                        lo |= 1 << t
+                    else:
+                        hi |= 1 << (t - 27)
+                row[t] -= 1
+    return lo, hi
+
+
+
+# --- table-free shape and wait predicates (the scorer's: mjenv.fans) ---------------------------------------
+# These read a hand ``h`` (int64[34] counts, modified and restored in place) without the lookup tables: the
+# scorer calls them once per win, where loading the tables would cost more than the test.
+
+_TERMINAL_OR_HONOR = np.ascontiguousarray(IS_TERMINAL_OR_HONOR[:NUM_TILE_TYPES])
+_TERMINAL_OR_HONOR.setflags(write=False)
+
+
+@njit
+def knitted_perm_kernel(h):
+    """Index of the knitted straight (组合龙) all nine of whose tiles are in ``h``, or -1."""
+    for k in range(6):
+        ok = True
+        for s in range(3):
+            b = 9 * KNITS[k, s] + s
+            ok &= h[b] > 0 and h[b + 3] > 0 and h[b + 6] > 0
+        if ok:
+            return k
+    return -1
+
+
+@njit
+def honors_knitted_kernel(h):
+    """1 for 全不靠 (14 single tiles of honours and one knitted straight), 2 for 七星不靠, else 0."""
+    for t in range(34):
+        if h[t] > 1:
+            return 0
+    for k in range(6):
+        ok = True
+        for t in range(27):
+            if h[t] and t // 9 != KNITS[k, t % 3]:
+                ok = False
+                break
+        if ok:
+            nh = 0
+            for t in range(27, 34):
+                nh += h[t]
+            return 2 if nh == 7 else 1
+    return 0
+
+
+@njit
+def special_shape_kernel(h, kind):
+    """Is ``h`` (14 concealed tiles) seven pairs (kind 0) / thirteen orphans (kind 1)?"""
+    if kind == 0:
+        for t in range(34):
+            if h[t] % 2:
+                return False
+        return True
+    for t in range(34):
+        if _TERMINAL_OR_HONOR[t] != (h[t] > 0):
+            return False
+    return True
+
+
+@njit
+def suit_sets_kernel(h, b, pair):
+    """Do the 9 counts ``h[b:b+9]`` (minus a pair at tile ``pair``) split into sets? Greedy from the lowest
+    rank: three chows equal three pungs, so ``count % 3`` chows must start at each rank."""
+    s1 = 0  # chows started one rank below
+    s2 = 0  # chows started two ranks below
+    for i in range(9):
+        c = h[b + i] - s1 - s2 - (2 if b + i == pair else 0)
+        if c < 0:
+            return False
+        if c >= 3:  # c <= 4: c % 3 without a division
+            c -= 3
+        if c > 0 and i > 6:
+            return False
+        s2 = s1
+        s1 = c
+    return True
+
+
+@njit
+def regular_ok_kernel(h, nneed):
+    """Can ``h`` (3 * nneed + 2 tiles) be read as a pair and ``nneed`` sets?"""
+    ps = -1
+    for s in range(3):
+        n = 0
+        for t in range(9 * s, 9 * s + 9):
+            n += h[t]
+        if n % 3 == 1 or (n % 3 == 2 and ps >= 0):
+            return False
+        if n % 3 == 2:
+            ps = s
+    for t in range(27, 34):  # honours: pungs and at most one pair
+        if h[t] % 3 == 1 or (h[t] % 3 == 2 and ps >= 0):
+            return False
+        if h[t] % 3 == 2:
+            ps = 3
+    if ps < 0:
+        return False
+    for s in range(3):
+        if s != ps and not suit_sets_kernel(h, 9 * s, -1):
+            return False
+    if ps == 3:
+        return True
+    for p in range(9 * ps, 9 * ps + 9):
+        if h[p] >= 2 and suit_sets_kernel(h, 9 * ps, p):
+            return True
+    return False
+
+
+@njit
+def group_code_kernel(h, g):
+    """How the tiles of group ``g`` (suit 0..2, 3 = honours) split: -1 not into sets and at most one pair,
+    0 into sets only (or none), 1 into a pair and sets."""
+    if g == 3:
+        pairs = 0
+        for t in range(27, 34):
+            r = h[t] % 3
+            if r == 1:
+                return -1
+            pairs += r == 2
+        return -1 if pairs > 1 else pairs
+    b = 9 * g
+    n = np.int64(0)  # not the literal 0: no Literal specialization of suit_code_kernel (see _score)
+    wsum = np.int64(0)
+    for r in range(9):
+        n += h[b + r]
+        wsum += r * h[b + r]
+    return suit_code_kernel(h, b, n, wsum)
+
+
+@njit
+def suit_code_kernel(h, b, n, wsum):
+    """``group_code_kernel`` of the suit at tile ``b`` holding ``n`` tiles of rank sum ``wsum`` (ranks 0..8)."""
+    if n % 3 == 1:
+        return -1
+    if n % 3 == 0:
+        return 0 if suit_sets_kernel(h, b, -1) else -1
+    # a chow or pung adds 0 mod 3 to the rank sum and a pair of rank r adds 2r: r = 2 * wsum mod 3
+    for r in range((2 * wsum) % 3, 9, 3):
+        if h[b + r] >= 2 and suit_sets_kernel(h, b, b + r):
+            return 1
+    return -1
+
+
+@njit
+def single_wait_kernel(conc13, nfix, win, h, regular):
+    """True when ``win`` is the only tile that completes the 13-tile hand (独听, needed for 边/嵌/单钓).
+
+    ``h``: int64[34] scratch; ``regular``: the hand with ``win`` is known to read as a pair and sets.
+    A regular hand is a win when every group splits (``group_code_kernel``) with exactly one pair; adding a tile
+    changes one group, so a group can take it only when all the others split, and only with the code that
+    gives one pair in all. When ``regular``, the groups other than ``win``'s split already, as their tile
+    counts say (0 mod 3: sets, 2 mod 3: the pair).
+    """
+    distinct = 0
+    odd = 0
+    odd_t = -1
+    for t in range(34):
+        c = conc13[t]
+        h[t] = c
+        distinct += c > 0
+        if c % 2:
+            odd += 1
+            odd_t = t
+    if nfix == 0 and odd == 1 and odd_t != win:  # the one odd tile completes seven pairs
+        return False
+    gw = win // 9 if win < 27 else 3
+    codes = 0  # 2 bits per group: the code + 1
+    for g in range(4):
+        if regular and g != gw:
+            n = 0
+            for t in range(9 * g, 34 if g == 3 else 9 * g + 9):
+                n += h[t]
+            c = n % 3 // 2
+        else:
+            c = group_code_kernel(h, g)
+        codes |= (c + 1) << (2 * g)
+    for g in range(4):
+        bad = 0
+        pairs = 0
+        for k in range(4):
+            c = ((codes >> (2 * k)) & 3) - 1
+            if k != g:
+                bad += c < 0
+                pairs += c
+        if bad == 0 and pairs <= 1 and _group_takes(h, g, win, 1 - pairs):
+            return False
+    # 十三幺, 全不靠, 组合龙 need many distinct standing tiles
+    return not (nfix <= 1 and distinct >= 8 and _special_wait(h, nfix, win))
+
+
+@njit
+def _group_takes(h, g, win, need):
+    """Does some tile of group ``g`` other than ``win`` give the group the code ``need`` (0 or 1)?"""
+    b = 9 * g
+    e = 34 if g == 3 else b + 9
+    n = 0
+    wsum = 0
+    for t in range(b, e):
+        n += h[t]
+        wsum += (t - b) * h[t]
+    if (n + 1) % 3 != 2 * need:  # code 0 needs 0 tiles mod 3, code 1 needs 2
+        return False
+    for t in range(b, e):
+        if t == win:
+            continue
+        r = t - b
+        near = h[t] > 0
+        if g < 3:
+            near |= (r > 0 and h[t - 1] > 0) or (r > 1 and h[t - 2] > 0)
+            near |= (r < 8 and h[t + 1] > 0) or (r < 7 and h[t + 2] > 0)
+        if not near:  # a tile with no neighbour in the hand joins no set or pair
+            continue
+        h[t] += 1
+        cg = group_code_kernel(h, 3) if g == 3 else suit_code_kernel(h, b, n + 1, wsum + r)
+        h[t] -= 1
+        if cg == need:
+            return True
+    return False
+
+
+@njit
+def _special_wait(h, nfix, win):
+    """Does a tile other than ``win`` complete 13-tile ``h`` as 十三幺, 全不靠 or (with sets) 组合龙?"""
+    orphans_only = True
+    single = True
+    for t in range(34):
+        orphans_only &= h[t] == 0 or _TERMINAL_OR_HONOR[t]
+        single &= h[t] <= 1
+    knit = False  # some knitted straight misses at most one tile in h
+    for k in range(6):
+        miss = 0
+        for s in range(3):
+            b = 9 * KNITS[k, s] + s
+            miss += (h[b] == 0) + (h[b + 3] == 0) + (h[b + 6] == 0)
+        knit |= miss <= 1
+    orphans_only &= nfix == 0
+    single &= nfix == 0
+    if not (orphans_only or single or knit):
+        return False
+    for t in range(34):
+        if t == win:
+            continue
+        h[t] += 1
+        won = (orphans_only and special_shape_kernel(h, 1)) or (single and honors_knitted_kernel(h) > 0)
+        if not won and knit:
+            won = knitted_win_kernel(h, nfix)
+        h[t] -= 1
+        if won:
+            return True
+    return False
+
+
+@njit
+def knitted_win_kernel(h, nfix):
+    """Is ``h`` a knitted straight (组合龙) and ``1 - nfix`` sets and a pair?"""
+    k = knitted_perm_kernel(h)
+    if k < 0:
+        return False
+    take_knitted_kernel(h, k, -1)
+    won = regular_ok_kernel(h, 1 - nfix)
+    take_knitted_kernel(h, k, 1)
+    return won
+
+
+@njit
+def take_knitted_kernel(h, k, d):
+    """Add ``d`` to each of the nine tiles of knitted straight ``k``."""
+    for s in range(3):
+        b = 9 * KNITS[k, s] + s
+        h[b] += d
+        h[b + 3] += d
+        h[b + 6] += d
+
+
 
 _MELD_RE = re.compile(r"\[([^\]]*)\]")
 
@@ -1232,7 +1650,7 @@ def win_shapes(hand) -> int:
         raise ValueError(f"win detection needs a complete hand (14 - 3*melds tiles), got {h.n_tiles} standing tiles")
     _, _, suit_win, honor_win = load_tables()
     c = h.counts.copy()
-    return int(_win_shapes(c, h.n_tiles, suit_win, honor_win, KNITS, ORPHANS, _POW5))
+    return int(_win_shapes(c, h.n_tiles, suit_win, honor_win, KNITS, ORPHANS, POW5))
 
 
 def waits(hand) -> tuple[int, ...]:
@@ -1247,12 +1665,12 @@ def waits(hand) -> tuple[int, ...]:
     if _is_plain_counts(hand):  # fast path: int8[34] counts, melds implied by the tile count
         suit_inc, honor_inc = _SHANTEN_TABLES or load_shanten_tables()
         inc = (suit_inc, honor_inc, suit_win, honor_win)
-        if _k_waits(hand.copy(), out, suit, honor, *inc, KNITS, ORPHANS, _POW5) >= 0:
+        if _k_waits(hand.copy(), out, suit, honor, *inc, KNITS, ORPHANS, POW5) >= 0:
             return tuple(np.flatnonzero(out).tolist())
     h = as_hand(hand)
     if h.is_complete:
         raise ValueError(f"waits need a waiting hand (13 - 3*melds tiles), got {h.n_tiles} standing tiles")
-    _waits(h.counts.copy(), h.n_tiles, h.held(), out, suit_win, honor_win, KNITS, ORPHANS, _POW5)
+    _waits(h.counts.copy(), h.n_tiles, h.held(), out, suit_win, honor_win, KNITS, ORPHANS, POW5)
     return tuple(np.flatnonzero(out).tolist())
 
 
@@ -1266,7 +1684,7 @@ def _all_shapes(hand, physical: bool):
     suit, honor, _, _ = _TABLES or load_tables()
     s = np.empty(NUM_SHAPES, dtype=np.int8)
     u = np.empty((NUM_SHAPES, NUM_TILE_TYPES), dtype=np.bool_)
-    best = _k_shanten_all(counts, held, bool(physical), s, u, suit, honor, KNITS, ORPHANS, _POW5)
+    best = _k_shanten_all(counts, held, bool(physical), s, u, suit, honor, KNITS, ORPHANS, POW5)
     if best <= ERR_INVALID_COUNTS:
         as_hand(hand)  # raises the detailed error
         raise ValueError("invalid hand")
@@ -1354,7 +1772,7 @@ def batch_is_win(counts: np.ndarray, n_melds=0) -> np.ndarray:
     counts, n_melds = _batch_args(counts, n_melds)
     _, _, suit_win, honor_win = load_tables()
     out = np.empty(counts.shape[0], dtype=np.int8)
-    if _batch_is_win(counts, n_melds, out, suit_win, honor_win, KNITS, ORPHANS, _POW5):
+    if _batch_is_win(counts, n_melds, out, suit_win, honor_win, KNITS, ORPHANS, POW5):
         _raise_bad(out, "batch_is_win")
     return out.view(np.bool_)  # every entry is 0 or 1 here
 
@@ -1364,7 +1782,7 @@ def batch_win_shapes(counts: np.ndarray, n_melds=0) -> np.ndarray:
     counts, n_melds = _batch_args(counts, n_melds)
     _, _, suit_win, honor_win = load_tables()
     out = np.empty(counts.shape[0], dtype=np.int8)
-    _batch_win_shapes(counts, n_melds, out, suit_win, honor_win, KNITS, ORPHANS, _POW5)
+    _batch_win_shapes(counts, n_melds, out, suit_win, honor_win, KNITS, ORPHANS, POW5)
     _raise_bad(out, "batch_win_shapes")
     return out
 
@@ -1388,7 +1806,7 @@ def batch_shanten_by_shape(counts: np.ndarray, n_melds=0) -> np.ndarray:
     counts, n_melds = _batch_args(counts, n_melds)
     suit, honor, _, _ = load_tables()
     out = np.empty((counts.shape[0], NUM_SHAPES), dtype=np.int8)
-    _batch_shanten_by_shape(counts, n_melds, out, suit, honor, KNITS, ORPHANS, _POW5)
+    _batch_shanten_by_shape(counts, n_melds, out, suit, honor, KNITS, ORPHANS, POW5)
     _raise_bad(out[:, 0], "batch_shanten_by_shape")
     return out
 
@@ -1404,7 +1822,7 @@ def batch_waits(counts: np.ndarray, n_melds=0) -> np.ndarray:
     counts = counts.copy()
     suit_inc, honor_inc = load_shanten_tables()
     bad = _batch_waits(
-        counts, n_melds, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win, KNITS, ORPHANS, _POW5
+        counts, n_melds, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win, KNITS, ORPHANS, POW5
     )
     if bad >= 0:
         raise ValueError(f"batch_waits: row {bad} has a count outside 0..4 or does not hold 13 - 3*melds tiles")
@@ -1428,7 +1846,7 @@ def batch_useful(counts: np.ndarray, shape: int, n_melds=0, physical: bool = Tru
     suit, honor, _, _ = load_tables()
     s = np.empty(counts.shape[0], dtype=np.int8)
     u = np.zeros((counts.shape[0], NUM_TILE_TYPES), dtype=np.bool_)
-    bad = _batch_useful(counts.copy(), n_melds, shape, bool(physical), s, u, suit, honor, KNITS, ORPHANS, _POW5)
+    bad = _batch_useful(counts.copy(), n_melds, shape, bool(physical), s, u, suit, honor, KNITS, ORPHANS, POW5)
     if bad >= 0:
         raise ValueError(f"batch_useful: row {bad} has a count outside 0..4 or does not hold 13 - 3*melds tiles")
     return s, u

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from mjenv._jit import njit
 from mjenv.tiles import NUM_TILE_TYPES, tile_from_botzone, tile_to_botzone
 
 CHOW, PUNG, KONG = 1, 2, 3
@@ -32,6 +33,36 @@ KIND_NAMES = {CHOW: "CHI", PUNG: "PENG", KONG: "GANG"}
 _KIND_FROM_NAME = {v: k for k, v in KIND_NAMES.items()}
 MAX_MELDS = 4
 NO_MELD = 0
+
+
+@njit
+def meld_kind(meld):
+    """Kind of packed ``meld``: CHOW, PUNG, KONG (0 for ``NO_MELD``). Kernels and Python alike."""
+    return (meld >> 8) & 3
+
+
+@njit
+def meld_tile(meld):
+    """Tile of packed ``meld`` (a chow's MIDDLE tile)."""
+    return meld & 63
+
+
+@njit
+def meld_offer(meld):
+    """Offer of packed ``meld``: the claimed tile's position (chow) or the offering seat (1..3, 0 concealed)."""
+    return (meld >> 6) & 3
+
+
+@njit
+def meld_added(meld):
+    """1 for an added kong (加杠), else 0."""
+    return (meld >> 10) & 1
+
+
+@njit
+def pack_meld(kind, tile, offer, added):
+    """Packed meld from its fields, unchecked (kernels; Python code uses :func:`pack`, which validates)."""
+    return (added << 10) | (kind << 8) | (offer << 6) | tile
 
 
 def pack(kind: int, tile: int, offer: int, added: bool = False) -> int:
@@ -52,23 +83,28 @@ def pack(kind: int, tile: int, offer: int, added: bool = False) -> int:
         raise ValueError("a pung is always claimed: offer must be 1..3")
     if added and (kind != KONG or offer == 0):
         raise ValueError("only an exposed kong can be an added kong")
-    return (int(added) << 10) | (kind << 8) | (int(offer) << 6) | tile
+    return pack_meld.py_func(kind, tile, int(offer), int(added))
 
 
+# The Python accessors run the kernels' own code as plain Python (``py_func``: no dispatch, no compile).
 def kind_of(meld: int) -> int:
-    return (int(meld) >> 8) & 3
+    """:func:`meld_kind` of a Python int."""
+    return meld_kind.py_func(int(meld))
 
 
 def tile_of(meld: int) -> int:
-    return int(meld) & 63
+    """:func:`meld_tile` of a Python int."""
+    return meld_tile.py_func(int(meld))
 
 
 def offer_of(meld: int) -> int:
-    return (int(meld) >> 6) & 3
+    """:func:`meld_offer` of a Python int."""
+    return meld_offer.py_func(int(meld))
 
 
 def is_added(meld: int) -> bool:
-    return bool((int(meld) >> 10) & 1)
+    """:func:`meld_added` of a Python int, as a bool."""
+    return bool(meld_added.py_func(int(meld)))
 
 
 def is_concealed(meld: int) -> bool:

@@ -52,6 +52,7 @@ import numpy as np
 
 from mjenv import game as G
 from mjenv._jit import njit
+from mjenv.melds import meld_added, meld_kind, meld_offer, meld_tile
 
 # The kernels below freeze mjenv.game's state offsets at compile time; numba's on-disk cache does not see
 # changes in other files, so mjenv._jit drops the package's cached kernels whenever a kernel module changes.
@@ -86,12 +87,12 @@ def _observe_player(state, seat, r, p, obs):
         n_conc += state[G.HAND + 34 * p + t]
     for i in range(state[G.N_MELDS + p]):
         m = state[G.MELDS + 4 * p + i]
-        kind = (m >> 8) & 3
-        t = m & 63
-        offer = (m >> 6) & 3
+        kind = meld_kind(m)
+        t = meld_tile(m)
+        offer = meld_offer(m)
         code = kind
         if kind == 3:
-            code = 5 if offer == 0 else (4 if (m >> 10) & 1 else 3)
+            code = 5 if offer == 0 else (4 if meld_added(m) else 3)
         base = O_MSEQ + 12 * r + 3 * i
         obs[base] = code
         obs[base + 2] = offer

@@ -18,11 +18,12 @@ from __future__ import annotations
 import numpy as np
 
 from mjenv import game as G
+from mjenv.melds import kind_of, offer_of, tile_of
 from mjenv.tiles import WIND_NAMES, counts_to_tiles, format_tiles
 
 
 def _meld_str(m: int, style: str) -> str:
-    kind, t, offer = (m >> 8) & 3, m & 63, (m >> 6) & 3
+    kind, t, offer = kind_of(m), tile_of(m), offer_of(m)
     tiles = [t - 1, t, t + 1] if kind == 1 else [t] * (4 if kind == 3 else 3)
     body = format_tiles(tiles, style)
     return f"[{body}]" if kind == 3 and offer == 0 else f"[{body},{offer}]"

@@ -70,7 +70,12 @@ IS_REVERSIBLE = np.zeros(NUM_TILE_TYPES_WITH_FLOWERS, dtype=np.bool_)
 IS_REVERSIBLE[[18, 19, 20, 21, 22, 25, 26, 10, 12, 13, 14, 16, 17, WHITE]] = True
 for _a in (IS_SUITED, IS_HONOR, IS_WIND, IS_DRAGON, IS_FLOWER, IS_TERMINAL, IS_TERMINAL_OR_HONOR):
     _a.setflags(write=False)
-for _a in (SUIT, RANK, IS_GREEN, IS_REVERSIBLE):
+#: the 13 orphans (幺九, 十三幺's tiles): terminals and honours, in tile order
+ORPHANS = np.flatnonzero(IS_TERMINAL_OR_HONOR).astype(np.int64)
+#: the six knitted combinations (组合龙 / 全不靠): ``KNITS[i, s]`` is the rank class (0: 147, 1: 258, 2: 369)
+#: of suit ``s`` in combination ``i``
+KNITS = np.array([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]], dtype=np.int64)
+for _a in (SUIT, RANK, IS_GREEN, IS_REVERSIBLE, ORPHANS, KNITS):
     _a.setflags(write=False)
 del _ids, _a
 

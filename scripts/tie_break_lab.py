@@ -52,13 +52,17 @@ def _sets(w, nneed, cur, out):
 
 
 def readings(conc, win):
-    """(fan counts, points) of every regular reading of a concealed hand, in ``_regular_best``'s order."""
-    sk, st, sc, tc = (np.zeros(n, np.int64) for n in (4, 4, 4, 34))
+    """(fan counts, points) of every regular reading of a concealed hand, in ``_regular_best``'s order.
+
+    Calls the scorer's own per-reading kernels on a work space laid out as ``fans._WS_LAYOUT`` says:
+    ``_context_ws`` (the fans of the tiles and context, into ``base``) once, then ``_eval_ws`` per reading."""
     h = conc.astype(np.int64)
     h[win] += 1
-    tc += h
-    base = np.zeros(F.NUM_FANS, np.int64)
-    F._context_fans(tc, sk, st, sc, 0, conc, win, 0, base)
+    ws = np.zeros(F._WS_LEN, np.int64)
+    ws[F._WS_TC : F._WS_TC + 34] = h
+    mask = sum(1 << t for t in range(34) if h[t] > 0)
+    fours = int((h == 4).sum())
+    F._context_ws(mask, fours, ws, 0, conc, win, 0)
     out = []
     for p in range(34):
         if h[p] < 2:
@@ -69,12 +73,11 @@ def readings(conc, win):
         _sets(w, 4, [], splits)
         for sets in splits:
             for j, (k, t) in enumerate(sets):
-                sk[j], st[j], sc[j] = k, t, 1
-            fc = np.zeros(F.NUM_FANS, np.int64)
-            scr = np.zeros(80, np.int64)
-            scr[16] = -1
-            pts = F._eval_division(sk, st, sc, 4, 0, p, win, False, 0, 1, 0, conc, base, fc, scr)
-            out.append((fc, int(pts)))
+                ws[F._WS_SK + j], ws[F._WS_ST + j], ws[F._WS_SC + j] = k, t, 1
+            ws[F._S_WAIT] = -1  # single wait: not computed yet
+            ws[F._S_STATE] = 0  # rebuild the fan counts from base
+            pts = F._eval_ws(ws, conc, 4, 0, p, win, False, 0, 1, 0)
+            out.append((ws[F._WS_FC : F._WS_FC + F.NUM_FANS].copy(), int(pts)))
     return out
 
 

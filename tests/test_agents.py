@@ -392,7 +392,7 @@ def test_rule_agent_fast_paths_match_target_shanten():
     n_chow = n_useful = 0
     for conc, nm, mk, mt in hands[::2]:
         n = int(conc.sum())
-        k = H._keys(conc)
+        k = H.keys_kernel(conc)
         R._bounds(conc, n, nm, mk, mt, lb)
         vals = [R.target_shanten(conc, k, n, nm, mk, mt, t, tabs, shapes) for t in range(R.NUM_TARGETS)]
         for t in range(R.NUM_TARGETS):
@@ -404,7 +404,7 @@ def test_rule_agent_fast_paths_match_target_shanten():
         t = int(held[rng.integers(len(held))])  # one discard per hand, then its useful tiles per target
         c1 = conc.copy()
         c1[t] -= 1
-        k1 = H._keys(c1)
+        k1 = H.keys_kernel(c1)
         unseen = rng.integers(0, 4, 34)
         for tgt in range(R.NUM_TARGETS):
             s = R.target_shanten(c1, k1, n - 1, nm, mk, mt, tgt, tabs, shapes)
@@ -425,7 +425,7 @@ def test_rule_agent_fast_paths_match_target_shanten():
             for x in range(34):
                 if unseen[x] > 0 and c1[x] < 4:
                     c1[x] += 1
-                    if R.target_shanten(c1, H._keys(c1), n, nm, mk, mt, tgt, tabs, shapes) < s:
+                    if R.target_shanten(c1, H.keys_kernel(c1), n, nm, mk, mt, tgt, tabs, shapes) < s:
                         brute += unseen[x]
                     c1[x] -= 1
             assert u == brute, (R.TARGET_NAMES[tgt], conc, t)

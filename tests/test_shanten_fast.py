@@ -54,8 +54,8 @@ def test_table_constants_agree_with_generator():
 def _scores(keys, needs, suit, honor, suit_inc, honor_inc, out):
     for i in range(keys.shape[0]):
         k0, k1, k2, k3 = keys[i, 0], keys[i, 1], keys[i, 2], keys[i, 3]
-        out[i, 0] = H._inc_score(suit_inc[k0], suit_inc[k1], suit_inc[k2], honor_inc[k3], needs[i])
-        out[i, 1] = H._regular_score(suit, honor, k0, k1, k2, k3, needs[i])
+        out[i, 0] = H.inc_score_kernel(suit_inc[k0], suit_inc[k1], suit_inc[k2], honor_inc[k3], needs[i])
+        out[i, 1] = H.regular_score_kernel(suit, honor, k0, k1, k2, k3, needs[i])
 
 
 def _check_scores(keys: np.ndarray, needs: np.ndarray) -> int:
@@ -148,7 +148,7 @@ def _bounds(counts, out):
         held = (lanes >> (8 * j)) & 0xFF
         blocks = hblocks
         for s in range(3):
-            blocks |= H._rest_blocks(q[s], H._KNIT_MASK[H.KNITS[j, s]] & q[s])
+            blocks |= H._rest_blocks(q[s], H.KNIT_MASK[H.KNITS[j, s]] & q[s])
         out[j, 0] = held
         out[j, 1] = H._knitted_bound(held, rest_need, blocks)
 

@@ -19,7 +19,12 @@ def _call_shared(c, m, fc):
     return fans.shared_score_kernel(c, m, 0, 33, 0, 0, 0, 2, fc)
 
 
-def test_shared_scorer_matches_score_kernel():
+def _plain(c, m, fc):
+    """The scorer compiled as a plain kernel (not through the shared symbol)."""
+    return fans._score(c, m, 0, 33, 0, 0, 0, 2, fc, np.empty(fans._WS_LEN, np.int64))
+
+
+def test_shared_scorer_matches_plain_scorer():
     c = np.zeros(34, np.int8)
     c[[0, 1, 2, 9, 10, 11, 18, 19, 20, 33]] = 1
     c[27] = 3
@@ -27,12 +32,13 @@ def test_shared_scorer_matches_score_kernel():
     fc_a = np.zeros(fans.NUM_FANS, np.int16)
     fc_b = np.zeros(fans.NUM_FANS, np.int16)
     a = _call_shared(c, m, fc_a)
-    b = fans.score_kernel(c, m, 0, 33, 0, 0, 0, 2, fc_b)
+    b = _plain(c, m, fc_b)
     assert a == b and a > 0
+    assert fans.score_kernel(c, m, 0, 33, 0, 0, 0, 2, fc_b) == a
     assert np.array_equal(fc_a, fc_b)
     bad = c.copy()
     bad[5] = 5  # an error code comes back through the C call too
-    assert _call_shared(bad, m, fc_a) == fans.score_kernel(bad, m, 0, 33, 0, 0, 0, 2, fc_b) < 0
+    assert _call_shared(bad, m, fc_a) == _plain(bad, m, fc_b) < 0
 
 
 def test_fresh_process_loads_shared_kernels_from_cache():

@@ -60,6 +60,7 @@ import numpy as np
 from mjenv import fans as _fans
 from mjenv import hand as _hand
 from mjenv._jit import njit
+from mjenv.melds import pack_meld
 from mjenv.tiles import BOTZONE_CODES
 
 __all__ = [
@@ -221,7 +222,7 @@ def _k_mahjong_shanten(w0, w1, w2, n, suit, honor, suit_inc, honor_inc):
     counts = np.empty(34, dtype=np.int8)
     if _unpack_counts(w0, w1, w2, counts) > 4:
         return _hand.ERR_INVALID_COUNTS
-    return _hand._min_shanten(counts, n, suit, honor, suit_inc, honor_inc)
+    return _hand.min_shanten_kernel(counts, n, suit, honor, suit_inc, honor_inc)
 
 
 @njit
@@ -230,14 +231,14 @@ def _k_shape(w0, w1, w2, n, shape, useful, suit, honor, knits, orphans, pow5):
     counts = np.empty(34, dtype=np.int8)
     if _unpack_counts(w0, w1, w2, counts) > 4:
         return _hand.ERR_INVALID_COUNTS
-    s = _hand._shape_shanten(counts, n, shape, suit, honor, knits, orphans, pow5)
-    _hand._useful(counts, n, shape, s, counts, False, useful, suit, honor, knits, orphans, pow5)
+    s = _hand.shape_shanten_kernel(counts, n, shape, suit, honor, knits, orphans, pow5)
+    _hand.useful_kernel(counts, n, shape, s, counts, False, useful, suit, honor, knits, orphans, pow5)
     return s
 
 
 # --- public functions ------------------------------------------------------------------------------------
 
-_KNITS, _ORPHANS, _POW5 = _hand.KNITS, _hand.ORPHANS, _hand._POW5
+_KNITS, _ORPHANS, _POW5 = _hand.KNITS, _hand.ORPHANS, _hand.POW5
 _CODES = np.array(BOTZONE_CODES[:34], dtype=object)
 
 
@@ -333,6 +334,7 @@ def KnittedStraightShanten(*args, **kwargs):
 # --- the fan calculator ----------------------------------------------------------------------------------
 _CODE = {c: i for i, c in enumerate(BOTZONE_CODES[:34])}
 _KIND = {"CHI": 1, "PENG": 2, "GANG": 3}
+_pack_meld = pack_meld.py_func  # the kernel's packing, run as plain Python (no dispatch per meld)
 _ERRORS = {
     _fans.ERR_WRONG_TILES_COUNT: "ERROR_WRONG_TILES_COUNT",
     _fans.ERR_TILE_COUNT_GREATER_THAN_4: "ERROR_TILE_COUNT_GREATER_THAN_4",
@@ -439,7 +441,7 @@ def _parse(pack, hand, winTile):
         if not 0 <= offer <= 3:
             raise TypeError("ERROE_WRONG_OFFER_CODE")
         if i < 4:
-            melds[i] = (kind << 8) | (offer << 6) | t
+            melds[i] = _pack_meld(kind, t, offer, 0)
     if len(raw) > 4:
         raise TypeError("ERROR_WRONG_TILES_COUNT")
     if None in codes:

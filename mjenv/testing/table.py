@@ -20,12 +20,13 @@ import numpy as np
 
 from mjenv import actions as A
 from mjenv import game as G
+from mjenv.melds import CHOW, is_concealed, kind_of, meld_kind, meld_tile, offer_of, tile_of
 from mjenv.rules import RULE_WORDS, RuleConfig
 from mjenv.tiles import parse_tiles
 
 
 def _meld_tiles(m: int) -> list[int]:
-    kind, t = (m >> 8) & 3, m & 63
+    kind, t = kind_of(m), tile_of(m)
     if kind == 1:
         return [t - 1, t, t + 1]
     return [t] * (4 if kind == 3 else 3)
@@ -50,11 +51,11 @@ def validate_state(state: np.ndarray) -> None:
             m = int(m)
             for t in _meld_tiles(m):
                 counts[t] += 1
-            concealed = (m >> 8) & 3 == 3 and (m >> 6) & 3 == 0
+            concealed = is_concealed(m)
             if not concealed:
                 for t in _meld_tiles(m):
                     vis[t] += 1
-                vis[m & 63 if (m >> 8) & 3 != 1 else (m & 63) - 2 + ((m >> 6) & 3)] -= 1  # the claimed tile
+                vis[tile_of(m) if kind_of(m) != CHOW else tile_of(m) - 2 + offer_of(m)] -= 1  # the claimed tile
         n_disc = int(state[G.N_DISC + s])
         assert n_disc <= G.MAX_DISCARDS, f"seat {s} has {n_disc} discards > {G.MAX_DISCARDS}"
         for v in state[G.DISC + G.MAX_DISCARDS * s:G.DISC + G.MAX_DISCARDS * s + n_disc]:
@@ -122,7 +123,7 @@ def build_state(hands: dict[int, str], *, melds: dict[int, list[int]] | None = N
             G._add_meld(st, s, m)
             for t in _meld_tiles(m):
                 used[t] += 1
-                if not ((m >> 8) & 3 == 3 and (m >> 6) & 3 == 0):
+                if not is_concealed(m):
                     st[G.VIS + t] += 1
     for s, text in (discards or {}).items():
         for t in parse_tiles(text):
@@ -209,7 +210,7 @@ def check_kernel(state):
             n += c
         for i in range(state[G.N_MELDS + s]):
             m = state[G.MELDS + 4 * s + i]
-            kind, t = (m >> 8) & 3, m & 63
+            kind, t = meld_kind(m), meld_tile(m)
             if kind == 1:
                 counts[t - 1] += 1
                 counts[t] += 1

@@ -1,0 +1,111 @@
+"""Where a cold start's compile time goes: numba compile time per function and LLVM time per library.
+
+Usage (cold: an empty cache folder)::
+
+    rm -rf /tmp/c && NUMBA_CACHE_DIR=/tmp/c MJENV_QUIET=1 PYTHONPATH=. /usr/bin/time \\
+        python benchmarks/profile_compile.py [--top 45]
+
+Runs ``mjenv.warmup()`` (seconds per module) and prints three tables:
+
+* per function: numba ``numba:compile`` events, inclusive and exclusive seconds (a callee compiled while its
+  caller is typed counts in the caller's inclusive time only), and how many specializations were compiled;
+* per library: seconds in LLVM's module optimization and machine-code generation
+  (``CPUCodeLibrary._optimize_final_module`` / ``_finalize_final_module``), and how many functions the
+  linked module holds (a library links in all its callees);
+* every function compiled more than once, with the argument types of each specialization.
+
+See ``docs/performance.md`` ("Cold start").
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import time
+
+from numba.core import codegen, event
+
+
+class _CompileTimes(event.Listener):
+    """Inclusive and exclusive seconds of every ``numba:compile`` event."""
+
+    def __init__(self) -> None:
+        self.stack: list[list[float]] = []
+        self.records: list[tuple[str, str, str, float, float]] = []
+
+    def on_start(self, ev) -> None:
+        self.stack.append([time.perf_counter(), 0.0])
+
+    def on_end(self, ev) -> None:
+        t0, children = self.stack.pop()
+        dt = time.perf_counter() - t0
+        if self.stack:
+            self.stack[-1][1] += dt
+        data = ev.data or {}
+        py_func = getattr(data.get("dispatcher"), "py_func", None)
+        name = getattr(py_func, "__qualname__", str(data.get("dispatcher")))
+        module = getattr(py_func, "__module__", "?")
+        self.records.append((module, name, str(data.get("args")), dt, dt - children))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--top", type=int, default=45, help="rows of the per-function and per-library tables")
+    args = ap.parse_args(argv)
+
+    times = _CompileTimes()
+    event.register("numba:compile", times)
+    libs = collections.defaultdict(lambda: [0.0, 0.0, 0])  # optimize s, codegen s, functions
+    optimize, finalize = (
+        codegen.CPUCodeLibrary._optimize_final_module,
+        codegen.CPUCodeLibrary._finalize_final_module,
+    )
+
+    def timed_optimize(self):
+        t = time.perf_counter()
+        optimize(self)
+        rec = libs[self.name]
+        rec[0] += time.perf_counter() - t
+        rec[2] = sum(1 for fn in self._final_module.functions if not fn.is_declaration)
+
+    def timed_finalize(self):
+        t = time.perf_counter()
+        finalize(self)
+        libs[self.name][1] += time.perf_counter() - t
+
+    codegen.CPUCodeLibrary._optimize_final_module = timed_optimize
+    codegen.CPUCodeLibrary._finalize_final_module = timed_finalize
+
+    import mjenv
+
+    t0 = time.perf_counter()
+    per_module = mjenv.warmup(verbose=True)
+    print({k: round(v, 1) for k, v in per_module.items()}, f"total {time.perf_counter() - t0:.1f} s")
+
+    agg = collections.defaultdict(lambda: [0, 0.0, 0.0])
+    sigs = collections.defaultdict(list)
+    for module, name, sig, dt, excl in times.records:
+        a = agg[(module, name)]
+        a[0] += 1
+        a[1] += dt
+        a[2] += excl
+        sigs[(module, name)].append((excl, sig))
+    print("== numba compile per function, by exclusive time")
+    for (module, name), (n, incl, excl) in sorted(agg.items(), key=lambda x: -x[1][2])[: args.top]:
+        print(f"excl {excl:7.2f}s incl {incl:7.2f}s n={n:3d} {module}.{name}")
+    total_o = sum(v[0] for v in libs.values())
+    total_c = sum(v[1] for v in libs.values())
+    print(f"== LLVM per library: {len(libs)} libraries, optimize {total_o:.1f} s, codegen {total_c:.1f} s")
+    for name, (o, c, nf) in sorted(libs.items(), key=lambda x: -(x[1][0] + x[1][1]))[: args.top]:
+        print(f"{o:6.2f} {c:6.2f} funcs={nf:4d} {name[:90]}")
+    print("== functions compiled more than once")
+    for key, v in sorted(sigs.items()):
+        if len(v) > 1 and key[0] != "?":
+            print(key, len(v))
+            for excl, sig in v:
+                print(f"   {excl:6.2f} {sig[:300]}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
