@@ -148,7 +148,9 @@ F_ALL_TYPES = _fan(6, "五门齐", "All Types")
 F_MELDED_HAND = _fan(6, "全求人", "Melded Hand")
 F_TWO_CONCEALED_KONGS = _fan(6, "双暗杠", "Two Concealed Kongs")
 F_TWO_DRAGONS_PUNGS = _fan(6, "双箭刻", "Two Dragons Pungs")
-F_CONCEALED_KONG_AND_MELDED_KONG = _fan(5, "明暗杠", "Concealed Kong and Melded Kong")  # (the reference's extra fan)
+F_CONCEALED_KONG_AND_MELDED_KONG = _fan(
+    5, "明暗杠", "Concealed Kong and Melded Kong"
+)  # (the reference's extra fan)
 F_OUTSIDE_HAND = _fan(4, "全带幺", "Outside Hand")
 F_FULLY_CONCEALED_HAND = _fan(4, "不求人", "Fully Concealed Hand")
 F_TWO_MELDED_KONGS = _fan(4, "双明杠", "Two Melded Kongs")
@@ -828,7 +830,9 @@ def _eval_ws(ws, concealed13, n, n_fixed, pair, win, self_drawn, seat, prevalent
     if ws[_WS_FC + F_NINE_GATES] and ws[_WS_FC + F_PUNG_OF_TERMINALS_OR_HONORS]:  # 九莲宝灯: 不计幺九刻×1
         _add(ws, F_PUNG_OF_TERMINALS_OR_HONORS, -1)
     if (wait > 0 or pair == win) and ws[_S_WAIT] < 0:
-        ws[_S_WAIT] = single_wait_kernel(concealed13, n_fixed, win, ws[_WS_WAIT_H : _WS_WAIT_H + 34], knitted == 0)
+        ws[_S_WAIT] = single_wait_kernel(
+            concealed13, n_fixed, win, ws[_WS_WAIT_H : _WS_WAIT_H + 34], knitted == 0
+        )
     if ws[_S_WAIT] == 1 and (wait > 0 or pair == win):
         _add(ws, F_EDGE_WAIT if wait == 1 else (F_CLOSED_WAIT if wait == 2 else F_SINGLE_WAIT), 1)
     return _excluded_points(ws)
@@ -1198,10 +1202,34 @@ def _regular_best(ws, n_fixed, n_need, win, self_drawn, seat, prevalent, knitted
                 app[j] = 0
             else:
                 best = _consider(
-                    n_fixed + n_need, n_fixed, p, win, self_drawn, seat, prevalent, knitted, concealed13, best_fc, best, scr
+                    n_fixed + n_need,
+                    n_fixed,
+                    p,
+                    win,
+                    self_drawn,
+                    seat,
+                    prevalent,
+                    knitted,
+                    concealed13,
+                    best_fc,
+                    best,
+                    scr,
                 )
         if n_need == 0:
-            best = _consider(n_fixed, n_fixed, p, win, self_drawn, seat, prevalent, knitted, concealed13, best_fc, best, scr)
+            best = _consider(
+                n_fixed,
+                n_fixed,
+                p,
+                win,
+                self_drawn,
+                seat,
+                prevalent,
+                knitted,
+                concealed13,
+                best_fc,
+                best,
+                scr,
+            )
         w[p] += 2
     return best
 
@@ -1290,7 +1318,9 @@ def _special_best(h, n_fixed, distinct, odd, base, fan_counts, best_fc, best):
         elif shape == 2 and distinct == 14 and honors_knitted_kernel(h) > 0:
             _copy(fan_counts, base)
             hk = honors_knitted_kernel(h)
-            fan_counts[F_GREATER_HONORS_AND_KNITTED_TILES if hk == 2 else F_LESSER_HONORS_AND_KNITTED_TILES] += 1
+            fan_counts[
+                F_GREATER_HONORS_AND_KNITTED_TILES if hk == 2 else F_LESSER_HONORS_AND_KNITTED_TILES
+            ] += 1
             if knitted_perm_kernel(h) >= 0:
                 fan_counts[F_KNITTED_STRAIGHT] += 1
         else:
@@ -1300,8 +1330,6 @@ def _special_best(h, n_fixed, distinct, odd, base, fan_counts, best_fc, best):
             best = pts
             _copy(best_fc, fan_counts)
     return best
-
-
 
 
 @njit
@@ -1399,7 +1427,19 @@ def _best_reading(concealed, n_fixed, win, flags, seat, prevalent, distinct, odd
     scr[_S_STATE] = 0  # fan_counts: not built from this hand's base yet
     self_drawn = (flags & WIN_SELF_DRAWN) != 0
     # knitted (0 / 1) and best as int64, not literals: one specialization of the reading chain, not two
-    best = _regular_best(ws, n_fixed, 4 - n_fixed, win, self_drawn, seat, prevalent, np.int64(0), concealed, best_fc, np.int64(-1))
+    best = _regular_best(
+        ws,
+        n_fixed,
+        4 - n_fixed,
+        win,
+        self_drawn,
+        seat,
+        prevalent,
+        np.int64(0),
+        concealed,
+        best_fc,
+        np.int64(-1),
+    )
     if n_fixed == 0 and (odd == 0 or distinct >= 13):  # the shapes of _special_best
         best = _special_best(h, n_fixed, distinct, odd, base, fan_counts, best_fc, best)
     if n_fixed <= 1 and distinct >= 9:
@@ -1407,10 +1447,22 @@ def _best_reading(concealed, n_fixed, win, flags, seat, prevalent, distinct, odd
         if k >= 0:
             scr[_S_STATE] = 0  # _special_best rewrote fan_counts
             if flags & WIN_KNITTED_NO_WAIT and (_KNITTED_M[k] >> win) & 1:
-                scr[_S_WAIT] = 0  # the judge's calculator: no wait fan when the win tile is in the knitted straight
+                scr[_S_WAIT] = (
+                    0  # the judge's calculator: no wait fan when the win tile is in the knitted straight
+                )
             take_knitted_kernel(h, k, -1)
             best = _regular_best(
-                ws, n_fixed, 1 - n_fixed, win, self_drawn, seat, prevalent, np.int64(1), concealed, best_fc, best
+                ws,
+                n_fixed,
+                1 - n_fixed,
+                win,
+                self_drawn,
+                seat,
+                prevalent,
+                np.int64(1),
+                concealed,
+                best_fc,
+                best,
             )
     return best
 
@@ -1474,7 +1526,9 @@ _ERR_TEXT = {
 }
 
 
-def _score_c(concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts, ws):
+def _score_c(
+    concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts, ws
+):
     """C-callable :func:`_score` (pointers to ``int8[34]``, ``int16[4]``, ``int16[NUM_FANS]``, ``int64[_WS_LEN]``)."""
     return _score(
         numba.carray(concealed, 34), numba.carray(melds, 4), n_melds, win_tile, flags, seat_wind, prevalent_wind,

@@ -120,14 +120,51 @@ NUM_ACTIONS = A.NUM_ACTIONS
 # the fields most steps touch come first (the "hot" prefix of HOT_WORDS words, which the vector env prefetches
 # for the next table); the discards, the wall and the fan counts, of which a step touches one word or none, last
 _layout: list[tuple[str, int]] = [
-    ("PHASE", 1), ("CUR", 1), ("TURN", 1), ("OFFER_TILE", 1), ("OFFER_SEAT", 1), ("DRAWN", 1), ("DRAW_KIND", 1),
-    ("JUST_CLAIMED", 1), ("FRONT", 1), ("BACK", 1), ("N_STEPS", 1), ("N_DRAWS", 1), ("LAST_ACTOR", 1),
-    ("LAST_ACTION", 1), ("EVENTS", 1), ("DEALER", 1), ("PREVALENT", 1), ("RULES", RULE_WORDS), ("WINNER", 1),
-    ("LOSER", 1), ("WIN_TILE", 1), ("WIN_FLAGS", 1), ("WIN_TOTAL", 1), ("DICE", 1),
-    ("SEED_LO", 1), ("SEED_HI", 1), ("RNG_LO", 1), ("RNG_HI", 1),
-    ("PWALL", 4), ("CLAIM", 4), ("WIN_FAN", 4), ("WIN_FLAGS_P", 4), ("NO_WIN", 4), ("WAITS", 8), ("N_MELDS", 4), ("N_DISC", 4),
-    ("FLOWERS", 4), ("FLOWER_BITS", 4), ("SCORES", 4), ("MELDS", 16), ("VIS", 34), ("HAND", 4 * 34),
-    ("DISC", 4 * MAX_DISCARDS), ("WALL", 144), ("FANS", NUM_FANS),
+    ("PHASE", 1),
+    ("CUR", 1),
+    ("TURN", 1),
+    ("OFFER_TILE", 1),
+    ("OFFER_SEAT", 1),
+    ("DRAWN", 1),
+    ("DRAW_KIND", 1),
+    ("JUST_CLAIMED", 1),
+    ("FRONT", 1),
+    ("BACK", 1),
+    ("N_STEPS", 1),
+    ("N_DRAWS", 1),
+    ("LAST_ACTOR", 1),
+    ("LAST_ACTION", 1),
+    ("EVENTS", 1),
+    ("DEALER", 1),
+    ("PREVALENT", 1),
+    ("RULES", RULE_WORDS),
+    ("WINNER", 1),
+    ("LOSER", 1),
+    ("WIN_TILE", 1),
+    ("WIN_FLAGS", 1),
+    ("WIN_TOTAL", 1),
+    ("DICE", 1),
+    ("SEED_LO", 1),
+    ("SEED_HI", 1),
+    ("RNG_LO", 1),
+    ("RNG_HI", 1),
+    ("PWALL", 4),
+    ("CLAIM", 4),
+    ("WIN_FAN", 4),
+    ("WIN_FLAGS_P", 4),
+    ("NO_WIN", 4),
+    ("WAITS", 8),
+    ("N_MELDS", 4),
+    ("N_DISC", 4),
+    ("FLOWERS", 4),
+    ("FLOWER_BITS", 4),
+    ("SCORES", 4),
+    ("MELDS", 16),
+    ("VIS", 34),
+    ("HAND", 4 * 34),
+    ("DISC", 4 * MAX_DISCARDS),
+    ("WALL", 144),
+    ("FANS", NUM_FANS),
 ]
 OFFSETS: dict[str, int] = {}
 _o = 0
@@ -135,26 +172,50 @@ for _name, _size in _layout:
     OFFSETS[_name] = _o
     _o += _size
 STATE_SIZE = _o
-HAND, MELDS, N_MELDS, DISC, N_DISC, WALL = (OFFSETS[k] for k in ("HAND", "MELDS", "N_MELDS", "DISC", "N_DISC", "WALL"))
-FLOWERS, FLOWER_BITS, VIS, CLAIM, WIN_FAN = (OFFSETS[k] for k in ("FLOWERS", "FLOWER_BITS", "VIS", "CLAIM", "WIN_FAN"))
+HAND, MELDS, N_MELDS, DISC, N_DISC, WALL = (
+    OFFSETS[k] for k in ("HAND", "MELDS", "N_MELDS", "DISC", "N_DISC", "WALL")
+)
+FLOWERS, FLOWER_BITS, VIS, CLAIM, WIN_FAN = (
+    OFFSETS[k] for k in ("FLOWERS", "FLOWER_BITS", "VIS", "CLAIM", "WIN_FAN")
+)
 WIN_FLAGS_P, NO_WIN, SCORES, FANS = (OFFSETS[k] for k in ("WIN_FLAGS_P", "NO_WIN", "SCORES", "FANS"))
-SEED_LO, SEED_HI, RNG_LO, RNG_HI, DICE = (OFFSETS[k] for k in ("SEED_LO", "SEED_HI", "RNG_LO", "RNG_HI", "DICE"))
+SEED_LO, SEED_HI, RNG_LO, RNG_HI, DICE = (
+    OFFSETS[k] for k in ("SEED_LO", "SEED_HI", "RNG_LO", "RNG_HI", "DICE")
+)
 FRONT, BACK, PHASE, CUR, TURN = (OFFSETS[k] for k in ("FRONT", "BACK", "PHASE", "CUR", "TURN"))
-OFFER_TILE, OFFER_SEAT, DRAWN, DRAW_KIND = (OFFSETS[k] for k in ("OFFER_TILE", "OFFER_SEAT", "DRAWN", "DRAW_KIND"))
-JUST_CLAIMED, DEALER, PREVALENT, RULES = (OFFSETS[k] for k in ("JUST_CLAIMED", "DEALER", "PREVALENT", "RULES"))
+OFFER_TILE, OFFER_SEAT, DRAWN, DRAW_KIND = (
+    OFFSETS[k] for k in ("OFFER_TILE", "OFFER_SEAT", "DRAWN", "DRAW_KIND")
+)
+JUST_CLAIMED, DEALER, PREVALENT, RULES = (
+    OFFSETS[k] for k in ("JUST_CLAIMED", "DEALER", "PREVALENT", "RULES")
+)
 #: words of the rules block (``mjenv.rules.RULE_FIELDS``), written once per hand by reset_kernel
 MIN_FAN, BASE_PAY, FALSE_WIN_PAY = RULES + R_MIN_FAN, RULES + R_BASE_PAY, RULES + R_FALSE_WIN_PAY
-ILLEGAL_PAY, ILLEGAL_MODE, HAS_FLOWERS, ASK_ALL = (RULES + R_ILLEGAL_PAY, RULES + R_ILLEGAL, RULES + R_FLOWERS,
-                                                   RULES + R_ASK_ALL)
-WINNER, LOSER, WIN_TILE, WIN_FLAGS, WIN_TOTAL = (OFFSETS[k] for k in ("WINNER", "LOSER", "WIN_TILE", "WIN_FLAGS", "WIN_TOTAL"))
-N_STEPS, N_DRAWS, LAST_ACTOR, LAST_ACTION, EVENTS = (OFFSETS[k] for k in ("N_STEPS", "N_DRAWS", "LAST_ACTOR", "LAST_ACTION", "EVENTS"))
+ILLEGAL_PAY, ILLEGAL_MODE, HAS_FLOWERS, ASK_ALL = (
+    RULES + R_ILLEGAL_PAY,
+    RULES + R_ILLEGAL,
+    RULES + R_FLOWERS,
+    RULES + R_ASK_ALL,
+)
+WINNER, LOSER, WIN_TILE, WIN_FLAGS, WIN_TOTAL = (
+    OFFSETS[k] for k in ("WINNER", "LOSER", "WIN_TILE", "WIN_FLAGS", "WIN_TOTAL")
+)
+N_STEPS, N_DRAWS, LAST_ACTOR, LAST_ACTION, EVENTS = (
+    OFFSETS[k] for k in ("N_STEPS", "N_DRAWS", "LAST_ACTOR", "LAST_ACTION", "EVENTS")
+)
 WAITS = OFFSETS["WAITS"]
 PWALL = OFFSETS["PWALL"]
 PRIVATE_WALLS, KNITTED_WAIT = RULES + R_PRIVATE_WALLS, RULES + R_KNITTED_WAIT
 HOT_WORDS = DISC  # the hot prefix: every field before the discards
 del _o, _name, _size
 
-A_CHOW, A_PUNG, A_KONG, A_CONCEALED_KONG, A_ADDED_KONG = A.CHOW, A.PUNG, A.KONG, A.CONCEALED_KONG, A.ADDED_KONG
+A_CHOW, A_PUNG, A_KONG, A_CONCEALED_KONG, A_ADDED_KONG = (
+    A.CHOW,
+    A.PUNG,
+    A.KONG,
+    A.CONCEALED_KONG,
+    A.ADDED_KONG,
+)
 A_WIN, A_PASS, A_DISCARD = A.WIN, A.PASS, A.DISCARD
 
 PH_TURN, PH_CLAIM, PH_ROB, PH_OVER = 0, 1, 2, 3
@@ -175,14 +236,26 @@ EV_DISCARD_WIN, EV_HEAD_BUMP, EV_KONG_REPLACEMENT_WIN, EV_FLOWER_REPLACEMENT_WIN
 EV_4TH_TILE_WIN, EV_WALL_LAST_SELF, EV_WALL_LAST_DISCARD, EV_EXHAUSTIVE = 4096, 8192, 16384, 32768
 EV_SEVERAL_ASKED, EV_LAST_DISCARD_WINDOW, EV_PUNG_OVER_CHOW, EV_INITIAL_FLOWER = 65536, 131072, 262144, 524288
 EV_NAMES = {
-    EV_CHOW: "chow", EV_PUNG: "pung", EV_EXPOSED_KONG: "exposed_kong", EV_CONCEALED_KONG: "concealed_kong",
-    EV_ADDED_KONG: "added_kong", EV_ROBBED: "robbed_kong", EV_FLOWER_IN_PLAY: "flower_in_play",
-    EV_SELF_DRAWN_WIN: "self_drawn_win", EV_DISCARD_WIN: "discard_win", EV_HEAD_BUMP: "head_bump",
-    EV_KONG_REPLACEMENT_WIN: "kong_replacement_win", EV_FLOWER_REPLACEMENT_WIN: "flower_replacement_win",
-    EV_4TH_TILE_WIN: "fourth_tile_win", EV_WALL_LAST_SELF: "wall_last_self_drawn",
-    EV_WALL_LAST_DISCARD: "wall_last_discard", EV_EXHAUSTIVE: "exhaustive_draw",
-    EV_SEVERAL_ASKED: "several_seats_asked", EV_LAST_DISCARD_WINDOW: "last_discard_window",
-    EV_PUNG_OVER_CHOW: "pung_over_chow", EV_INITIAL_FLOWER: "initial_flower",
+    EV_CHOW: "chow",
+    EV_PUNG: "pung",
+    EV_EXPOSED_KONG: "exposed_kong",
+    EV_CONCEALED_KONG: "concealed_kong",
+    EV_ADDED_KONG: "added_kong",
+    EV_ROBBED: "robbed_kong",
+    EV_FLOWER_IN_PLAY: "flower_in_play",
+    EV_SELF_DRAWN_WIN: "self_drawn_win",
+    EV_DISCARD_WIN: "discard_win",
+    EV_HEAD_BUMP: "head_bump",
+    EV_KONG_REPLACEMENT_WIN: "kong_replacement_win",
+    EV_FLOWER_REPLACEMENT_WIN: "flower_replacement_win",
+    EV_4TH_TILE_WIN: "fourth_tile_win",
+    EV_WALL_LAST_SELF: "wall_last_self_drawn",
+    EV_WALL_LAST_DISCARD: "wall_last_discard",
+    EV_EXHAUSTIVE: "exhaustive_draw",
+    EV_SEVERAL_ASKED: "several_seats_asked",
+    EV_LAST_DISCARD_WINDOW: "last_discard_window",
+    EV_PUNG_OVER_CHOW: "pung_over_chow",
+    EV_INITIAL_FLOWER: "initial_flower",
 }
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -271,8 +344,17 @@ def _score(state, seat, tile, flags, in_hand, fan_counts):
     # the scorer compiled once (a call through a symbol, mjenv._jit.shared_kernel), not once per engine kernel
     if state[KNITTED_WAIT] == 0:
         flags |= WIN_KNITTED_NO_WAIT
-    total = shared_score_kernel(conc, melds, np.int64(n), np.int64(tile), np.int64(flags), np.int64((seat - dealer) % 4),
-                         np.int64(state[PREVALENT]), np.int64(flowers), fan_counts)
+    total = shared_score_kernel(
+        conc,
+        melds,
+        np.int64(n),
+        np.int64(tile),
+        np.int64(flags),
+        np.int64((seat - dealer) % 4),
+        np.int64(state[PREVALENT]),
+        np.int64(flowers),
+        fan_counts,
+    )
     if total < 0 or total - flowers < state[MIN_FAN]:
         return -1
     return total
@@ -294,9 +376,17 @@ def raw_score_kernel(state, seat, tile, flags, in_hand, fan_counts):
         melds[i] = state[MELDS + 4 * seat + i]
     if state[KNITTED_WAIT] == 0:
         flags |= WIN_KNITTED_NO_WAIT
-    return shared_score_kernel(conc, melds, np.int64(n), np.int64(tile), np.int64(flags),
-                               np.int64((seat - state[DEALER]) % 4), np.int64(state[PREVALENT]),
-                               np.int64(state[FLOWERS + seat]), fan_counts)
+    return shared_score_kernel(
+        conc,
+        melds,
+        np.int64(n),
+        np.int64(tile),
+        np.int64(flags),
+        np.int64((seat - state[DEALER]) % 4),
+        np.int64(state[PREVALENT]),
+        np.int64(state[FLOWERS + seat]),
+        fan_counts,
+    )
 
 
 @njit
@@ -1040,17 +1130,28 @@ def _reset_c(state, seed, dealer, prevalent, rules, suit_win, honor_win):
     )  # fmt: skip
 
 
-_update_waits_shared = shared_kernel(
-    "mjenv_game_update_waits_v1", _nt.void(_P_STATE, _nt.int64, _P_TAB, _P_TAB), _update_waits_c
-) or _update_waits_body
-_step_shared = shared_kernel(
-    "mjenv_game_step_kernel_v1",
-    _nt.int64(_P_STATE, _nt.int64, _nt.CPointer(_nt.float32), _P_TAB, _P_TAB),
-    _step_c,
-) or _step
-_reset_shared = shared_kernel(
-    "mjenv_game_reset_kernel_v2", _nt.void(_P_STATE, *([_nt.int64] * 3), _P_STATE, _P_TAB, _P_TAB), _reset_c
-) or _reset
+_update_waits_shared = (
+    shared_kernel(
+        "mjenv_game_update_waits_v1", _nt.void(_P_STATE, _nt.int64, _P_TAB, _P_TAB), _update_waits_c
+    )
+    or _update_waits_body
+)
+_step_shared = (
+    shared_kernel(
+        "mjenv_game_step_kernel_v1",
+        _nt.int64(_P_STATE, _nt.int64, _nt.CPointer(_nt.float32), _P_TAB, _P_TAB),
+        _step_c,
+    )
+    or _step
+)
+_reset_shared = (
+    shared_kernel(
+        "mjenv_game_reset_kernel_v2",
+        _nt.void(_P_STATE, *([_nt.int64] * 3), _P_STATE, _P_TAB, _P_TAB),
+        _reset_c,
+    )
+    or _reset
+)
 
 
 # ----------------------------------------------------------------------------------------------- Python API
@@ -1093,7 +1194,9 @@ def check_state(state: object) -> np.ndarray:
     if not isinstance(state, np.ndarray):
         raise TypeError(f"state must be a numpy array, got {type(state).__name__}")
     if state.dtype != np.int32 or state.shape != (STATE_SIZE,) or not state.flags.c_contiguous:
-        raise ValueError(f"state must be a C-contiguous int32[{STATE_SIZE}] array, got {state.dtype}{state.shape}")
+        raise ValueError(
+            f"state must be a C-contiguous int32[{STATE_SIZE}] array, got {state.dtype}{state.shape}"
+        )
     return state
 
 
@@ -1117,7 +1220,9 @@ def rules_block(rules: RuleConfig | None = None) -> np.ndarray:
     return rules.encode()
 
 
-def reset(state: np.ndarray, seed: int, dealer: int = 0, prevalent: int = 0, rules: RuleConfig | None = None) -> None:
+def reset(
+    state: np.ndarray, seed: int, dealer: int = 0, prevalent: int = 0, rules: RuleConfig | None = None
+) -> None:
     """Validated :func:`reset_kernel` (``rules`` default: MCR, ``RuleConfig()``)."""
     check_state(state)
     for name, v in (("dealer", dealer), ("prevalent", prevalent)):
@@ -1127,8 +1232,9 @@ def reset(state: np.ndarray, seed: int, dealer: int = 0, prevalent: int = 0, rul
     reset_kernel(state, check_seed(seed), int(dealer), int(prevalent), block, *win_tables())
 
 
-def reset_wall(state: np.ndarray, wall, dealer: int = 0, prevalent: int = 0,
-               rules: RuleConfig | None = None) -> None:
+def reset_wall(
+    state: np.ndarray, wall, dealer: int = 0, prevalent: int = 0, rules: RuleConfig | None = None
+) -> None:
     """:func:`reset_kernel` on a given wall instead of a shuffled one (:func:`reset_wall_kernel`).
 
     ``wall``: 136 tile ids (144 with ``rules.flowers``; flowers are 34..41), each tile 4 times and each flower
@@ -1146,16 +1252,20 @@ def reset_wall(state: np.ndarray, wall, dealer: int = 0, prevalent: int = 0,
         raise ValueError(f"wall must be a 1-d sequence of int tile ids, got {arr.dtype}{arr.shape}")
     n = 144 if block[R_FLOWERS] else 136
     if arr.shape[0] != n:
-        raise ValueError(f"wall must hold {n} tiles with flowers={bool(block[R_FLOWERS])}, got {arr.shape[0]}")
+        raise ValueError(
+            f"wall must hold {n} tiles with flowers={bool(block[R_FLOWERS])}, got {arr.shape[0]}"
+        )
     if reset_wall_kernel(state, arr.astype(np.int64), int(dealer), int(prevalent), block, *win_tables()) != 0:
-        raise ValueError("wall must hold each of the 34 tiles 4 times" + (" and each flower once" if n == 144 else ""))
+        raise ValueError(
+            "wall must hold each of the 34 tiles 4 times" + (" and each flower once" if n == 144 else "")
+        )
 
 
 def wall_counts(state: np.ndarray) -> list[int]:
     """Tiles left in each seat's own part of the wall (private walls), or ``[total]`` for the shared wall."""
     check_state(state)
     if state[PRIVATE_WALLS]:
-        return [int(x) for x in state[PWALL:PWALL + 4]]
+        return [int(x) for x in state[PWALL : PWALL + 4]]
     return [int(state[BACK] - state[FRONT])]
 
 
@@ -1183,26 +1293,30 @@ def step(state: np.ndarray, action: int) -> np.ndarray:
         raise ValueError("the hand is over; reset the state")
     if err != OK:
         what = A.action_to_str(int(action)) if 0 <= int(action) < NUM_ACTIONS else str(action)
-        raise ValueError(f"illegal action {int(action)} ({what}) for seat {int(state[CUR])} "
-                         f"in phase {int(state[PHASE])}")
+        raise ValueError(
+            f"illegal action {int(action)} ({what}) for seat {int(state[CUR])} in phase {int(state[PHASE])}"
+        )
     return rewards
 
 
 def seat_hand(state: np.ndarray, seat: int) -> np.ndarray:
     """``int8[34]`` concealed tiles of ``seat`` (a copy)."""
-    return state[HAND + 34 * seat:HAND + 34 * seat + 34].astype(np.int8)
+    return state[HAND + 34 * seat : HAND + 34 * seat + 34].astype(np.int8)
 
 
 def seat_melds(state: np.ndarray, seat: int) -> list[int]:
     """Packed melds of ``seat`` in declaration order."""
     n = int(state[N_MELDS + seat])
-    return [int(m) for m in state[MELDS + 4 * seat:MELDS + 4 * seat + n]]
+    return [int(m) for m in state[MELDS + 4 * seat : MELDS + 4 * seat + n]]
 
 
 def seat_discards(state: np.ndarray, seat: int) -> list[tuple[int, bool]]:
     """``(tile, claimed)`` of every discard of ``seat`` in order."""
     n = min(int(state[N_DISC + seat]), MAX_DISCARDS)
-    return [(int(v) & 63, bool(v & CLAIMED_BIT)) for v in state[DISC + MAX_DISCARDS * seat:DISC + MAX_DISCARDS * seat + n]]
+    return [
+        (int(v) & 63, bool(v & CLAIMED_BIT))
+        for v in state[DISC + MAX_DISCARDS * seat : DISC + MAX_DISCARDS * seat + n]
+    ]
 
 
 def wall_tiles(state: np.ndarray) -> list[int]:
@@ -1211,7 +1325,7 @@ def wall_tiles(state: np.ndarray) -> list[int]:
     if state[PRIVATE_WALLS]:
         part = 36 if state[HAS_FLOWERS] else 34
         return [int(state[WALL + part * s + i]) for s in range(4) for i in range(int(state[PWALL + s]))]
-    return [int(t) for t in state[WALL + state[FRONT]:WALL + state[BACK]]]
+    return [int(t) for t in state[WALL + state[FRONT] : WALL + state[BACK]]]
 
 
 def events(state: np.ndarray) -> list[str]:
@@ -1271,7 +1385,7 @@ def fan_breakdown(state: np.ndarray) -> dict[str, int]:
     """``{English fan name: count}`` of the winning hand (empty without a winner)."""
     from mjenv.fans import FAN_NAME_EN
 
-    return {FAN_NAME_EN[i]: int(c) for i, c in enumerate(state[FANS:FANS + NUM_FANS]) if c}
+    return {FAN_NAME_EN[i]: int(c) for i, c in enumerate(state[FANS : FANS + NUM_FANS]) if c}
 
 
 def result(state: np.ndarray) -> dict:
@@ -1292,7 +1406,7 @@ def result(state: np.ndarray) -> dict:
         "win_type": kind,
         "fan_total": int(state[WIN_TOTAL]) if w >= 0 else 0,
         "fans": fan_breakdown(state) if w >= 0 else {},
-        "payments": [int(x) for x in state[SCORES:SCORES + 4]],
+        "payments": [int(x) for x in state[SCORES : SCORES + 4]],
         "hand": win_record(state),
         "events": events(state),
     }
@@ -1318,7 +1432,7 @@ def warmup() -> float:
         step_kernel(st, int(np.flatnonzero(mask)[-1]), rewards, *tab)
     legal_mask_kernel(st, 0, np.zeros(NUM_ACTIONS, np.int8))  # the int8 masks of the PettingZoo front
     reset_kernel(st, 1, 0, 0, DEFAULT_RULES, *tab)
-    front_step_kernel(st, A_DISCARD + int(np.flatnonzero(st[HAND:HAND + 34])[0]), rewards, *tab)
+    front_step_kernel(st, A_DISCARD + int(np.flatnonzero(st[HAND : HAND + 34])[0]), rewards, *tab)
     observe_mask_kernel(st, int(st[CUR]), True, obs, np.zeros(NUM_ACTIONS, np.int8))
     penalize_kernel(st, 0, 2, rewards)
     next_seed_kernel(st)

@@ -818,7 +818,9 @@ def win_code_at_kernel(counts, i, n_melds, suit_win, honor_win, knits):
     if hk:  # honours and knitted: 14 singles within one knitted combination and the honours
         for j in range(6):
             if (
-                (m0 & ~KNIT_MASK[knits[j, 0]]) | (m1 & ~KNIT_MASK[knits[j, 1]]) | (m2 & ~KNIT_MASK[knits[j, 2]])
+                (m0 & ~KNIT_MASK[knits[j, 0]])
+                | (m1 & ~KNIT_MASK[knits[j, 1]])
+                | (m2 & ~KNIT_MASK[knits[j, 2]])
             ) == 0:
                 return 1
     if orph and m0 == _ORPHAN_MASK and m1 == _ORPHAN_MASK and m2 == _ORPHAN_MASK:
@@ -833,9 +835,16 @@ def win_code_at_kernel(counts, i, n_melds, suit_win, honor_win, knits):
             x1 = KNIT_MASK[knits[j, 1]]
             x2 = KNIT_MASK[knits[j, 2]]
             if ((m0 & x0) ^ x0) | ((m1 & x1) ^ x1) | ((m2 & x2) ^ x2) == 0 and groups_win_kernel(
-                suit_win, honor_win, _suit_key(counts, i, 0, 9) - _DELTA9[x0],
-                _suit_key(counts, i, 9, 18) - _DELTA9[x1], _suit_key(counts, i, 18, 27) - _DELTA9[x2],
-                _suit_key(counts, i, 27, 34), s0 - 3, s1 - 3, s2 - 3, s3,
+                suit_win,
+                honor_win,
+                _suit_key(counts, i, 0, 9) - _DELTA9[x0],
+                _suit_key(counts, i, 9, 18) - _DELTA9[x1],
+                _suit_key(counts, i, 18, 27) - _DELTA9[x2],
+                _suit_key(counts, i, 27, 34),
+                s0 - 3,
+                s1 - 3,
+                s2 - 3,
+                s3,
             ):
                 return 1
     return 0
@@ -859,8 +868,11 @@ def groups_win_kernel(suit_win, honor_win, k0, k1, k2, k3, s0, s1, s2, s3):
     if (r0 + r1 + r2 + r3) != 2:
         return False
     return (
-        (suit_win[k0] >> (r0 >> 1)) & (suit_win[k1] >> (r1 >> 1)) & (suit_win[k2] >> (r2 >> 1))
-        & (honor_win[k3] >> (r3 >> 1)) & 1
+        (suit_win[k0] >> (r0 >> 1))
+        & (suit_win[k1] >> (r1 >> 1))
+        & (suit_win[k2] >> (r2 >> 1))
+        & (honor_win[k3] >> (r3 >> 1))
+        & 1
     ) == 1
 
 
@@ -904,7 +916,9 @@ def _batch_shanten_by_shape(counts, n_melds, out, suit, honor, knits, orphans, p
 
 
 @njit
-def _batch_waits(counts, n_melds, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win, knits, orphans, pow5):
+def _batch_waits(
+    counts, n_melds, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win, knits, orphans, pow5
+):
     """``out[i]``: waits of hand i (13 - 3*melds tiles) as bool[34]; returns the first bad row or -1."""
     for i in range(counts.shape[0]):
         row = counts[i]
@@ -946,7 +960,9 @@ def _k_shanten_all(counts, held, physical, s_out, u_out, suit, honor, knits, orp
         v = shape_shanten_kernel(counts, n, shape, suit, honor, knits, orphans, pow5)
         s_out[shape] = v
         if n % 3 == 1:
-            useful_kernel(counts, n, shape, v, held, physical, u_out[shape], suit, honor, knits, orphans, pow5)
+            useful_kernel(
+                counts, n, shape, v, held, physical, u_out[shape], suit, honor, knits, orphans, pow5
+            )
         else:
             u_out[shape, :] = False
         best = min(best, v)
@@ -1071,9 +1087,16 @@ def waits_bits_kernel(counts, h, n_melds, suit_win, honor_win):
             for r in range(9 if g < 3 else 7):
                 t = 9 * g + r
                 if counts[h + t] < 4 and groups_win_kernel(
-                    suit_win, honor_win, k0 + (p if g == 0 else 0), k1 + (p if g == 1 else 0),
-                    k2 + (p if g == 2 else 0), k3 + (p if g == 3 else 0), s0 + (g == 0), s1 + (g == 1),
-                    s2 + (g == 2), s3 + (g == 3),
+                    suit_win,
+                    honor_win,
+                    k0 + (p if g == 0 else 0),
+                    k1 + (p if g == 1 else 0),
+                    k2 + (p if g == 2 else 0),
+                    k3 + (p if g == 3 else 0),
+                    s0 + (g == 0),
+                    s1 + (g == 1),
+                    s2 + (g == 2),
+                    s3 + (g == 3),
                 ):
                     if g < 3:
                         lo |= 1 << t
@@ -1128,7 +1151,6 @@ def waits_bits_kernel(counts, h, n_melds, suit_win, honor_win):
                         hi |= 1 << (t - 27)
                 row[t] -= 1
     return lo, hi
-
 
 
 # --- table-free shape and wait predicates (the scorer's: mjenv.fans) ---------------------------------------
@@ -1401,7 +1423,6 @@ def take_knitted_kernel(h, k, d):
         h[b + 6] += d
 
 
-
 _MELD_RE = re.compile(r"\[([^\]]*)\]")
 
 
@@ -1454,7 +1475,8 @@ class Hand:
             from mjenv.tiles import tile_to_botzone
 
             raise ValueError(
-                "more than 4 copies across hand and melds of " + ", ".join(tile_to_botzone(int(t)) for t in over)
+                "more than 4 copies across hand and melds of "
+                + ", ".join(tile_to_botzone(int(t)) for t in over)
             )
         if n_melds is None:
             n_melds = len(ms)
@@ -1463,7 +1485,9 @@ class Hand:
         n = int(c.sum())
         base = 13 - 3 * n_melds
         if n not in (base, base + 1):
-            raise ValueError(f"a hand with {n_melds} meld(s) needs {base} or {base + 1} standing tiles, got {n}")
+            raise ValueError(
+                f"a hand with {n_melds} meld(s) needs {base} or {base + 1} standing tiles, got {n}"
+            )
         self.n_melds = int(n_melds)
         self.counts = np.ascontiguousarray(c, dtype=np.int8)
         self.melds = tuple(ms)
@@ -1618,7 +1642,9 @@ def _args():
 
 def _is_plain_counts(hand) -> bool:
     return (
-        type(hand) is np.ndarray and hand.dtype == np.int8 and hand.shape == (NUM_TILE_TYPES,)
+        type(hand) is np.ndarray
+        and hand.dtype == np.int8
+        and hand.shape == (NUM_TILE_TYPES,)
         and hand.flags.c_contiguous
     )
 
@@ -1647,7 +1673,9 @@ def win_shapes(hand) -> int:
     """
     h = as_hand(hand)
     if not h.is_complete:
-        raise ValueError(f"win detection needs a complete hand (14 - 3*melds tiles), got {h.n_tiles} standing tiles")
+        raise ValueError(
+            f"win detection needs a complete hand (14 - 3*melds tiles), got {h.n_tiles} standing tiles"
+        )
     _, _, suit_win, honor_win = load_tables()
     c = h.counts.copy()
     return int(_win_shapes(c, h.n_tiles, suit_win, honor_win, KNITS, ORPHANS, POW5))
@@ -1751,7 +1779,11 @@ def _raise_bad(codes: np.ndarray, what: str) -> None:
     bad = np.nonzero(codes <= ERR_INVALID_COUNTS)[0]
     if len(bad):
         i = int(bad[0])
-        reason = "a count outside 0..4" if codes[i] == ERR_INVALID_COUNTS else "a tile count that does not fit its melds"
+        reason = (
+            "a count outside 0..4"
+            if codes[i] == ERR_INVALID_COUNTS
+            else "a tile count that does not fit its melds"
+        )
         raise ValueError(f"{what}: row {i} has {reason} ({len(bad)} bad rows)")
 
 
@@ -1825,7 +1857,9 @@ def batch_waits(counts: np.ndarray, n_melds=0) -> np.ndarray:
         counts, n_melds, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win, KNITS, ORPHANS, POW5
     )
     if bad >= 0:
-        raise ValueError(f"batch_waits: row {bad} has a count outside 0..4 or does not hold 13 - 3*melds tiles")
+        raise ValueError(
+            f"batch_waits: row {bad} has a count outside 0..4 or does not hold 13 - 3*melds tiles"
+        )
     return out
 
 
@@ -1846,9 +1880,13 @@ def batch_useful(counts: np.ndarray, shape: int, n_melds=0, physical: bool = Tru
     suit, honor, _, _ = load_tables()
     s = np.empty(counts.shape[0], dtype=np.int8)
     u = np.zeros((counts.shape[0], NUM_TILE_TYPES), dtype=np.bool_)
-    bad = _batch_useful(counts.copy(), n_melds, shape, bool(physical), s, u, suit, honor, KNITS, ORPHANS, POW5)
+    bad = _batch_useful(
+        counts.copy(), n_melds, shape, bool(physical), s, u, suit, honor, KNITS, ORPHANS, POW5
+    )
     if bad >= 0:
-        raise ValueError(f"batch_useful: row {bad} has a count outside 0..4 or does not hold 13 - 3*melds tiles")
+        raise ValueError(
+            f"batch_useful: row {bad} has a count outside 0..4 or does not hold 13 - 3*melds tiles"
+        )
     return s, u
 
 

@@ -69,14 +69,20 @@ def pack(kind: int, tile: int, offer: int, added: bool = False) -> int:
     """Pack a meld into an int. Validates kind, tile, offer (see the module docstring)."""
     if kind not in (CHOW, PUNG, KONG):
         raise ValueError(f"meld kind must be CHOW(1), PUNG(2) or KONG(3), got {kind!r}")
-    if isinstance(tile, bool) or not isinstance(tile, (int, np.integer)) or not 0 <= int(tile) < NUM_TILE_TYPES:
+    if (
+        isinstance(tile, bool)
+        or not isinstance(tile, (int, np.integer))
+        or not 0 <= int(tile) < NUM_TILE_TYPES
+    ):
         raise ValueError(f"meld tile must be a tile id 0..33, got {tile!r}")
     tile = int(tile)
     if not isinstance(offer, (int, np.integer)) or not 0 <= int(offer) <= 3:
         raise ValueError(f"meld offer must be 0..3, got {offer!r}")
     if kind == CHOW:
         if tile >= 27 or tile % 9 in (0, 8):
-            raise ValueError(f"a chow is stored by its middle tile, which must be a suited 2..8, got {tile_to_botzone(tile)}")
+            raise ValueError(
+                f"a chow is stored by its middle tile, which must be a suited 2..8, got {tile_to_botzone(tile)}"
+            )
         if offer == 0:
             raise ValueError("a chow's offer must be 1..3 (the claimed tile's position)")
     if kind == PUNG and offer == 0:

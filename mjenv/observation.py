@@ -60,10 +60,22 @@ from mjenv.melds import meld_added, meld_kind, meld_offer, meld_tile
 FEATURES_VERSION = "v0"
 
 OBS_PIECES: tuple[tuple[str, tuple[int, ...]], ...] = (
-    ("hand", (4, 34)), ("drawn", (34,)), ("melds", (4, 4, 34)), ("discards", (4, 4, 34)),
-    ("discard_seq", (4, G.MAX_DISCARDS)), ("meld_seq", (4, 4, 3)), ("flowers", (4,)), ("concealed", (4,)),
-    ("seat_wind", (4,)), ("prevalent_wind", (4,)), ("wall", (1,)), ("offer_tile", (34,)), ("offer_from", (4,)),
-    ("phase", (4,)), ("turn", (4,)), ("no_win", (1,)),
+    ("hand", (4, 34)),
+    ("drawn", (34,)),
+    ("melds", (4, 4, 34)),
+    ("discards", (4, 4, 34)),
+    ("discard_seq", (4, G.MAX_DISCARDS)),
+    ("meld_seq", (4, 4, 3)),
+    ("flowers", (4,)),
+    ("concealed", (4,)),
+    ("seat_wind", (4,)),
+    ("prevalent_wind", (4,)),
+    ("wall", (1,)),
+    ("offer_tile", (34,)),
+    ("offer_from", (4,)),
+    ("phase", (4,)),
+    ("turn", (4,)),
+    ("no_win", (1,)),
 )
 OBS_OFFSETS: dict[str, int] = {}
 _o = 0
@@ -73,8 +85,12 @@ for _name, _shape in OBS_PIECES:
 OBS_SIZE = _o
 del _o, _name, _shape
 O_HAND, O_DRAWN, O_MELDS, O_DISCARDS = (OBS_OFFSETS[k] for k in ("hand", "drawn", "melds", "discards"))
-O_DSEQ, O_MSEQ, O_FLOWERS, O_CONCEALED = (OBS_OFFSETS[k] for k in ("discard_seq", "meld_seq", "flowers", "concealed"))
-O_SEAT, O_PREV, O_WALL, O_OFFER = (OBS_OFFSETS[k] for k in ("seat_wind", "prevalent_wind", "wall", "offer_tile"))
+O_DSEQ, O_MSEQ, O_FLOWERS, O_CONCEALED = (
+    OBS_OFFSETS[k] for k in ("discard_seq", "meld_seq", "flowers", "concealed")
+)
+O_SEAT, O_PREV, O_WALL, O_OFFER = (
+    OBS_OFFSETS[k] for k in ("seat_wind", "prevalent_wind", "wall", "offer_tile")
+)
 O_FROM, O_PHASE, O_TURN, O_NOWIN = (OBS_OFFSETS[k] for k in ("offer_from", "phase", "turn", "no_win"))
 _MD = G.MAX_DISCARDS
 
@@ -202,8 +218,10 @@ def views(obs: np.ndarray) -> dict[str, np.ndarray]:
     if obs.shape[-1:] != (OBS_SIZE,):
         raise ValueError(f"observation must end in dimension {OBS_SIZE}, got shape {obs.shape}")
     lead = obs.shape[:-1]
-    out = {name: obs[..., OBS_OFFSETS[name]:OBS_OFFSETS[name] + int(np.prod(shape))].reshape(*lead, *shape)
-           for name, shape in OBS_PIECES}
+    out = {
+        name: obs[..., OBS_OFFSETS[name] : OBS_OFFSETS[name] + int(np.prod(shape))].reshape(*lead, *shape)
+        for name, shape in OBS_PIECES
+    }
     if obs.dtype == np.uint8:
         out["discard_seq"] = out["discard_seq"].view(np.int8)
     return out

@@ -74,12 +74,19 @@ def _diff_events(before: np.ndarray, after: np.ndarray, op: list) -> list[dict]:
         src = "front" if after[G.DRAW_KIND] == G.KIND_NORMAL else "back"
         ev.append({"draw": s, "tile": BOTZONE_CODES[int(after[G.DRAWN])], "from": src})
     if after[G.PHASE] == G.PH_OVER and before[G.PHASE] != G.PH_OVER:
-        ev.append({"end": G.result(after)["win_type"], "winner": int(after[G.WINNER]),
-                   "payments": [int(x) for x in after[G.SCORES:G.SCORES + 4]]})
+        ev.append(
+            {
+                "end": G.result(after)["win_type"],
+                "winner": int(after[G.WINNER]),
+                "payments": [int(x) for x in after[G.SCORES : G.SCORES + 4]],
+            }
+        )
     return ev
 
 
-def make_log(seed: int, dealer: int, prevalent: int, rules: RuleConfig | None, ops: list, *, wall=None) -> dict:
+def make_log(
+    seed: int, dealer: int, prevalent: int, rules: RuleConfig | None, ops: list, *, wall=None
+) -> dict:
     """Build the full JSON log of a hand from its setup and the ops applied (replaying them).
 
     ``wall`` (tile ids, as :func:`mjenv.game.reset_wall` takes them): the hand's given wall instead of the one
@@ -91,10 +98,13 @@ def make_log(seed: int, dealer: int, prevalent: int, rules: RuleConfig | None, o
         G.reset(st, seed, dealer, prevalent, rules)
     else:
         G.reset_wall(st, wall, dealer, prevalent, rules)
-    codes = [BOTZONE_CODES[int(t)] for t in st[G.WALL:G.WALL + rules.num_tiles]]
-    deal = {"hands": [[BOTZONE_CODES[t] for t in counts_to_tiles(G.seat_hand(st, s))] for s in range(4)],
-            "flowers": [[BOTZONE_CODES[34 + f] for f in range(8) if int(st[G.FLOWER_BITS + s]) >> f & 1]
-                        for s in range(4)]}
+    codes = [BOTZONE_CODES[int(t)] for t in st[G.WALL : G.WALL + rules.num_tiles]]
+    deal = {
+        "hands": [[BOTZONE_CODES[t] for t in counts_to_tiles(G.seat_hand(st, s))] for s in range(4)],
+        "flowers": [
+            [BOTZONE_CODES[34 + f] for f in range(8) if int(st[G.FLOWER_BITS + s]) >> f & 1] for s in range(4)
+        ],
+    }
     events: list[dict] = []
     rewards = np.zeros(4, np.float32)
     for op in ops:
@@ -103,9 +113,16 @@ def make_log(seed: int, dealer: int, prevalent: int, rules: RuleConfig | None, o
             raise ValueError(f"log op {op} was rejected by the engine")
         events.extend(_diff_events(before, st, op))
     log = {
-        "format": LOG_FORMAT, "seed": int(seed), "dealer": int(dealer), "prevalent_wind": int(prevalent),
-        "rules": rules.to_dict(), "dice": [int(st[G.DICE]) // 10, int(st[G.DICE]) % 10], "wall": codes,
-        "deal": deal, "ops": [list(op) for op in ops], "events": events,
+        "format": LOG_FORMAT,
+        "seed": int(seed),
+        "dealer": int(dealer),
+        "prevalent_wind": int(prevalent),
+        "rules": rules.to_dict(),
+        "dice": [int(st[G.DICE]) // 10, int(st[G.DICE]) % 10],
+        "wall": codes,
+        "deal": deal,
+        "ops": [list(op) for op in ops],
+        "events": events,
         "result": G.result(st) if st[G.PHASE] == G.PH_OVER else None,
     }
     if wall is not None:
@@ -135,7 +152,7 @@ def replay(log: dict) -> list[np.ndarray]:
         G.reset_wall(st, wall, int(log["dealer"]), int(log["prevalent_wind"]), rules)
     else:
         G.reset(st, int(log["seed"]), int(log["dealer"]), int(log["prevalent_wind"]), rules)
-        if wall != [int(t) for t in st[G.WALL:G.WALL + rules.num_tiles]]:
+        if wall != [int(t) for t in st[G.WALL : G.WALL + rules.num_tiles]]:
             raise ValueError("the logged wall does not match the wall of the logged seed")
     states = [st.copy()]
     rewards = np.zeros(4, np.float32)

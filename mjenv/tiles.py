@@ -55,7 +55,7 @@ SUIT = np.where(_ids < 27, _ids // 9, np.where(_ids < 31, 3, np.where(_ids < 34,
 RANK = np.where(
     _ids < 27, _ids % 9 + 1, np.where(_ids < 31, _ids - 26, np.where(_ids < 34, _ids - 30, _ids - 33))
 ).astype(np.int8)
-IS_SUITED = (_ids < 27)
+IS_SUITED = _ids < 27
 IS_HONOR = (_ids >= 27) & (_ids < 34)
 IS_WIND = (_ids >= 27) & (_ids < 31)
 IS_DRAGON = (_ids >= 31) & (_ids < 34)
@@ -125,8 +125,20 @@ _GLYPH_INDEX = {g: i for i, g in enumerate(UNICODE_GLYPHS)}
 _ZH_INDEX = {n: i for i, n in enumerate(ZH_NAMES)}
 # common alternative Chinese spellings
 _ZH_INDEX.update(
-    {"萬": None, "東風": 27, "東": 27, "南": 28, "西": 29, "北": 30, "中": 31, "發": 32, "发": 32, "白": 33,
-     "發財": 32, "紅中": 31}
+    {
+        "萬": None,
+        "東風": 27,
+        "東": 27,
+        "南": 28,
+        "西": 29,
+        "北": 30,
+        "中": 31,
+        "發": 32,
+        "发": 32,
+        "白": 33,
+        "發財": 32,
+        "紅中": 31,
+    }
 )
 _ZH_INDEX.pop("萬")
 for _i in range(9):
@@ -156,7 +168,9 @@ def tile_from_botzone(code: str) -> int:
     try:
         return _BOTZONE_INDEX[code.strip().upper()]
     except KeyError:
-        raise ValueError(f"unknown Botzone tile code {code!r} (expected W1-9, T1-9, B1-9, F1-4, J1-3, H1-8)") from None
+        raise ValueError(
+            f"unknown Botzone tile code {code!r} (expected W1-9, T1-9, B1-9, F1-4, J1-3, H1-8)"
+        ) from None
 
 
 def tile_to_botzone(tile: int) -> str:
@@ -173,7 +187,7 @@ def _parse_compact(s: str) -> list[int]:
     while pos < len(s):
         m = _COMPACT_RE.match(s, pos)
         if m is None or m.end() == pos:
-            raise ValueError(f"cannot parse tiles {s!r} at position {pos}: {s[pos:pos + 8]!r}")
+            raise ValueError(f"cannot parse tiles {s!r} at position {pos}: {s[pos : pos + 8]!r}")
         digits, suit, letter = m.groups()
         if letter:
             out.append(27 + _HONOR_LETTERS.index(letter))
@@ -210,7 +224,7 @@ def _parse_zh(s: str) -> list[int]:
                 pos += len(key)
                 break
         else:
-            raise ValueError(f"cannot parse Chinese tile names {s!r} at position {pos}: {s[pos:pos + 4]!r}")
+            raise ValueError(f"cannot parse Chinese tile names {s!r} at position {pos}: {s[pos : pos + 4]!r}")
     return out
 
 

@@ -318,7 +318,9 @@ def _step_batch(
                 bits[i, 1] = 0
                 continue
             else:
-                G.reset_kernel(st, G.next_seed_kernel(st), dealers[i], prevalents[i], rules, suit_win, honor_win)
+                G.reset_kernel(
+                    st, G.next_seed_kernel(st), dealers[i], prevalents[i], rules, suit_win, honor_win
+                )
         _prepare(st, i, observe, seats, masks, n_legal, legal, bits, obs)
     return n_bad
 

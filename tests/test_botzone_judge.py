@@ -273,7 +273,7 @@ def test_every_front_accepts_the_variant():
     st = e.unwrapped.state_array
     assert st[G.PRIVATE_WALLS] == 1 and G.wall_counts(st)[0] == 34 - 14
     n = 0
-    for agent in e.agent_iter(max_iter=3000):
+    for _agent in e.agent_iter(max_iter=3000):
         obs, _, term, trunc, _ = e.last()
         if term or trunc:
             e.step(None)

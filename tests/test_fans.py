@@ -19,6 +19,7 @@ def _oracle():
     """The reference calculator, or skip the calling test (only the tests that use it) when it is absent."""
     return pytest.importorskip("MahjongGB", reason="the PyMahjongGB oracle (test extra) is not installed")
 
+
 GOLDEN = [
     json.loads(line)
     for line in (Path(__file__).parent / "golden" / "fans.jsonl").read_text("utf-8").splitlines()

@@ -21,6 +21,7 @@ def T_(s: str) -> tuple[str, ...]:
 
     return tuple(tile_to_botzone(t) for t in sorted(parse_tiles(s)))
 
+
 ORPHAN_STR = "19m19s19pESWNCFP"
 
 
@@ -129,7 +130,9 @@ def test_hand_parse_and_format_round_trip():
 
 
 def test_hand_from_botzone():
-    h = Hand.from_botzone(pack=(("PENG", "F1", 1), ("CHI", "W6", 2)), hand=("W1", "W2", "W3", "B4", "B5", "T9", "T9"))
+    h = Hand.from_botzone(
+        pack=(("PENG", "F1", 1), ("CHI", "W6", 2)), hand=("W1", "W2", "W3", "B4", "B5", "T9", "T9")
+    )
     assert str(h) == "[EEE,1][567m,2] 123m99s45p"
     assert Hand.from_botzone(*h.to_botzone()).melds == h.melds
 

@@ -11,10 +11,10 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("safetensors")
 
-from mjenv import observation as O
-from mjenv.arena import run_arena
-from train import bc
-from train.ppo import PPOConfig, Trainer, check_config, read_checkpoint, train
+from mjenv import observation as O  # noqa: E402 (after the importorskip)
+from mjenv.arena import run_arena  # noqa: E402 (after the importorskip)
+from train import bc  # noqa: E402 (after the importorskip)
+from train.ppo import PPOConfig, Trainer, check_config, read_checkpoint, train  # noqa: E402 (after the importorskip)
 
 TINY = {
     "num_envs": 16, "rollout_steps": 16, "threads": 1, "torch_threads": 1, "channels": 4, "hidden": 16, "updates": 4,

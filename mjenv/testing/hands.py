@@ -57,7 +57,9 @@ def random_hand(rng: np.random.Generator, n: int, bias: str = "uniform") -> np.n
     elif bias == "near_win":
         win = random_win(rng, n + 1 if n % 3 == 1 else n)
         tiles = np.repeat(np.arange(34), win)
-        keep = rng.choice(len(tiles), size=max(0, min(n, len(tiles)) - int(rng.integers(0, 3))), replace=False)
+        keep = rng.choice(
+            len(tiles), size=max(0, min(n, len(tiles)) - int(rng.integers(0, 3))), replace=False
+        )
         for t in tiles[keep]:
             c[t] += 1
         _fill(rng, c, np.arange(34), n)
@@ -83,7 +85,7 @@ def random_win(rng: np.random.Generator, n: int = 14) -> np.ndarray:
         for _ in range(n // 3):
             if rng.random() < 0.6:
                 s, r = int(rng.integers(3)), int(rng.integers(7))
-                c[9 * s + r: 9 * s + r + 3] += 1
+                c[9 * s + r : 9 * s + r + 3] += 1
             else:
                 c[int(rng.integers(34))] += 3
         if c.max() <= 4:

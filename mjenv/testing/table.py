@@ -20,6 +20,7 @@ import numpy as np
 
 from mjenv import actions as A
 from mjenv import game as G
+from mjenv._jit import njit
 from mjenv.melds import CHOW, is_concealed, kind_of, meld_kind, meld_tile, offer_of, tile_of
 from mjenv.rules import RULE_WORDS, RuleConfig
 from mjenv.tiles import parse_tiles
@@ -38,16 +39,16 @@ def validate_state(state: np.ndarray) -> None:
     front, back = int(state[G.FRONT]), int(state[G.BACK])
     assert 0 <= front <= back <= (144 if state[G.HAS_FLOWERS] else 136), f"wall pointers {front}..{back}"
     counts = np.zeros(42, np.int64)
-    for t in state[G.WALL + front:G.WALL + back]:
+    for t in state[G.WALL + front : G.WALL + back]:
         counts[t] += 1
     vis = np.zeros(34, np.int64)
     for s in range(4):
-        hand = state[G.HAND + 34 * s:G.HAND + 34 * s + 34]
+        hand = state[G.HAND + 34 * s : G.HAND + 34 * s + 34]
         assert (hand >= 0).all() and (hand <= 4).all(), f"seat {s} hand counts {hand}"
         counts[:34] += hand
         n_melds = int(state[G.N_MELDS + s])
         assert 0 <= n_melds <= 4
-        for m in state[G.MELDS + 4 * s:G.MELDS + 4 * s + n_melds]:
+        for m in state[G.MELDS + 4 * s : G.MELDS + 4 * s + n_melds]:
             m = int(m)
             for t in _meld_tiles(m):
                 counts[t] += 1
@@ -55,10 +56,12 @@ def validate_state(state: np.ndarray) -> None:
             if not concealed:
                 for t in _meld_tiles(m):
                     vis[t] += 1
-                vis[tile_of(m) if kind_of(m) != CHOW else tile_of(m) - 2 + offer_of(m)] -= 1  # the claimed tile
+                vis[tile_of(m) if kind_of(m) != CHOW else tile_of(m) - 2 + offer_of(m)] -= (
+                    1  # the claimed tile
+                )
         n_disc = int(state[G.N_DISC + s])
         assert n_disc <= G.MAX_DISCARDS, f"seat {s} has {n_disc} discards > {G.MAX_DISCARDS}"
-        for v in state[G.DISC + G.MAX_DISCARDS * s:G.DISC + G.MAX_DISCARDS * s + n_disc]:
+        for v in state[G.DISC + G.MAX_DISCARDS * s : G.DISC + G.MAX_DISCARDS * s + n_disc]:
             vis[v & 63] += 1
             if not v & G.CLAIMED_BIT:
                 counts[v & 63] += 1
@@ -68,23 +71,36 @@ def validate_state(state: np.ndarray) -> None:
         ph = int(state[G.PHASE])
         mover = ph == G.PH_TURN and s == state[G.TURN]
         mover |= ph == G.PH_OVER and (s == state[G.WINNER] or (state[G.WINNER] < 0 and s == state[G.TURN]))
-        assert size == (14 if mover else 13) or (ph == G.PH_OVER and state[G.WINNER] < 0 and size in (13, 14)), (
-            f"seat {s} holds {size} tiles (phase {ph})")
+        assert size == (14 if mover else 13) or (
+            ph == G.PH_OVER and state[G.WINNER] < 0 and size in (13, 14)
+        ), f"seat {s} holds {size} tiles (phase {ph})"
     if state[G.PHASE] == G.PH_ROB:  # the added-kong tile is on offer, in nobody's hand or meld
         counts[int(state[G.OFFER_TILE])] += 1
     n_flower = 1 if state[G.HAS_FLOWERS] else 0
     missing = [t for t in range(42) if counts[t] != (4 if t < 34 else n_flower)]
     assert not missing, f"tiles not conserved: {[(t, int(counts[t])) for t in missing]}"
     if state[G.PHASE] != G.PH_ROB:
-        assert (vis == state[G.VIS:G.VIS + 34]).all(), "face-up tile counts (VIS) differ from a recompute"
-    assert state[G.SCORES:G.SCORES + 4].sum() == 0, "scores do not sum to zero"
+        assert (vis == state[G.VIS : G.VIS + 34]).all(), "face-up tile counts (VIS) differ from a recompute"
+    assert state[G.SCORES : G.SCORES + 4].sum() == 0, "scores do not sum to zero"
 
 
-def build_state(hands: dict[int, str], *, melds: dict[int, list[int]] | None = None, turn: int = 0,
-                drawn: str | None = None, wall: str = "", wall_back: str = "", wall_left: int | None = None,
-                discards: dict[int, str] | None = None, flowers: dict[int, int] | None = None,
-                dealer: int = 0, prevalent: int = 0, min_fan: int = 8, draw_kind: int = G.KIND_NORMAL,
-                rules: RuleConfig | None = None) -> np.ndarray:
+def build_state(
+    hands: dict[int, str],
+    *,
+    melds: dict[int, list[int]] | None = None,
+    turn: int = 0,
+    drawn: str | None = None,
+    wall: str = "",
+    wall_back: str = "",
+    wall_left: int | None = None,
+    discards: dict[int, str] | None = None,
+    flowers: dict[int, int] | None = None,
+    dealer: int = 0,
+    prevalent: int = 0,
+    min_fan: int = 8,
+    draw_kind: int = G.KIND_NORMAL,
+    rules: RuleConfig | None = None,
+) -> np.ndarray:
     """A state built from tile strings, with ``turn`` to move having just drawn ``drawn``.
 
     Parameters
@@ -108,11 +124,11 @@ def build_state(hands: dict[int, str], *, melds: dict[int, list[int]] | None = N
     rules = RuleConfig(min_fan=min_fan) if rules is None else rules
     if rules.min_fan != min_fan and min_fan != 8:
         raise ValueError("pass min_fan or rules, not both")
-    st[G.RULES:G.RULES + RULE_WORDS] = rules.encode()
+    st[G.RULES : G.RULES + RULE_WORDS] = rules.encode()
     st[G.DEALER], st[G.PREVALENT] = dealer, prevalent
     for k in ("WINNER", "LOSER", "WIN_TILE", "OFFER_TILE", "OFFER_SEAT", "LAST_ACTOR", "LAST_ACTION"):
         st[G.OFFSETS[k]] = -1
-    st[G.CLAIM:G.CLAIM + 4] = G.NOT_ASKED
+    st[G.CLAIM : G.CLAIM + 4] = G.NOT_ASKED
     used = np.zeros(42, np.int64)
     for s, text in hands.items():
         for t in parse_tiles(text):
@@ -145,9 +161,9 @@ def build_state(hands: dict[int, str], *, melds: dict[int, list[int]] | None = N
         raise ValueError(f"more copies than exist: {np.flatnonzero(used[:34] > 4)}")
     rest = [t for t in range(42) for _ in range((4 if t < 34 else 1) - used[t])]
     n_plain = sum(1 for t in rest if t < 34)
-    rest = rest[:n_plain // 2] + rest[n_plain:] + rest[n_plain // 2:n_plain]  # flowers mid-wall
+    rest = rest[: n_plain // 2] + rest[n_plain:] + rest[n_plain // 2 : n_plain]  # flowers mid-wall
     full = front + rest + back[::-1]
-    st[G.WALL:G.WALL + len(full)] = full
+    st[G.WALL : G.WALL + len(full)] = full
     st[G.BACK] = len(full)
     st[G.FRONT] = 0 if wall_left is None else len(full) - wall_left
     tile = parse_tiles(drawn)[0] if drawn else parse_tiles(hands[turn])[-1]
@@ -155,8 +171,14 @@ def build_state(hands: dict[int, str], *, melds: dict[int, list[int]] | None = N
     return st
 
 
-def random_playout(state: np.ndarray, rng: np.random.Generator, *, win_always: bool = True,
-                   check: bool = False, max_steps: int = 2000) -> int:
+def random_playout(
+    state: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    win_always: bool = True,
+    check: bool = False,
+    max_steps: int = 2000,
+) -> int:
     """Play the hand in ``state`` to its end with random legal actions; returns the number of steps.
 
     ``win_always`` takes every legal win. ``check`` runs :func:`validate_state` after every step and checks that
@@ -182,15 +204,19 @@ def random_playout(state: np.ndarray, rng: np.random.Generator, *, win_always: b
 
 
 # ----------------------------------------------------------------------------------------------- compiled fuzzing
-from mjenv._jit import njit
 
 # The kernels below freeze mjenv.game's state offsets at compile time; numba's on-disk cache does not see
 # changes in other files, so mjenv._jit drops the package's cached kernels whenever a kernel module changes.
 
 ERR_TILES, ERR_SIZES, ERR_MASK, ERR_REWARDS, ERR_STEP, ERR_LENGTH = -11, -12, -13, -14, -15, -16
-CHECK_ERRORS = {ERR_TILES: "tiles not conserved", ERR_SIZES: "hand sizes inconsistent",
-                ERR_MASK: "empty mask for the seat to act", ERR_REWARDS: "rewards do not sum to zero",
-                ERR_STEP: "a legal action was rejected", ERR_LENGTH: "hand longer than MAX_STEPS"}
+CHECK_ERRORS = {
+    ERR_TILES: "tiles not conserved",
+    ERR_SIZES: "hand sizes inconsistent",
+    ERR_MASK: "empty mask for the seat to act",
+    ERR_REWARDS: "rewards do not sum to zero",
+    ERR_STEP: "a legal action was rejected",
+    ERR_LENGTH: "hand longer than MAX_STEPS",
+}
 MAX_STEPS = 2000
 
 
