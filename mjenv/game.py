@@ -328,39 +328,6 @@ def _update_waits_without(state, s, tile, suit_win, honor_win):
 
 
 @njit
-def _score(state, seat, tile, flags, in_hand, fan_counts):
-    """Total fan of ``seat`` winning on ``tile`` (-1 when not a win or below the minimum)."""
-    conc = np.empty(34, np.int8)
-    for t in range(34):
-        conc[t] = state[HAND + 34 * seat + t]
-    if in_hand:
-        conc[tile] -= 1
-    melds = np.zeros(4, np.int16)
-    n = state[N_MELDS + seat]
-    for i in range(n):
-        melds[i] = state[MELDS + 4 * seat + i]
-    dealer = state[DEALER]
-    flowers = state[FLOWERS + seat]
-    # the scorer compiled once (a call through a symbol, mjenv._jit.shared_kernel), not once per engine kernel
-    if state[KNITTED_WAIT] == 0:
-        flags |= WIN_KNITTED_NO_WAIT
-    total = shared_score_kernel(
-        conc,
-        melds,
-        np.int64(n),
-        np.int64(tile),
-        np.int64(flags),
-        np.int64((seat - dealer) % 4),
-        np.int64(state[PREVALENT]),
-        np.int64(flowers),
-        fan_counts,
-    )
-    if total < 0 or total - flowers < state[MIN_FAN]:
-        return -1
-    return total
-
-
-@njit
 def raw_score_kernel(state, seat, tile, flags, in_hand, fan_counts):
     """The scorer's raw result for ``seat`` winning on ``tile`` with ``flags``: the total fan, flowers included
     and no minimum applied, or the scorer's negative code (``mjenv.fans.ERR_NOT_WIN`` -3, ...). ``in_hand``: the
@@ -387,6 +354,15 @@ def raw_score_kernel(state, seat, tile, flags, in_hand, fan_counts):
         np.int64(state[FLOWERS + seat]),
         fan_counts,
     )
+
+
+@njit
+def _score(state, seat, tile, flags, in_hand, fan_counts):
+    """Total fan of ``seat`` winning on ``tile`` (-1 when not a win or below the minimum)."""
+    total = raw_score_kernel(state, seat, tile, flags, in_hand, fan_counts)
+    if total < 0 or total - state[FLOWERS + seat] < state[MIN_FAN]:
+        return -1
+    return total
 
 
 @njit
