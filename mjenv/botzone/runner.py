@@ -39,9 +39,10 @@ import numpy as np
 
 from mjenv import actions as A
 from mjenv import game as G
-from mjenv.botzone.bot import KEEP_RUNNING, BotCore
+from mjenv.botzone.bot import KEEP_RUNNING, BotCore, action_to_response
 from mjenv.botzone.judge import Judge, judge, parse_walltiles
 from mjenv.observation import OBS_SIZE, observe_kernel
+from mjenv.policy import needs_observations
 from mjenv.rules import RuleConfig
 from mjenv.tiles import BOTZONE_CODES
 
@@ -76,9 +77,19 @@ class PolicyBot:
         self.record = record
         self.core = BotCore(policy, record=record)
         self._answer: dict = {}
+        self._engine_decisions: list[tuple[np.ndarray, np.ndarray, int]] = []
+        self._engine_path = False
 
     def new_game(self) -> None:
         self.core = BotCore(self.policy, record=self.record)
+        self._engine_decisions = []
+        self._engine_path = False
+
+    @property
+    def decisions(self) -> list[tuple[np.ndarray, np.ndarray, int]]:
+        """With ``record``: every policy decision of the last game as ``(obs, mask, action)`` (the discard after a
+        claim only when the claim went through), from whichever path played it (engine state or requests)."""
+        return self._engine_decisions if self._engine_path else self.core.decisions
 
     def send(self, request: str, history: tuple[list[str], list[str]]) -> None:
         t0 = time.perf_counter()
@@ -254,6 +265,110 @@ class SubprocessBot:
                 pass
 
 
+class _EngineSeats:
+    """The in-process policy seats of a match read the judge's engine state (no Botzone requests): the fast path
+    of :func:`play_match`.
+
+    Each seat is asked exactly where :class:`~mjenv.botzone.bot.BotCore` asks it when it rebuilds the game from
+    its requests (its own draw; every window on another seat's discard or added kong; on a chow or pung the
+    discard that goes with it, on the state where the claim went through), with the observation and mask of the
+    same kernels (:func:`~mjenv.observation.observe_kernel`, :func:`~mjenv.game.legal_mask_kernel`), so a
+    policy plays the same game on both paths (tested); a policy with ``needs_observations = False`` gets
+    ``obs=None`` (the policy protocol's masks-only mode) unless its decisions are recorded. The answer is the Botzone response string, and the judge
+    checks it as any other answer. Every other request is answered ``PASS`` without a policy call.
+    """
+
+    def __init__(self, seats: dict[int, PolicyBot]) -> None:
+        self.seats = seats
+        self._tabs = G.win_tables()
+        self._rewards = np.zeros(4, np.float32)
+        self._obs = np.zeros((1, OBS_SIZE), np.float32)
+        self._mask = np.zeros((1, A.NUM_ACTIONS), np.bool_)
+        self._obs0, self._mask0 = self._obs[0], self._mask[0]
+        self._seat_arr = [np.full(1, i, np.int32) for i in range(4)]
+        # observations only for policies that read them (``needs_observations``) or when decisions are kept
+        self._observe = {i: b.record or needs_observations(b.policy) for i, b in seats.items()}
+        self._provisional: dict[int, tuple] = {}
+        for b in seats.values():
+            b._engine_path = True
+            b._engine_decisions = []
+
+    def _step(self, st: np.ndarray, action: int) -> None:
+        if G.step_kernel(st, action, self._rewards, *self._tabs) != G.OK:  # pragma: no cover - masked moves
+            raise RuntimeError(f"engine rejected {A.action_to_str(action)} of seat {int(st[G.CUR])}")
+
+    def _ask(self, seat: int, st: np.ndarray) -> tuple[int, str]:
+        """Ask seat's policy on ``st`` (``seat`` to act): (action, note); an illegal answer falls back to PASS or
+        the first legal action, as :class:`~mjenv.botzone.bot.BotCore` does."""
+        obs, mask = self._obs, self._mask
+        if self._observe[seat]:
+            observe_kernel(st, seat, self._obs0)
+        if G.legal_mask_kernel(st, seat, self._mask0) == 0:  # pragma: no cover - the judge asks seats to act
+            raise RuntimeError(f"seat {seat} has no legal action")
+        pol = self.seats[seat].policy
+        a = int(
+            np.asarray(pol(obs if self._observe[seat] else None, mask, self._seat_arr[seat])).reshape(-1)[0]
+        )
+        note = ""
+        if not (0 <= a < A.NUM_ACTIONS and mask[0, a]):
+            note = f"policy answered illegal action {a}; "
+            a = A.PASS if mask[0, A.PASS] else int(np.flatnonzero(mask[0])[0])
+        return a, note
+
+    def _keep(self, seat: int, a: int) -> None:
+        if self.seats[seat].record:
+            self.seats[seat]._engine_decisions.append((self._obs[0].copy(), self._mask[0].copy(), a))
+
+    def _decide(self, j: Judge, seat: int) -> tuple[str, str]:
+        stage, st = j.stage, j.state
+        if stage == "draw":
+            if seat != int(st[G.TURN]):
+                return "PASS", ""
+            a, note = self._ask(seat, st)
+            self._keep(seat, a)
+            return action_to_response(a, -1), note
+        if stage not in ("discard", "rob") or seat == int(st[G.OFFER_SEAT]):
+            return "PASS", ""
+        sim = st.copy()  # the window at this seat: the seats asked before it pass (their answers are hidden)
+        while sim[G.PHASE] in (G.PH_CLAIM, G.PH_ROB) and sim[G.CUR] != seat:
+            self._step(sim, A.PASS)
+        if sim[G.PHASE] not in (G.PH_CLAIM, G.PH_ROB):  # pragma: no cover - the variant asks every seat
+            return "PASS", "not asked in this window; answered PASS"
+        t = int(sim[G.OFFER_TILE])
+        a, note = self._ask(seat, sim)
+        self._keep(seat, a)
+        if a == A.PUNG or A.CHOW <= a < A.PUNG:  # the discard, on the state where the claim went through
+            while sim[G.PHASE] in (G.PH_CLAIM, G.PH_ROB):
+                self._step(sim, a if sim[G.CUR] == seat else A.PASS)
+            d, note2 = self._ask(seat, sim)
+            if self.seats[seat].record:
+                self._provisional[seat] = (self._obs[0].copy(), self._mask[0].copy(), d)
+            return action_to_response(a, t, d), note + note2
+        return action_to_response(a, t), note
+
+    def answer(self, j: Judge, seat: int) -> dict:
+        """This round's answer of ``seat`` (``{"verdict": "OK", "response", "debug", "time"}``)."""
+        t0 = time.perf_counter()
+        try:
+            resp, debug = self._decide(j, seat)
+        except Exception as e:  # a policy that raises: never stop the match (as BotCore)
+            st = j.state
+            own_draw = j.stage == "draw" and seat == int(st[G.TURN])
+            resp = f"PLAY {BOTZONE_CODES[int(st[G.DRAWN])]}" if own_draw else "PASS"
+            debug = f"error deciding: {type(e).__name__}: {e}; answered {resp}"
+        return {"verdict": "OK", "response": resp, "debug": debug, "time": time.perf_counter() - t0}
+
+    def confirm(self, out: dict) -> None:
+        """After the judge's next output: keep a provisional claim discard when the claim went through."""
+        if not self._provisional:
+            return
+        d = out.get("display", {})
+        p = d.get("player") if d.get("action") in ("PENG", "CHI") else None
+        if p in self._provisional:
+            self.seats[p]._engine_decisions.append(self._provisional[p])
+        self._provisional.clear()
+
+
 def make_bot(spec: Any, *, time_limit: float = 1.0, first_time_limit: float = 10.0, seed: int = 0) -> Any:
     """A seat from a spec: a bot object (returned as is); ``"policy:module:factory"`` (an mjenv policy in
     process); ``"simple:<command>"`` / ``"json:<command>"`` (an external program); ``"agent:module:factory"`` /
@@ -296,6 +411,7 @@ def play_match(
     initdata: dict,
     *,
     judge_mode: str = "incremental",
+    in_process: str = "engine",
     match_id: int | str | None = None,
     time_limit: float = 1.0,
     first_time_limit: float = 10.0,
@@ -304,13 +420,22 @@ def play_match(
     """Play one game with the four seats ``bots`` (objects or :func:`make_bot` specs) on ``initdata``
     (``{"srand", "quan", "walltiles"}``, see :func:`random_initdata`); returns the corpus-format record.
 
-    ``judge_mode``: ``"incremental"`` (:class:`~mjenv.botzone.Judge`, one engine step per move) or
-    ``"per-call"`` (:func:`~mjenv.botzone.judge` on the whole log every round, through JSON as Botzone does).
+    ``judge_mode``: ``"incremental"`` (:class:`~mjenv.botzone.Judge`: one engine state for the match, one
+    engine step per move) or ``"per-call"`` (:func:`~mjenv.botzone.judge` on the whole log every round,
+    through JSON, as Botzone calls its judge).
+
+    ``in_process``: how :class:`PolicyBot` seats play with the incremental judge: ``"engine"`` (default, the
+    fast path: they read observation and mask from the judge's engine state, no requests are built or parsed
+    for them) or ``"protocol"`` (they rebuild the game from their Botzone requests, as a wrapped bot does).
+    Both give the same log (tested); with ``judge_mode="per-call"`` there is no engine state to read, so
+    policies always use their requests. Subprocess bots always get Botzone requests.
     """
     if len(bots) != 4:
         raise ValueError(f"a table has 4 seats, got {len(bots)}")
     if judge_mode not in ("incremental", "per-call"):
         raise ValueError(f"judge_mode must be 'incremental' or 'per-call', got {judge_mode!r}")
+    if in_process not in ("engine", "protocol"):
+        raise ValueError(f"in_process must be 'engine' or 'protocol', got {in_process!r}")
     if not isinstance(initdata, dict):
         raise TypeError(f"initdata must be a dict, got {type(initdata).__name__}")
     parse_walltiles(initdata.get("walltiles", ""))
@@ -321,6 +446,12 @@ def play_match(
     for s in seats:
         s.new_game()
     j = Judge(initdata) if judge_mode == "incremental" else None
+    fast = None
+    if j is not None and in_process == "engine":
+        engine_seats = {i: s for i, s in enumerate(seats) if isinstance(s, PolicyBot)}
+        fast = _EngineSeats(engine_seats) if engine_seats else None
+    fast_ids = set(fast.seats) if fast is not None else set()
+    proto = [(i, s) for i, s in enumerate(seats) if i not in fast_ids]  # seats that get requests
     log: list[dict] = []
     requests: list[list[str]] = [[], [], [], []]
     responses: list[list[str]] = [[], [], [], []]
@@ -332,13 +463,14 @@ def play_match(
             log.append({"output": out, "verdict": "OK"})
             if out["command"] == "finish":
                 break
-            for i, s in enumerate(seats):
-                req = out["content"][str(i)]
+            content = out["content"]
+            for i, s in proto:
+                req = content[str(i)]
                 requests[i].append(req)
                 s.send(req, (requests[i], responses[i]))
             answers = {}
-            for i, s in enumerate(seats):
-                a = s.receive()
+            for i in range(4):
+                a = fast.answer(j, i) if i in fast_ids else seats[i].receive()
                 times[i].append(round(float(a.get("time", 0.0)), 6))
                 if a.get("debug"):
                     debug[i].append(f"{len(log) - 1}: {a['debug']}")
@@ -350,6 +482,8 @@ def play_match(
             log.append(answers)
             if j is not None:
                 out = j.feed(answers)
+                if fast is not None:
+                    fast.confirm(out)
             else:
                 text = json.dumps({"log": log, "initdata": initdata})
                 out = json.loads(json.dumps(judge(json.loads(text)), ensure_ascii=False))
@@ -366,7 +500,12 @@ def play_match(
         "log": log,
         "scores": final["content"],
         "bots": [getattr(s, "name", repr(s)) for s in seats],
-        "meta": {"debug": debug, "times": times, "judge": judge_mode},
+        "meta": {
+            "debug": debug,
+            "times": times,
+            "judge": judge_mode,
+            "in_process": "engine" if fast else "protocol",
+        },
     }
 
 
