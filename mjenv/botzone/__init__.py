@@ -11,8 +11,8 @@ The variant itself is a rule preset of the engine, :meth:`mjenv.rules.RuleConfig
 from mjenv.botzone import dataset, export, humanlog, layout
 from mjenv.botzone.bot import BotCore
 from mjenv.botzone.botpolicy import BotPolicy, bot_policy
-from mjenv.botzone.export import export_human_log, export_match_log
 from mjenv.botzone.dataset import build_dataset, load_corpus
+from mjenv.botzone.export import export_human_log, export_match_log
 from mjenv.botzone.humanlog import replay_human_log
 from mjenv.botzone.judge import Judge, judge, parse_walltiles
 from mjenv.botzone.runner import PolicyBot, SubprocessBot, play_engine, play_match, random_initdata
