@@ -98,3 +98,21 @@ def test_fast_path_policy_errors_do_not_stop_the_match():
     assert any("boom" in d for d in rec["meta"]["debug"][0])
     with pytest.raises(ValueError, match="in_process"):
         play_match([PolicyBot(HashPolicy()) for _ in range(4)], random_initdata(0), in_process="fast")
+
+
+def test_random_policy_one_row_path_draws_the_same_actions():
+    """random_legal_actions on one row (the runner's and the bots' calls) takes a shorter path: the same actions
+    from the same random stream as the batch path (given n_legal)."""
+    from mjenv.policy import random_legal_actions
+
+    rng = np.random.default_rng(0)
+    masks = rng.random((300, 109)) < 0.05
+    masks[:, 0] = True
+    r1, r2 = np.random.default_rng(5), np.random.default_rng(5)
+    for m in masks:
+        m1 = m.reshape(1, -1)
+        a = random_legal_actions(m1, r1)
+        b = random_legal_actions(m1, r2, n_legal=np.count_nonzero(m1, axis=1))
+        assert a.dtype == np.int64 and a.tolist() == b.tolist() and m[a[0]]
+    with pytest.raises(ValueError, match="no legal action"):
+        random_legal_actions(np.zeros((1, 109), bool), r1)

@@ -265,6 +265,10 @@ class SubprocessBot:
                 pass
 
 
+_PASS = ("PASS", "", 0.0)
+_KEYS = ("0", "1", "2", "3")
+
+
 class _EngineSeats:
     """The in-process policy seats of a match read the judge's engine state (no Botzone requests): the fast path
     of :func:`play_match`.
@@ -319,44 +323,51 @@ class _EngineSeats:
         if self.seats[seat].record:
             self.seats[seat]._engine_decisions.append((self._obs[0].copy(), self._mask[0].copy(), a))
 
-    def _decide(self, j: Judge, seat: int) -> tuple[str, str]:
-        stage, st = j.stage, j.state
-        if stage == "draw":
-            if seat != int(st[G.TURN]):
-                return "PASS", ""
-            a, note = self._ask(seat, st)
-            self._keep(seat, a)
-            return action_to_response(a, -1), note
-        if stage not in ("discard", "rob") or seat == int(st[G.OFFER_SEAT]):
-            return "PASS", ""
-        sim = st.copy()  # the window at this seat: the seats asked before it pass (their answers are hidden)
-        while sim[G.PHASE] in (G.PH_CLAIM, G.PH_ROB) and sim[G.CUR] != seat:
-            self._step(sim, A.PASS)
-        if sim[G.PHASE] not in (G.PH_CLAIM, G.PH_ROB):  # pragma: no cover - the variant asks every seat
-            return "PASS", "not asked in this window; answered PASS"
+    def _turn(self, seat: int, st: np.ndarray) -> tuple[str, str]:
+        a, note = self._ask(seat, st)
+        self._keep(seat, a)
+        return action_to_response(a, -1), note
+
+    def _window(self, seat: int, sim: np.ndarray) -> tuple[str, str]:
+        """``seat``'s answer in the window of ``sim`` (at its turn to answer, the seats before it passed)."""
         t = int(sim[G.OFFER_TILE])
         a, note = self._ask(seat, sim)
         self._keep(seat, a)
         if a == A.PUNG or A.CHOW <= a < A.PUNG:  # the discard, on the state where the claim went through
-            while sim[G.PHASE] in (G.PH_CLAIM, G.PH_ROB):
-                self._step(sim, a if sim[G.CUR] == seat else A.PASS)
-            d, note2 = self._ask(seat, sim)
+            sim2 = sim.copy()
+            while sim2[G.PHASE] in (G.PH_CLAIM, G.PH_ROB):
+                self._step(sim2, a if sim2[G.CUR] == seat else A.PASS)
+            d, note2 = self._ask(seat, sim2)
             if self.seats[seat].record:
                 self._provisional[seat] = (self._obs[0].copy(), self._mask[0].copy(), d)
             return action_to_response(a, t, d), note + note2
         return action_to_response(a, t), note
 
-    def answer(self, j: Judge, seat: int) -> dict:
-        """This round's answer of ``seat`` (``{"verdict": "OK", "response", "debug", "time"}``)."""
+    def _safe(self, fn, seat: int, st: np.ndarray, own_draw: bool) -> tuple[str, str, float]:
         t0 = time.perf_counter()
         try:
-            resp, debug = self._decide(j, seat)
+            resp, debug = fn(seat, st)
         except Exception as e:  # a policy that raises: never stop the match (as BotCore)
-            st = j.state
-            own_draw = j.stage == "draw" and seat == int(st[G.TURN])
             resp = f"PLAY {BOTZONE_CODES[int(st[G.DRAWN])]}" if own_draw else "PASS"
             debug = f"error deciding: {type(e).__name__}: {e}; answered {resp}"
-        return {"verdict": "OK", "response": resp, "debug": debug, "time": time.perf_counter() - t0}
+        return resp, debug, time.perf_counter() - t0
+
+    def answers(self, j: Judge) -> dict[int, tuple[str, str, float]]:
+        """This round's answers of the in-process seats: ``{seat: (response, debug, seconds)}``."""
+        stage, st = j.stage, j.state
+        out = {i: _PASS for i in self.seats}
+        if stage == "draw":
+            p = int(st[G.TURN])
+            if p in out:
+                out[p] = self._safe(self._turn, p, st, True)
+        elif stage in ("discard", "rob") and st[G.PHASE] in (G.PH_CLAIM, G.PH_ROB):
+            sim = st.copy()  # every asked seat answers at its turn with the seats before it passing
+            while sim[G.PHASE] in (G.PH_CLAIM, G.PH_ROB):
+                o = int(sim[G.CUR])
+                if o in out:
+                    out[o] = self._safe(self._window, o, sim, False)
+                self._step(sim, A.PASS)
+        return out
 
     def confirm(self, out: dict) -> None:
         """After the judge's next output: keep a provisional claim discard when the claim went through."""
@@ -469,8 +480,14 @@ def play_match(
                 requests[i].append(req)
                 s.send(req, (requests[i], responses[i]))
             answers = {}
-            for i in range(4):
-                a = fast.answer(j, i) if i in fast_ids else seats[i].receive()
+            if fast is not None:
+                for i, (resp, dbg, dt) in fast.answers(j).items():
+                    times[i].append(round(dt, 6))
+                    if dbg:
+                        debug[i].append(f"{len(log) - 1}: {dbg}")
+                    answers[_KEYS[i]] = {"verdict": "OK", "response": resp}
+            for i, s in proto:
+                a = s.receive()
                 times[i].append(round(float(a.get("time", 0.0)), 6))
                 if a.get("debug"):
                     debug[i].append(f"{len(log) - 1}: {a['debug']}")
@@ -479,7 +496,7 @@ def play_match(
                     responses[i].append(a["response"])
                 else:
                     answers[str(i)] = {"verdict": a["verdict"]}
-            log.append(answers)
+            log.append({k: answers[k] for k in _KEYS})
             if j is not None:
                 out = j.feed(answers)
                 if fast is not None:
