@@ -116,3 +116,22 @@ def test_random_policy_one_row_path_draws_the_same_actions():
         assert a.dtype == np.int64 and a.tolist() == b.tolist() and m[a[0]]
     with pytest.raises(ValueError, match="no legal action"):
         random_legal_actions(np.zeros((1, 109), bool), r1)
+
+
+def test_runner_survives_a_missing_program_and_non_json_output():
+    import sys
+    from pathlib import Path
+
+    from mjenv.botzone.runner import make_bot
+
+    bots = Path(__file__).resolve().parent / "bz_bots"
+    for spec, verdict in (
+        ("simple:/nonexistent/botzone-bot", "RE"),
+        (f"json:{sys.executable} {bots / 'garbage.py'}", "WA"),  # not JSON: its line is the answer
+    ):
+        seats = [PolicyBot(HashPolicy()), make_bot(spec, time_limit=2.0, first_time_limit=5.0)]
+        seats += [PolicyBot(HashPolicy()), PolicyBot(HashPolicy())]
+        rec = play_match(seats, random_initdata(2))
+        fin = rec["log"][-1]["output"]
+        assert fin["display"]["action"] == verdict and fin["display"]["player"] == 1, spec
+        assert rec["scores"] == {"0": 10, "1": -30, "2": 10, "3": 10}

@@ -187,13 +187,15 @@ class SubprocessBot:
             self.proc.stdin.write(text)
             self.proc.stdin.flush()
         except (OSError, ValueError) as e:
-            self._error = f"cannot write to the bot: {e}"
+            self._error = f"cannot {'start' if self.proc is None else 'write to'} the bot: {e}"
         self._limit = self.first_time_limit if self._turn == 0 else self.time_limit
         self._turn += 1
         self._t0 = time.perf_counter()
 
     def receive(self) -> dict:
         """This turn's answer: ``{"verdict": "OK", "response", "debug", "time"}`` or ``{"verdict": "TLE"|"RE"}``."""
+        if self._error and self.proc is None:  # the program could not be started
+            return {"verdict": "RE", "debug": self._error, "time": 0.0}
         deadline = self._t0 + self._limit
         out: list[str] = []
         keep = False
