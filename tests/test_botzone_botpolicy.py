@@ -139,3 +139,17 @@ def test_eval_command_variant_botzone(tmp_path, capsys):
     assert rep["settings"]["rules"] == RuleConfig.botzone().to_dict()
     assert rep["agents"]["bot"]["hands"] == 4 and rep["agents"]["bot"]["illegal_actions"]["count"] == 0
     assert "bot" in capsys.readouterr().out
+
+
+def test_bot_policy_needs_the_variant():
+    """Under table rules (only seats with a claim are asked) the requests cannot be derived: a clear error."""
+    with pytest.raises(ValueError, match=r"RuleConfig.botzone\(\)"):
+        run_arena(
+            {"bot": BOT, "hash": HASH},
+            "1v3",
+            walls=1,
+            tables=1,
+            rules=RuleConfig(flowers=False),
+            agent_kwargs={"bot": {"bot": PolicyBot(HashPolicy())}},
+            progress=False,
+        )

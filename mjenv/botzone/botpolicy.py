@@ -278,7 +278,10 @@ class BotPolicy:
         now = _Public(obs, me)
         if now.phase == 1:  # the discard that goes with the bot's chow or pung
             t, self._pending_discard = self._pending_discard, -1  # (the snapshot stays the window's)
-            return A.DISCARD + t if 0 <= t < 34 else _illegal(mask)
+            if 0 <= t < 34 and mask[A.DISCARD + t]:
+                return A.DISCARD + t
+            why = f"the discard {BOTZONE_CODES[t] if 0 <= t < 34 else t} of its claim is not in hand"
+            return self._verdict("WA", self.requests[-1] if self.requests else "", why, mask)
         try:
             reqs = self._continue(now)
         except _Mismatch:
@@ -286,7 +289,14 @@ class BotPolicy:
                 self.bot.new_game()
             self.hands += 1
             self.requests, self.responses, self._fault, self._pending_discard = [], [], "", -1
-            reqs = self._new_hand(now, me)
+            try:
+                reqs = self._new_hand(now, me)
+            except _Mismatch as e:
+                raise ValueError(
+                    f"cannot derive the Botzone requests of seat {me}'s observation ({e}): a Botzone bot policy "
+                    "plays the variant, RuleConfig.botzone() (every seat asked in every window), from the start "
+                    "of each hand"
+                ) from None
         for r in reqs[:-1]:
             a = self._exchange(r, False)
             if not self._fault and (a.get("verdict") != "OK" or a.get("response") != "PASS"):
