@@ -3,12 +3,16 @@
 Specification in mjenv
 ----------------------
 * :func:`play_match` plays one game of the Botzone variant: the judge is :class:`mjenv.botzone.Judge`
-  (incremental; ``judge="per-call"`` calls :func:`mjenv.botzone.judge` with the whole log and JSON in and out
-  on every round, Botzone's own protocol) and every round each seat gets its request string and answers.
+  (incremental: one engine state for the match; ``judge_mode="per-call"`` calls :func:`mjenv.botzone.judge`
+  with the whole log and JSON in and out on every round, Botzone's own protocol) and every round each seat
+  answers.
 * A seat is a :class:`SubprocessBot` (an external program speaking Botzone's simple or JSON interaction, with
   or without keep-running: a program that prints ``>>>BOTZONE_REQUEST_KEEP_RUNNING<<<`` after its answer is
-  kept alive and then sent only the new request) or a :class:`PolicyBot` (an mjenv policy in process, through
-  :class:`mjenv.botzone.bot.BotCore`). :func:`make_bot` builds either from a spec string.
+  kept alive and then sent only the new request), which gets its request strings, or a :class:`PolicyBot` (an
+  mjenv policy in process). With the incremental judge a policy seat reads observation and mask from the
+  judge's engine state (``in_process="engine"``, the fast path: no requests built or parsed for it); with
+  ``in_process="protocol"`` or the per-call judge it rebuilds the game from its requests
+  (:class:`mjenv.botzone.bot.BotCore`). Both give the same log. :func:`make_bot` builds a seat from a spec.
 * Per-move time limit (``time_limit``; a longer ``first_time_limit`` for the first answer, which includes the
   program's start): a bot that does not answer in time is killed and gets ``TLE``; one that exits or closes its
   output without an answer gets ``RE``; garbage is passed to the judge as the answer (``WA``, or ``WH`` for a
