@@ -135,3 +135,18 @@ def test_runner_survives_a_missing_program_and_non_json_output():
         fin = rec["log"][-1]["output"]
         assert fin["display"]["action"] == verdict and fin["display"]["player"] == 1, spec
         assert rec["scores"] == {"0": 10, "1": -30, "2": 10, "3": 10}
+
+
+def test_runner_takes_an_initdata_with_srand_only():
+    """Like the judge, the runner deals from srand alone (the C++ judge's shuffle); the per-call path passes the
+    echoed initdata on later calls, as Botzone does."""
+    init = {"srand": 77}  # quan drawn by rand() too
+    fast = play_match([PolicyBot(HashPolicy()) for _ in range(4)], init)
+    slow = play_match([PolicyBot(HashPolicy()) for _ in range(4)], init, judge_mode="per-call")
+    assert fast["log"] == slow["log"] and fast["initdata"]["srand"] == 77
+    assert (
+        len(fast["initdata"]["walltiles"].split(" ")) == 136
+        and fast["log"][0]["output"]["display"]["strlen"] == 0
+    )
+    eng = play_engine([HashPolicy() for _ in range(4)], init)
+    assert eng["scores"] == [fast["scores"][str(i)] for i in range(4)]

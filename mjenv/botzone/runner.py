@@ -455,7 +455,7 @@ def play_match(
         raise ValueError(f"in_process must be 'engine' or 'protocol', got {in_process!r}")
     if not isinstance(initdata, dict):
         raise TypeError(f"initdata must be a dict, got {type(initdata).__name__}")
-    parse_walltiles(initdata.get("walltiles", ""))
+    Judge(initdata, display=False)  # a bad initdata is an error before any bot starts
     seats = [
         make_bot(b, time_limit=time_limit, first_time_limit=first_time_limit, seed=i)
         for i, b in enumerate(bots)
@@ -508,7 +508,8 @@ def play_match(
                 if fast is not None:
                     fast.confirm(out)
             else:
-                text = json.dumps({"log": log, "initdata": initdata})
+                # later calls get the initdata the judge echoed on its first turn, as on Botzone
+                text = json.dumps({"log": log, "initdata": log[0]["output"].get("initdata", initdata)})
                 out = json.loads(json.dumps(judge(json.loads(text)), ensure_ascii=False))
     finally:
         if close:
@@ -546,8 +547,9 @@ def play_engine(policies: Sequence[Any], initdata: dict, *, record: bool = False
 
     Returns ``{"scores": [4 ints], "actions": [(seat, action), ...], "decisions": 4 lists of (obs, mask,
     action)}`` (``decisions`` with ``record``)."""
-    wall = parse_walltiles(initdata["walltiles"])
-    quan = int(initdata["quan"])
+    echo = Judge(initdata, display=False).output["initdata"]  # the wall and quan as the judge deals them
+    wall = parse_walltiles(echo["walltiles"])
+    quan = int(echo["quan"])
     rules = RuleConfig.botzone(quan, flowers=len(wall) == 144)
     st = G.new_state()
     G.reset_wall(st, wall, 0, quan, rules)
