@@ -15,6 +15,9 @@ package's own random policy) the script times, in one process and one after the 
 * ``judge per call``: the judge's protocol on the finished log: ``judge({"log": log[:2k], "initdata": ...})``
   for every ``k``, JSON both ways. Only the judge calls: no bot answers (so this side is *cheaper* than a real
   match through it, which would also pay the four policies);
+* ``judge per call, canHu on every replayed step``: the same, but every replayed step computes its ``canHu``
+  (the fan calculator) as the C++ judge's replay does; :func:`mjenv.botzone.judge` skips that for the steps whose
+  output it does not return, so the plain figure above is the cheaper, conservative baseline;
 * ``match per call`` (``--full``): the same game played through ``play_match(judge_mode="per-call")``, the
   policies answering their requests: the whole call-per-turn match.
 
@@ -68,6 +71,22 @@ def judge_per_call(log: list, initdata: dict) -> float:
     return time.perf_counter() - t0
 
 
+def judge_per_call_cpp_like(log: list, initdata: dict) -> float:
+    """Like :func:`judge_per_call`, but every replayed step formats its output with ``canHu`` (the fan
+    calculator), as the C++ judge's replay does (its ``roundOutput`` runs ``checkHu`` on every step it replays);
+    :func:`mjenv.botzone.judge` skips that for the steps whose output it does not return."""
+    from mjenv.botzone import Judge
+
+    t0 = time.perf_counter()
+    for k in range(0, len(log), 2):
+        inp = json.loads(json.dumps({"log": log[:k], "initdata": initdata}))
+        j = Judge(inp["initdata"])
+        for a in inp["log"][1::2]:
+            j.feed(a)
+        json.dumps(j.output, ensure_ascii=False)
+    return time.perf_counter() - t0
+
+
 def bench(games: int, full: bool) -> dict:
     play_match(_seats(10_000), random_initdata(10_000))  # compile / load the kernels
     rows = []
@@ -81,6 +100,7 @@ def bench(games: int, full: bool) -> dict:
         rec_p = play_match(_seats(g), init, in_process="protocol")
         t_proto = time.perf_counter() - t0
         t_call = judge_per_call(rec["log"], rec["initdata"])
+        t_cpp = judge_per_call_cpp_like(rec["log"], rec["initdata"])
         row = {
             "game": g,
             "log_len": len(rec["log"]),
@@ -88,6 +108,7 @@ def bench(games: int, full: bool) -> dict:
             "policy_s": clock[0],
             "runner_requests_s": t_proto,
             "judge_per_call_s": t_call,
+            "judge_per_call_cpp_like_s": t_cpp,
             "same_log": rec_p["log"] == rec["log"],
         }
         if full:
@@ -99,6 +120,7 @@ def bench(games: int, full: bool) -> dict:
         print(
             f"game {g}: {row['log_len']} log entries, runner {t_run * 1e3:.1f} ms (policies {clock[0] * 1e3:.1f}),"
             f" runner (requests) {t_proto * 1e3:.1f} ms, judge per call {t_call * 1e3:.0f} ms"
+            f" (canHu on every replayed step: {t_cpp * 1e3:.0f} ms)"
             + (f", match per call {row['match_per_call_s'] * 1e3:.0f} ms" if full else "")
             + ("" if row["same_log"] else "  LOGS DIFFER"),
             flush=True,
@@ -113,6 +135,8 @@ def bench(games: int, full: bool) -> dict:
         "judge_per_call_ms": med(r["judge_per_call_s"] for r in rows) * 1e3,
         "ratio_judge_per_call": med(r["judge_per_call_s"] / r["runner_s"] for r in rows),
         "ratio_judge_per_call_min": min(r["judge_per_call_s"] / r["runner_s"] for r in rows),
+        "judge_per_call_cpp_like_ms": med(r["judge_per_call_cpp_like_s"] for r in rows) * 1e3,
+        "ratio_judge_per_call_cpp_like": med(r["judge_per_call_cpp_like_s"] / r["runner_s"] for r in rows),
         "ratio_judge_per_call_requests_runner": med(
             r["judge_per_call_s"] / r["runner_requests_s"] for r in rows
         ),
@@ -145,6 +169,7 @@ def main(argv: list[str] | None = None) -> None:
         f"  runner (engine state)      {s['runner_ms']:8.1f} ms  (of which the policies {s['policy_ms']:.1f} ms)\n"
         f"  runner (requests)          {s['runner_requests_ms']:8.1f} ms\n"
         f"  judge per call (no bots)   {s['judge_per_call_ms']:8.1f} ms\n"
+        f"  ... canHu on every replayed step, as the C++ judge replays {s['judge_per_call_cpp_like_ms']:8.1f} ms\n"
         + (
             f"  match per call (with bots) {s['match_per_call_ms']:8.1f} ms\n"
             if "match_per_call_ms" in s
