@@ -179,6 +179,8 @@ def main(argv: list[str] | None = None) -> None:
         f" (min {s['ratio_judge_per_call_min']:.0f}x; runner's own cost without the policies:"
         f" {s['ratio_judge_per_call_runner_own']:.0f}x; the runner through requests:"
         f" {s['ratio_judge_per_call_requests_runner']:.0f}x)"
+        f"\nratio judge per call with canHu on every replayed step / runner: median"
+        f" {s['ratio_judge_per_call_cpp_like']:.0f}x"
         + (
             f"\nratio match per call / runner: median {s['ratio_match_per_call']:.0f}x"
             if "ratio_match_per_call" in s
