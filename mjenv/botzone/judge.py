@@ -42,6 +42,7 @@ __all__ = ["GlibcRand", "Judge", "judge", "main", "parse_walltiles", "srand_wall
 
 _TILE = {c: i for i, c in enumerate(BOTZONE_CODES)}
 _NOT_COMPUTED = -4
+_KEYS = ("0", "1", "2", "3")
 #: fan names as the judge's (older) calculator prints them; PyMahjongGB's newer names elsewhere
 _JUDGE_FAN_NAME = list(FAN_NAME_ZH)
 _JUDGE_FAN_NAME[Fan.EDGE_WAIT] = "边张"
@@ -406,10 +407,11 @@ class Judge:
         return self._emit()
 
     def _answer(self, answers: dict, i: int) -> tuple[str, str]:
-        a = answers.get(str(i))
+        a = answers.get(_KEYS[i])
         if not isinstance(a, dict):
             return "", ""
-        return _text(a.get("verdict")), _text(a.get("response"))
+        v, r = a.get("verdict"), a.get("response")
+        return (v if type(v) is str else _text(v)), (r if type(r) is str else _text(r))
 
     def _check_pass(self, answers: dict, i: int) -> None:
         v, r = self._answer(answers, i)

@@ -310,20 +310,18 @@ class _EngineSeats:
     def _ask(self, seat: int, st: np.ndarray) -> tuple[int, str]:
         """Ask seat's policy on ``st`` (``seat`` to act): (action, note); an illegal answer falls back to PASS or
         the first legal action, as :class:`~mjenv.botzone.bot.BotCore` does."""
-        obs, mask = self._obs, self._mask
-        if self._observe[seat]:
+        mask0 = self._mask0
+        observe = self._observe[seat]
+        if observe:
             observe_kernel(st, seat, self._obs0)
-        if G.legal_mask_kernel(st, seat, self._mask0) == 0:  # pragma: no cover - the judge asks seats to act
+        if G.legal_mask_kernel(st, seat, mask0) == 0:  # pragma: no cover - the judge asks seats to act
             raise RuntimeError(f"seat {seat} has no legal action")
-        pol = self.seats[seat].policy
-        a = int(
-            np.asarray(pol(obs if self._observe[seat] else None, mask, self._seat_arr[seat])).reshape(-1)[0]
-        )
-        note = ""
-        if not (0 <= a < A.NUM_ACTIONS and mask[0, a]):
-            note = f"policy answered illegal action {a}; "
-            a = A.PASS if mask[0, A.PASS] else int(np.flatnonzero(mask[0])[0])
-        return a, note
+        out = self.seats[seat].policy(self._obs if observe else None, self._mask, self._seat_arr[seat])
+        a = int(out[0]) if type(out) is np.ndarray and out.ndim == 1 else int(np.asarray(out).reshape(-1)[0])
+        if 0 <= a < A.NUM_ACTIONS and mask0[a]:
+            return a, ""
+        note = f"policy answered illegal action {a}; "
+        return (A.PASS if mask0[A.PASS] else int(np.flatnonzero(mask0)[0])), note
 
     def _keep(self, seat: int, a: int) -> None:
         if self.seats[seat].record:
