@@ -27,6 +27,9 @@ What it does, in the order of the code
    if the run had not been stopped. ``run_dir/policy.safetensors`` is the learner in :mod:`agents.nn`'s format
    (``mjenv eval --agent ppo=agents.nn:make ...`` with ``checkpoint=...``).
 
+With ``workers > 0`` the rollouts come from Ray actors each holding a :class:`Collector`
+(:mod:`train.distributed`, ``docs/distributed.md``); everything else is this file's code.
+
 Decisions/s counts every decision of every table (learner and opponents) collected and trained, end to end.
 """
 
