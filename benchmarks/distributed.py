@@ -64,11 +64,13 @@ def bench_collect(cfg, rounds: int, repeats: int) -> dict[str, Any]:
     gen.manual_seed(0)
     timers = {k: 0.0 for k in ("env_s", "inference_s", "gae_s", "update_s", "other_s")}
     col.collect(net, [], gen, torch.device("cpu"), timers)
+    cpu: dict[str, list[float]] = {"1": [], "2": []}
     for _ in range(repeats):
         for n in (1, 2):
             t0 = time.perf_counter()
-            ray.get([a.collect.remote(w, None, []) for a in actors[:n] for _ in range(rounds)])
+            res = ray.get([a.collect.remote(w, None, []) for a in actors[:n] for _ in range(rounds)])
             runs[str(n)].append(n * rounds * per / (time.perf_counter() - t0))
+            cpu[str(n)].append(n * rounds * per / sum(r["cpu_s"] for r in res))
         t0 = time.perf_counter()
         for _ in range(rounds):
             col.collect(net, [], gen, torch.device("cpu"), timers)
@@ -81,6 +83,7 @@ def bench_collect(cfg, rounds: int, repeats: int) -> dict[str, Any]:
         "rounds": rounds,
         "runs": runs,
         "median": med,
+        "per_worker_cpu_s": {k: statistics.median(v) for k, v in cpu.items()},
         "ratio_2_over_1": med["2"] / med["1"],
     }
 
@@ -144,6 +147,9 @@ def _patch_learner_count(tr) -> None:
     tr.last_learner_decisions = 0
 
 
+NET_BYTES_PER_S = 1.25e9  # assumed driver link for the cross-node figures: 10 Gbit/s
+
+
 def model(per_update: dict[str, float], decisions_per_rollout: int, workers: list[int]) -> dict[str, Any]:
     """Throughput of N workers feeding one learner, from the measured per-update costs of the 1-worker loop.
 
@@ -154,12 +160,16 @@ def model(per_update: dict[str, float], decisions_per_rollout: int, workers: lis
     * Collection overlaps the update, so an update takes ``max(t_c, N * (B * c_u + x) + b)`` and the
       throughput is ``N * B`` over that: linear in N while the workers are the bottleneck, flat at
       ``B / (B * c_u + x)`` once the learner is; it stops scaling at ``N* = (t_c - b) / (B * c_u + x)``.
+    * With a learner fast enough to ignore (``c_u -> 0``: a GPU, or a larger rollout per update), the driver's
+      fetch-and-merge bounds it: ``B / x`` decisions/s (measured ``x``, one machine, shared memory), or
+      ``B / (x + bytes / NET_BYTES_PER_S)`` when the rollouts cross a 10 Gbit/s link (an assumption).
     """
     t_c = per_update["worker_collect_s"]
     learner_dec = per_update["learner_decisions"]
     c_u = per_update["update_s"] / decisions_per_rollout  # per decision of the (1-worker) batch
     x = per_update["fetch_s"] + per_update["merge_s"]
     b = per_update["broadcast_s"]
+    net_x = x + per_update["bytes_in"] / NET_BYTES_PER_S  # the same, plus the wire time of the bytes
     pred = {
         n: n * decisions_per_rollout / max(t_c, n * (decisions_per_rollout * c_u + x) + b) for n in workers
     }
@@ -168,6 +178,9 @@ def model(per_update: dict[str, float], decisions_per_rollout: int, workers: lis
         "t_c_s": t_c, "c_u_s_per_decision": c_u, "x_s_per_rollout": x, "b_s": b,
         "learner_decisions_per_rollout": learner_dec, "predicted_decisions_per_s": pred,
         "stops_scaling_at_workers": n_star, "learner_bound_decisions_per_s": 1.0 / (c_u + x / decisions_per_rollout),
+        "transfer_bound_decisions_per_s": decisions_per_rollout / x,
+        "transfer_bound_over_network_decisions_per_s": decisions_per_rollout / net_x,
+        "workers_to_saturate_transfers": (t_c - b) / x, "workers_to_saturate_network": (t_c - b) / net_x,
     }  # fmt: skip
 
 
@@ -197,7 +210,9 @@ def main(argv: list[str] | None = None) -> dict:
         result["collect"] = c
         print(
             f"collection alone: 1 worker {c['median']['1']:,.0f} decisions/s, 2 workers {c['median']['2']:,.0f} "
-            f"(x{c['ratio_2_over_1']:.2f}); in-process {c['median']['local']:,.0f}  (medians of {args.repeats})"
+            f"(x{c['ratio_2_over_1']:.2f}); in-process {c['median']['local']:,.0f}  (medians of {args.repeats}); "
+            f"per CPU-second of a worker: 1 worker {c['per_worker_cpu_s']['1']:,.0f}, "
+            f"2 workers {c['per_worker_cpu_s']['2']:,.0f}"
         )
     if "loop" not in args.skip:
         lp = bench_loop(kw, args.seconds, args.repeats)
@@ -231,7 +246,10 @@ def main(argv: list[str] | None = None) -> dict:
             "model: "
             + ", ".join(f"{n} workers {v:,.0f}/s" for n, v in m["predicted_decisions_per_s"].items())
             + f"; the learner saturates at {m['stops_scaling_at_workers']:.2f} workers "
-            f"({m['learner_bound_decisions_per_s']:,.0f} decisions/s)"
+            f"({m['learner_bound_decisions_per_s']:,.0f} decisions/s); without the learner, transfers bound it at "
+            f"{m['transfer_bound_decisions_per_s']:,.0f}/s on one machine ({m['workers_to_saturate_transfers']:.0f} "
+            f"workers), {m['transfer_bound_over_network_decisions_per_s']:,.0f}/s over 10 Gbit/s "
+            f"({m['workers_to_saturate_network']:.0f} workers)"
         )
     result["load_after"] = os.getloadavg()
     print(f"load average before {result['load_before']}, after {result['load_after']}")

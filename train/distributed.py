@@ -122,6 +122,7 @@ class RolloutWorker:
         from agents import nn as ann
 
         t0 = time.perf_counter()
+        c0 = time.process_time()
         self.net.load_state_dict({k: torch.tensor(v) for k, v in weights.items()})
         if pool_key != self.pool_key:
             import ray
@@ -139,6 +140,7 @@ class RolloutWorker:
         t2 = time.perf_counter()
         out = pack_batch(batch)
         out.update(worker=self.index, load_s=t1 - t0, collect_s=t2 - t1, pack_s=time.perf_counter() - t2)
+        out["cpu_s"] = time.process_time() - c0  # CPU seconds of this call (all its threads)
         out["worker_timers"] = timers
         return out
 
