@@ -125,3 +125,17 @@ def test_bad_distributed_settings_fail_early(tmp_path):
         check_config(_tiny(tmp_path, workers=-1))
     with pytest.raises(ValueError, match="ray_num_cpus"):
         check_config(_tiny(tmp_path, ray_num_cpus=0))
+
+
+@pytest.mark.slow
+def test_distributed_run_is_reproducible_for_a_given_worker_count(ray_session, tmp_path):
+    """Two runs with the same seed and 2 workers end with the same parameters (no worker failed)."""
+    from train.ppo import Trainer
+
+    params = []
+    for k in range(2):
+        tr = Trainer(_tiny(tmp_path / f"r{k}", updates=3))
+        tr.run()
+        params.append({n: p.detach().clone() for n, p in tr.net.state_dict().items()})
+    for n in params[0]:
+        assert torch.equal(params[0][n], params[1][n]), n

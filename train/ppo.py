@@ -736,8 +736,8 @@ def _jsonable(v: Any) -> Any:
 
 _CSV_FIELDS = ("update", "decisions", "hands", "seconds", "decisions_per_s", "lr", "pg_loss", "v_loss", "entropy",
                "approx_kl", "clipfrac", "epochs", "learner_points_per_hand", "learner_win_rate", "value_mean",
-               "eval_mean", "eval_ci_lo", "eval_ci_hi", "workers", "rollouts", "staleness", "restarts", "bytes_in", "bytes_out",
-               "wait_s", "fetch_s", "broadcast_s", "merge_s")  # fmt: skip
+               "workers", "rollouts", "staleness", "restarts", "bytes_in", "bytes_out", "wait_s", "fetch_s", "broadcast_s",
+               "merge_s", "eval_mean", "eval_ci_lo", "eval_ci_hi")  # fmt: skip
 
 
 def _append_csv(path: Path, row: dict[str, Any]) -> None:
