@@ -758,7 +758,7 @@ def run_arena(
     workers = _check_int(workers, "workers", 0)
     shards = max(workers, 1) if shards is None else _check_int(shards, "shards", 1)
     shards = min(shards, walls)
-    bounds = np.linspace(0, walls, shards + 1).round().astype(np.int64) * n_orders  # job ranges of the shards
+    bounds = (np.arange(shards + 1, dtype=np.int64) * walls // shards) * n_orders  # job ranges, never empty
     common = dict(
         names=names, agents=dict(agents), agent_kwargs=agent_kwargs, agent_seeds=agent_seeds, chair_agent=chair_agent,
         job_seed=job_seed, job_dealer=job_dealer, job_prev=job_prev, job_order=job_order, n_orders=n_orders,
