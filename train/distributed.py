@@ -15,7 +15,8 @@ How it runs
   ``advantages + values``, recomputed by the learner). An update trains on ``workers * num_envs *
   rollout_steps`` decisions.
 * **Broadcast**: the learner's weights are put in the object store once per update (``ray.put``) and every
-  worker's call takes that one reference; the opponent pool is put only when it changes.
+  worker's call takes that one reference (each node fetches it once); the opponent pool is put only when it
+  changes (``bytes_out`` counts what was put).
 * **Overlap, one update of staleness**: as soon as the rollouts for update ``k`` are in, the rollouts for
   update ``k + 1`` are launched with the current weights, and the learner then runs update ``k`` while the
   workers collect. So the batch of update ``k`` was sampled by the weights from before update ``k - 1``
@@ -223,11 +224,10 @@ class DistributedCollector:
         key = tuple(id(p) for p in tr.pool)  # ids are unique: self._pool_nets keeps the nets alive
         if key != self._pool_key:
             self._pool_nets = list(tr.pool)
-            self._pool_ref = [ray.put([_to_numpy(p) for p in tr.pool])] if tr.pool else []
+            pool = [_to_numpy(p) for p in tr.pool]
+            self._pool_ref = [ray.put(pool)] if pool else []
             self._pool_key = key
-            stats["bytes_out"] = stats.get("bytes_out", 0) + sum(
-                v.nbytes for p in tr.pool for v in _to_numpy(p).values()
-            )
+            stats["bytes_out"] = stats.get("bytes_out", 0) + sum(v.nbytes for sd in pool for v in sd.values())
         version = int(tr.counters["update"])
         for i, a in enumerate(self.actors):
             if a is not None and i not in self.pending:
