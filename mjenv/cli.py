@@ -370,6 +370,12 @@ def _cmd_eval(args) -> int:
         except ImportError:
             print("mjenv eval: error: --plot needs matplotlib (pip install matplotlib)", file=sys.stderr)
             return 2
+    if args.workers and args.workers > 0:
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            print("mjenv eval: error: --workers needs Ray: pip install -e '.[distributed]'", file=sys.stderr)
+            return 2
     report = run_arena(
         agents, seating=args.seating, walls=args.walls, seed=args.seed, tables=args.tables,
         threads=args.threads, rules=_rules_from_args(args), records=args.records, progress=not args.no_progress,

@@ -55,6 +55,18 @@ def test_distributed_eval_equals_single_process(ray_session):
     assert _strip(dist) == _strip(single)
 
 
+def test_cli_eval_workers_gives_the_single_process_json(ray_session, tmp_path, capsys):
+    from mjenv.cli import main
+
+    base = ["eval", "--agent", "rule=agents.rule:make", "--agent", "rnd=agents.random:make", "--walls", "8",
+            "--tables", "16", "--shards", "2", "--no-progress", "--json"]  # fmt: skip
+    assert main([*base, str(tmp_path / "a.json")]) == 0
+    assert main([*base, str(tmp_path / "b.json"), "--workers", "2"]) == 0
+    a, b = (json.loads((tmp_path / f"{k}.json").read_text()) for k in "ab")
+    assert _strip(a) == _strip(b)
+    assert "rule - rnd" in capsys.readouterr().out
+
+
 def test_distributed_ppo_run_survives_a_killed_worker(ray_session, tmp_path):
     """A short run on 2 workers: one actor is killed after the first update; it is restarted, the run finishes,
     losses are finite, and the worker count, restarts and staleness are in the CSV."""
