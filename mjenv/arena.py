@@ -36,9 +36,11 @@ Specification in mjenv
   its 95% CI, the two-sided p-value of the paired t-test and whether it is significant at 5%.
 * **Reproducible.** The report is a function of (agents, seating, walls, seed, tables, rules, illegal mode):
   the same inputs give the same report bit for bit, except its ``"timing"`` entry; the thread count does not
-  change it.
+  change it, nor does playing the shards on Ray workers (``workers=N``: the walls are split into ``shards``
+  contiguous blocks, each played on its own env, and the per-hand outcomes merged by hand index; with
+  policies whose actions depend only on their rows the split does not change the hands either).
 * **Records** (item 4 of issue 11): the hands with the largest swing (``max(score) - min(score)``) and every
-  hand with an illegal action are kept as :mod:`mjenv.record` logs (``mjenv.record.LOG_FORMAT``, replayable) with the
+  hand with an illegal action (up to ``illegal_records``, those of the lowest hand indices) are kept as :mod:`mjenv.record` logs (``mjenv.record.LOG_FORMAT``, replayable) with the
   extra keys ``"agents"`` (agent name per chair), ``"wall_index"``, ``"order"``, ``"swing"``, ``"reasons"`` and
   ``"info"``: a list aligned with ``"ops"`` holding, for each decision, the policy's info when it gives any
   (``{"probs": {action name: p over the legal actions}, "value": v}``) and, for an illegal action, what was
@@ -248,8 +250,10 @@ class _Recorder:
         self.bad_action = np.zeros((tables, self.cap), np.int64)  # the illegal action itself (penalty ops)
         self.keep_swings, self.keep_illegal = keep_swings, keep_illegal
         self.swings: list[_Kept] = []  # min-heap of the largest swings
-        self.illegal: list[_Kept] = []
-        self.illegal_dropped = 0
+        self.illegal: list[
+            tuple[int, _Kept]
+        ] = []  # max-heap (by -job) of the illegal hands with the lowest jobs
+        self.illegal_seen = 0
 
     def _grow(self) -> None:
         old = self.cap
@@ -303,10 +307,10 @@ class _Recorder:
         want_swing = self.keep_swings > 0 and (
             len(self.swings) < self.keep_swings or (swing, -job) > self.swings[0].key
         )
-        want_illegal = had_illegal and self.keep_illegal > 0
-        if had_illegal and len(self.illegal) >= self.keep_illegal:
-            self.illegal_dropped += 1
-            want_illegal = False
+        self.illegal_seen += int(had_illegal)
+        want_illegal = had_illegal and (
+            len(self.illegal) < self.keep_illegal or (self.keep_illegal > 0 and -job > self.illegal[0][0])
+        )
         if not (want_swing or want_illegal):
             return
         ops = self.ops[table, :n].copy()
@@ -318,7 +322,11 @@ class _Recorder:
             else:
                 heapq.heapreplace(self.swings, item)
         if want_illegal:
-            self.illegal.append(_Kept((swing, -job), job, ops, info, {"illegal"}))
+            item = (-job, _Kept((swing, -job), job, ops, info, {"illegal"}))
+            if len(self.illegal) < self.keep_illegal:
+                heapq.heappush(self.illegal, item)
+            else:
+                heapq.heapreplace(self.illegal, item)
 
     def _info_list(self, table: int, n: int, ops: np.ndarray) -> list:
         out: list = [None] * n
@@ -340,127 +348,24 @@ class _Recorder:
             out[k] = entry or None
         return out
 
-    def kept(self) -> list[_Kept]:
-        """The kept hands: largest swings first, then the illegal ones in order of play; one entry per hand."""
-        by_job: dict[int, _Kept] = {}
-        for item in sorted(self.swings, reverse=True) + self.illegal:
-            if item.job in by_job:
-                by_job[item.job].reasons |= item.reasons
-            else:
-                by_job[item.job] = item
-        return list(by_job.values())
-
 
 # ------------------------------------------------------------------------------------------------ arena
-def run_arena(
-    agents: Mapping[str, str | Callable[..., Any]],
-    seating: str = "1v3",
-    walls: int = 100,
-    seed: int = 0,
-    *,
-    tables: int = 1024,
-    threads: int | None = None,
-    rules: Any = None,
-    illegal: str | None = None,
-    agent_kwargs: Mapping[str, Mapping[str, Any]] | None = None,
-    records: int = 10,
-    illegal_records: int = 100,
-    record_info: bool = True,
-    progress: bool = True,
-    curve_points: int = 12,
-) -> dict[str, Any]:
-    """Duplicate evaluation of ``agents`` (see the module docstring); returns the JSON-ready report.
+def play_shard(
+    j0: int, j1: int, *, names, agents, agent_kwargs, agent_seeds, chair_agent, job_seed, job_dealer, job_prev,
+    job_order, n_orders, tables, rules, records, illegal_records, record_info, threads=None, progress=False,
+    desc="arena",
+) -> dict[str, Any]:  # fmt: skip
+    """Play the evaluation hands ``j0 .. j1 - 1`` (a block of whole walls) on one VectorEnv; the per-hand outcomes.
 
-    Parameters
-    ----------
-    agents : mapping of name to ``"module:factory"`` (or a factory ``factory(num_envs, seed, **kwargs)``)
-        In seating order: for ``1v3`` the first is the candidate A (one seat) and the second the opponent B
-        (three seats); ``2v2`` takes two agents and ``perm24`` four.
-    seating : str
-        ``"1v3"``, ``"2v2"`` or ``"perm24"``.
-    walls : int
-        Number of walls W; ``W * orders`` hands are played (4, 6 or 24 orders per wall).
-    seed : int
-        Seed of the walls and of the agents (agent ``k`` gets its own seed derived from it).
-    tables : int
-        Tables of the vector env (at most the number of hands); more tables, fewer Python steps.
-    threads : int, optional
-        Numba threads of the env (the report does not depend on it).
-    rules : RuleConfig, optional
-        Table rules (minimum fan); dealer and prevailing wind come from the wall schedule.
-    illegal : str
-        The env's illegal mode: ``"terminate"`` (default: the offender pays 30, the hand ends, the run goes on),
-        ``"penalty"`` (competition rules) or ``"raise"`` (stop with a ``ValueError`` naming the agent).
-    agent_kwargs : mapping of name to dict, optional
-        Extra keyword arguments of each agent's factory.
-    records : int
-        Keep the records of this many hands with the largest swings (0: none).
-    illegal_records : int
-        Keep the records of up to this many hands with an illegal action (the count dropped is reported).
-    record_info : bool
-        Store the policies' per-decision info (``act_with_info``) in the records.
-    progress : bool
-        Show a tqdm progress bar (hands, with an ETA).
-    curve_points : int
-        Points of the CI half-width curve (``report["convergence"]``).
-
-    Returns
-    -------
-    dict
-        ``versions``, ``settings``, ``seeds``, ``agents`` (per agent statistics), ``differences``, ``table``
-        (outcomes of all hands), ``convergence``, ``illegal_actions``, ``records``, ``timing``. Every entry but
-        ``timing`` is reproducible bit for bit.
-
-    Raises
-    ------
-    ValueError
-        Bad seating, agent count, names or numbers, a bad import string, a policy returning the wrong shape,
-        or an illegal action in ``illegal="raise"`` mode.
-    TypeError
-        A factory with the wrong signature, or a policy returning non-integer actions.
+    One shard of :func:`run_arena` (all of it when ``shards=1``), run in this process or in a Ray worker. The
+    hands' job indices are global, so the shards' results merge exactly (:func:`_merge_shards`); the kept records
+    and listed illegal actions are each shard's best candidates by a key of the job index, never of time.
     """
     from mjenv.vector import VectorEnv
 
-    t_start = time.perf_counter()
-    _check_seating(seating)
-    if not isinstance(agents, Mapping) or not agents:
-        raise TypeError("agents must be a non-empty mapping of name -> 'module:factory'")
-    names = list(agents)
-    for nm in names:
-        if not isinstance(nm, str) or not nm:
-            raise ValueError(f"agent names must be non-empty strings, got {nm!r}")
-    need = num_agents(seating)
-    if len(names) != need:
-        raise ValueError(f"seating {seating!r} takes {need} agents, got {len(names)} ({', '.join(names)})")
-    walls = _check_int(walls, "walls", 1)
-    seed = _check_int(seed, "seed", 0)
-    tables = _check_int(tables, "tables", 1)
-    records = _check_int(records, "records", 0)
-    illegal_records = _check_int(illegal_records, "illegal_records", 0)
-    curve_points = _check_int(curve_points, "curve_points", 1)
-    if illegal is not None and illegal not in ILLEGAL_MODES:
-        raise ValueError(f"illegal must be one of {ILLEGAL_MODES}, got {illegal!r}")
-    rules = check_rules(rules, illegal=illegal)  # default RuleConfig(): illegal="terminate"
-    illegal = rules.illegal
-    agent_kwargs = dict(agent_kwargs or {})
-    unknown = set(agent_kwargs) - set(names)
-    if unknown:
-        raise ValueError(f"agent_kwargs names unknown agents {sorted(unknown)}")
-
-    orders = seating_orders(seating)
-    chair_agent = seating_agents(seating).astype(np.int64)  # [P, 4]
-    n_orders = orders.shape[0]
-    n_jobs = walls * n_orders
+    n_jobs = j1 - j0
     n_tab = min(tables, n_jobs)
-    w_seed, w_dealer, w_prev = wall_schedule(seed, walls)
-    job_seed = np.repeat(w_seed, n_orders)
-    if rules.private_walls:  # the Botzone variant: chair 0 always deals (seat wind = player index)
-        w_dealer = np.full_like(w_dealer, rules.dealer)
-    job_dealer = np.repeat(w_dealer, n_orders)
-    job_prev = np.repeat(w_prev, n_orders)
-    job_order = np.tile(np.arange(n_orders), walls)
-
-    agent_seeds = {nm: _agent_seed(seed, k) for k, nm in enumerate(names)}
+    illegal = rules.illegal
     policies = []
     for nm in names:
         pol = load_policy(agents[nm], n_tab, agent_seeds[nm], **dict(agent_kwargs.get(nm, {})))
@@ -472,21 +377,22 @@ def run_arena(
 
     env = VectorEnv(
         n_tab,
-        seed=job_seed[:n_tab],
+        seed=job_seed[j0 : j0 + n_tab],
         rules=rules,
         observations=observe,
         threads=threads,
         after_schedule="stop",
     )
-    t_setup = time.perf_counter()
-    env.reset(job_seed[:n_tab], dealers=job_dealer[:n_tab], prevalents=job_prev[:n_tab])
-    cur_job = np.arange(n_tab, dtype=np.int64)
-    next_job = n_tab
+    env.reset(
+        job_seed[j0 : j0 + n_tab], dealers=job_dealer[j0 : j0 + n_tab], prevalents=job_prev[j0 : j0 + n_tab]
+    )
+    cur_job = np.arange(j0, j0 + n_tab, dtype=np.int64)
+    next_job = j0 + n_tab
     queued = np.full(n_tab, -1, np.int64)
 
     def refill(idx: np.ndarray) -> None:
         nonlocal next_job
-        k = min(idx.size, n_jobs - next_job)
+        k = min(idx.size, j1 - next_job)
         if k <= 0:
             return
         jobs = np.arange(next_job, next_job + k, dtype=np.int64)
@@ -505,7 +411,8 @@ def run_arena(
     j_aborted = np.zeros(n_jobs, np.bool_)
     j_illegal = np.zeros((n_jobs, 4), np.int64)  # illegal actions per chair
     illegal_by_agent: list[dict[str, int]] = [{} for _ in names]
-    illegal_list: list[dict[str, Any]] = []
+    illegal_heap: list = []  # max-heap (negated keys) of the listed illegal actions, by (job, decision)
+    hand_pos = np.zeros(n_tab, np.int64)  # decisions so far in each table's hand
     decisions = 0
     actions = np.zeros(n_tab, np.int64)
     all_rows = np.arange(n_tab, dtype=np.int64)
@@ -514,7 +421,7 @@ def run_arena(
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=n_jobs, unit="hand", desc=f"arena {seating}", dynamic_ncols=True, leave=False)
+        bar = tqdm(total=n_jobs, unit="hand", desc=desc, dynamic_ncols=True, leave=False)
     try:
         while True:
             active = env.active
@@ -577,39 +484,46 @@ def run_arena(
                     illegal_by_agent[agent][nm] = illegal_by_agent[agent].get(nm, 0) + 1
                     j = int(cur_job[i])
                     chair = int(played_seats[i])
-                    j_illegal[j, chair] += 1
-                    if len(illegal_list) < _MAX_LISTED_ILLEGAL:
-                        illegal_list.append(
-                            {
-                                "agent": names[agent],
-                                "wall": j // n_orders,
-                                "order": j % n_orders,
-                                "chair": chair,
-                                "action": a,
-                                "name": nm,
-                            }
-                        )
+                    j_illegal[j - j0, chair] += 1
+                    key = (j, int(hand_pos[i]))
+                    if len(illegal_heap) < _MAX_LISTED_ILLEGAL or (-key[0], -key[1]) > illegal_heap[0][0]:
+                        entry = {
+                            "agent": names[agent],
+                            "wall": j // n_orders,
+                            "order": j % n_orders,
+                            "chair": chair,
+                            "action": a,
+                            "name": nm,
+                        }
+                        item = ((-key[0], -key[1]), entry)
+                        if len(illegal_heap) < _MAX_LISTED_ILLEGAL:
+                            heapq.heappush(illegal_heap, item)
+                        else:
+                            heapq.heapreplace(illegal_heap, item)
                 if rec is not None:
                     modes = np.where(illegal == "terminate", 0, np.where(actions[bad] == A.WIN, 1, 2)).astype(
                         np.int64
                     )
                     rec.illegal_ops(bad, pos_of[bad], modes, actions[bad])
+            hand_pos[act_rows] += 1
             done = np.flatnonzero(env.terminated)
             if done.size:
                 r = env.results
                 jobs = cur_job[done]
+                lj = jobs - j0
                 if not (r.seed[done] == job_seed[jobs]).all():  # pragma: no cover - an internal invariant
                     raise RuntimeError("arena: a table finished a hand it was not dealt")
-                j_scores[jobs] = r.scores[done]
-                j_winner[jobs] = r.winner[done]
-                j_loser[jobs] = r.loser[done]
-                j_fan[jobs] = r.fan_total[done]
-                j_steps[jobs] = r.hand_steps[done]
-                j_aborted[jobs] = r.aborted[done]
+                j_scores[lj] = r.scores[done]
+                j_winner[lj] = r.winner[done]
+                j_loser[lj] = r.loser[done]
+                j_fan[lj] = r.fan_total[done]
+                j_steps[lj] = r.hand_steps[done]
+                j_aborted[lj] = r.aborted[done]
                 if rec is not None:
                     for i, j in zip(done.tolist(), jobs.tolist()):
-                        sc = j_scores[j]
-                        rec.finish(i, j, int(sc.max() - sc.min()), bool(j_illegal[j].any()))
+                        sc = j_scores[j - j0]
+                        rec.finish(i, j, int(sc.max() - sc.min()), bool(j_illegal[j - j0].any()))
+                hand_pos[done] = 0
                 cur_job[done] = queued[done]
                 queued[done] = -1
                 refill(done[cur_job[done] >= 0])
@@ -618,7 +532,256 @@ def run_arena(
     finally:
         if bar is not None:
             bar.close()
+    return {
+        "j0": j0, "j1": j1, "scores": j_scores, "winner": j_winner, "loser": j_loser, "fan": j_fan,
+        "steps": j_steps, "aborted": j_aborted, "illegal": j_illegal, "decisions": int(decisions),
+        "illegal_by_agent": illegal_by_agent, "illegal_list": [(tuple(-x for x in k), e) for k, e in illegal_heap],
+        "swings": [] if rec is None else list(rec.swings), "illegal_kept": [] if rec is None else [k for _, k in rec.illegal],
+        "illegal_seen": 0 if rec is None else rec.illegal_seen, "observe": bool(observe),
+    }  # fmt: skip
+
+
+def _merge_shards(parts: list[dict], n_jobs: int, n_agents: int, records: int, illegal_records: int) -> dict:
+    """Merge :func:`play_shard` results (any split of the jobs) into the whole run's, exactly.
+
+    Per-hand arrays are placed by job index; counts are summed; the kept records are the ``records`` largest
+    swings (ties: the lower job) and the ``illegal_records`` illegal hands with the lowest job indices over
+    all shards, the listed illegal actions the first ``_MAX_LISTED_ILLEGAL`` by (job, decision): each shard
+    kept its own best candidates by the same keys, so the result does not depend on the split.
+    """
+    out: dict[str, Any] = {
+        "scores": np.zeros((n_jobs, 4), np.int64), "winner": np.full(n_jobs, -9, np.int64),
+        "loser": np.full(n_jobs, -1, np.int64), "fan": np.zeros(n_jobs, np.int64),
+        "steps": np.zeros(n_jobs, np.int64), "aborted": np.zeros(n_jobs, np.bool_),
+        "illegal": np.zeros((n_jobs, 4), np.int64),
+    }  # fmt: skip
+    decisions = 0
+    by_agent: list[dict[str, int]] = [{} for _ in range(n_agents)]
+    listed: list = []
+    swings: list[_Kept] = []
+    illegal_kept: list[_Kept] = []
+    seen = 0
+    observe = False
+    for p in sorted(parts, key=lambda p: p["j0"]):
+        sl = slice(p["j0"], p["j1"])
+        for key in ("scores", "winner", "loser", "fan", "steps", "aborted", "illegal"):
+            out[key][sl] = p[key]
+        decisions += p["decisions"]
+        for k, d in enumerate(p["illegal_by_agent"]):
+            for nm, c in d.items():
+                by_agent[k][nm] = by_agent[k].get(nm, 0) + c
+        listed += p["illegal_list"]
+        swings += p["swings"]
+        illegal_kept += p["illegal_kept"]
+        seen += p["illegal_seen"]
+        observe = observe or p["observe"]
+    swings = heapq.nlargest(records, swings) if records else []
+    illegal_kept = sorted(illegal_kept, key=lambda k: k.job)[:illegal_records]
+    kept: dict[int, _Kept] = {}  # largest swings first, then the illegal hands by job; one entry per hand
+    for item in swings + illegal_kept:
+        if item.job in kept:
+            kept[item.job].reasons |= item.reasons
+        else:
+            kept[item.job] = item
+    out.update(
+        decisions=decisions, illegal_by_agent=by_agent, observe=observe, kept=list(kept.values()),
+        illegal_list=[e for _, e in sorted(listed, key=lambda x: x[0])[:_MAX_LISTED_ILLEGAL]],
+        records_dropped=seen - len(illegal_kept),
+    )  # fmt: skip
+    return out
+
+
+def _play_shard_task(j0: int, j1: int, common: dict, threads: int | None) -> dict[str, Any]:
+    """:func:`play_shard` as a Ray task (Ray resolves ``common``, an object reference, to the dict)."""
+    return play_shard(j0, j1, threads=threads, progress=False, **common)
+
+
+def _play_shards_on_ray(bounds, common, workers, threads, progress, seating, ray_address) -> list[dict]:
+    """Run the shards as Ray tasks (at most ``workers`` at a time, one CPU each); results in shard order."""
+    from mjenv._ray import ensure_ray, runtime_env
+
+    ray = ensure_ray(ray_address, None if ray_address else workers)
+    task = ray.remote(num_cpus=1)(_play_shard_task).options(runtime_env=runtime_env())
+    common_ref = ray.put(common)  # the job schedule and the agents' specs, once for all shards
+    n = len(bounds) - 1
+    th = 1 if threads is None else threads
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(
+            total=int(bounds[-1]), unit="hand", desc=f"arena {seating} ({workers} workers)", leave=False
+        )
+    pending: dict[Any, int] = {}
+    results: list[dict | None] = [None] * n
+    nxt = 0
+    try:
+        while nxt < n or pending:
+            while nxt < n and len(pending) < workers:
+                ref = task.remote(int(bounds[nxt]), int(bounds[nxt + 1]), common_ref, th)
+                pending[ref] = nxt
+                nxt += 1
+            done, _ = ray.wait(list(pending), num_returns=1)
+            s = pending.pop(done[0])
+            results[s] = ray.get(done[0])
+            if bar is not None:
+                bar.update(int(bounds[s + 1] - bounds[s]))
+    finally:
+        if bar is not None:
+            bar.close()
+    return results  # type: ignore[return-value]
+
+
+def run_arena(
+    agents: Mapping[str, str | Callable[..., Any]],
+    seating: str = "1v3",
+    walls: int = 100,
+    seed: int = 0,
+    *,
+    tables: int = 1024,
+    threads: int | None = None,
+    rules: Any = None,
+    illegal: str | None = None,
+    agent_kwargs: Mapping[str, Mapping[str, Any]] | None = None,
+    records: int = 10,
+    illegal_records: int = 100,
+    record_info: bool = True,
+    progress: bool = True,
+    curve_points: int = 12,
+    workers: int = 0,
+    shards: int | None = None,
+    ray_address: str | None = None,
+) -> dict[str, Any]:
+    """Duplicate evaluation of ``agents`` (see the module docstring); returns the JSON-ready report.
+
+    Parameters
+    ----------
+    agents : mapping of name to ``"module:factory"`` (or a factory ``factory(num_envs, seed, **kwargs)``)
+        In seating order: for ``1v3`` the first is the candidate A (one seat) and the second the opponent B
+        (three seats); ``2v2`` takes two agents and ``perm24`` four.
+    seating : str
+        ``"1v3"``, ``"2v2"`` or ``"perm24"``.
+    walls : int
+        Number of walls W; ``W * orders`` hands are played (4, 6 or 24 orders per wall).
+    seed : int
+        Seed of the walls and of the agents (agent ``k`` gets its own seed derived from it).
+    tables : int
+        Tables of the vector env (at most the number of hands); more tables, fewer Python steps.
+    threads : int, optional
+        Numba threads of the env (the report does not depend on it).
+    rules : RuleConfig, optional
+        Table rules (minimum fan); dealer and prevailing wind come from the wall schedule.
+    illegal : str
+        The env's illegal mode: ``"terminate"`` (default: the offender pays 30, the hand ends, the run goes on),
+        ``"penalty"`` (competition rules) or ``"raise"`` (stop with a ``ValueError`` naming the agent).
+    agent_kwargs : mapping of name to dict, optional
+        Extra keyword arguments of each agent's factory.
+    records : int
+        Keep the records of this many hands with the largest swings (0: none).
+    illegal_records : int
+        Keep the records of up to this many hands with an illegal action (the count dropped is reported).
+    record_info : bool
+        Store the policies' per-decision info (``act_with_info``) in the records.
+    progress : bool
+        Show a tqdm progress bar (hands, with an ETA).
+    curve_points : int
+        Points of the CI half-width curve (``report["convergence"]``).
+    workers : int
+        0 (default): play in this process. N > 0: play the shards as Ray tasks, N at a time, one CPU and
+        ``threads`` (default 1) Numba threads each (needs the ``distributed`` extra; a local Ray with N CPUs
+        is started unless Ray is initialised or ``ray_address`` is given). Agents are shipped as their import
+        strings and ``agent_kwargs`` (factories must be picklable); the workers import them from the driver's
+        checkout (``mjenv._ray``). The report does not depend on ``workers``.
+    shards : int, optional
+        Split the walls into this many contiguous blocks, each played on its own VectorEnv with its own
+        policies built from the agents' seeds (default: one per worker, 1 without workers). Policies whose
+        actions depend only on their rows (the rule agent, a greedy network) give the same hands, hence the
+        same report (but ``settings["shards"]``), for every split; a stochastic policy's random stream runs
+        per shard, so its report is a function of ``shards`` (and ``tables``): pass the same ``shards`` to get
+        the same report bit for bit with any ``workers``, 0 included.
+    ray_address : str, optional
+        Ray cluster to connect to (``"auto"``, ``"host:6379"``); default a local instance.
+
+    Returns
+    -------
+    dict
+        ``versions``, ``settings``, ``seeds``, ``agents`` (per agent statistics), ``differences``, ``table``
+        (outcomes of all hands), ``convergence``, ``illegal_actions``, ``records``, ``timing``. Every entry but
+        ``timing`` is reproducible bit for bit.
+
+    Raises
+    ------
+    ValueError
+        Bad seating, agent count, names or numbers, a bad import string, a policy returning the wrong shape,
+        or an illegal action in ``illegal="raise"`` mode.
+    TypeError
+        A factory with the wrong signature, or a policy returning non-integer actions.
+    """
+    t_start = time.perf_counter()
+    _check_seating(seating)
+    if not isinstance(agents, Mapping) or not agents:
+        raise TypeError("agents must be a non-empty mapping of name -> 'module:factory'")
+    names = list(agents)
+    for nm in names:
+        if not isinstance(nm, str) or not nm:
+            raise ValueError(f"agent names must be non-empty strings, got {nm!r}")
+    need = num_agents(seating)
+    if len(names) != need:
+        raise ValueError(f"seating {seating!r} takes {need} agents, got {len(names)} ({', '.join(names)})")
+    walls = _check_int(walls, "walls", 1)
+    seed = _check_int(seed, "seed", 0)
+    tables = _check_int(tables, "tables", 1)
+    records = _check_int(records, "records", 0)
+    illegal_records = _check_int(illegal_records, "illegal_records", 0)
+    curve_points = _check_int(curve_points, "curve_points", 1)
+    if illegal is not None and illegal not in ILLEGAL_MODES:
+        raise ValueError(f"illegal must be one of {ILLEGAL_MODES}, got {illegal!r}")
+    rules = check_rules(rules, illegal=illegal)  # default RuleConfig(): illegal="terminate"
+    illegal = rules.illegal
+    agent_kwargs = dict(agent_kwargs or {})
+    unknown = set(agent_kwargs) - set(names)
+    if unknown:
+        raise ValueError(f"agent_kwargs names unknown agents {sorted(unknown)}")
+
+    orders = seating_orders(seating)
+    chair_agent = seating_agents(seating).astype(np.int64)  # [P, 4]
+    n_orders = orders.shape[0]
+    n_jobs = walls * n_orders
+    n_tab = min(tables, n_jobs)
+    w_seed, w_dealer, w_prev = wall_schedule(seed, walls)
+    if rules.private_walls:  # the Botzone variant: chair 0 always deals (seat wind = player index)
+        w_dealer = np.full_like(w_dealer, rules.dealer)
+    job_seed = np.repeat(w_seed, n_orders)
+    job_dealer = np.repeat(w_dealer, n_orders)
+    job_prev = np.repeat(w_prev, n_orders)
+    job_order = np.tile(np.arange(n_orders), walls)
+
+    agent_seeds = {nm: _agent_seed(seed, k) for k, nm in enumerate(names)}
+    workers = _check_int(workers, "workers", 0)
+    shards = max(workers, 1) if shards is None else _check_int(shards, "shards", 1)
+    shards = min(shards, walls)
+    bounds = (np.arange(shards + 1, dtype=np.int64) * walls // shards) * n_orders  # job ranges, never empty
+    common = dict(
+        names=names, agents=dict(agents), agent_kwargs=agent_kwargs, agent_seeds=agent_seeds, chair_agent=chair_agent,
+        job_seed=job_seed, job_dealer=job_dealer, job_prev=job_prev, job_order=job_order, n_orders=n_orders,
+        tables=tables, rules=rules, records=records, illegal_records=illegal_records, record_info=record_info,
+    )  # fmt: skip
+    t_setup = time.perf_counter()
+    if workers == 0:
+        parts = []
+        for s in range(shards):
+            j0, j1 = int(bounds[s]), int(bounds[s + 1])
+            desc = f"arena {seating}" + (f" {s + 1}/{shards}" if shards > 1 else "")
+            parts.append(play_shard(j0, j1, threads=threads, progress=progress, desc=desc, **common))
+    else:
+        parts = _play_shards_on_ray(bounds, common, workers, threads, progress, seating, ray_address)
     t_play = time.perf_counter()
+    m = _merge_shards(parts, n_jobs, len(names), records, illegal_records)
+    j_scores, j_winner, j_loser, j_fan = m["scores"], m["winner"], m["loser"], m["fan"]
+    j_steps, j_aborted, j_illegal, decisions = m["steps"], m["aborted"], m["illegal"], m["decisions"]
+    illegal_by_agent = m["illegal_by_agent"]
+    illegal_list = m["illegal_list"]
+    observe = m["observe"]
     if (j_winner == -9).any():  # pragma: no cover - an internal invariant
         raise RuntimeError("arena: some hands were not played")
 
@@ -652,14 +815,11 @@ def run_arena(
         illegal_records,
         observe,
     )
-    report["records"] = (
-        []
-        if rec is None
-        else _build_records(
-            rec, names, chair_agent, job_seed, job_dealer, job_prev, job_order, n_orders, rules
-        )
+    report["settings"]["shards"] = shards
+    report["records"] = _build_records(
+        m["kept"], names, chair_agent, job_seed, job_dealer, job_prev, job_order, n_orders, rules
     )
-    report["records_dropped"] = 0 if rec is None else rec.illegal_dropped
+    report["records_dropped"] = m["records_dropped"]
     t_end = time.perf_counter()
     play = t_play - t_setup
     report["timing"] = {
@@ -842,11 +1002,11 @@ def _report(
     }
 
 
-def _build_records(rec, names, chair_agent, job_seed, job_dealer, job_prev, job_order, n_orders, rules):
+def _build_records(kept, names, chair_agent, job_seed, job_dealer, job_prev, job_order, n_orders, rules):
     from mjenv.record import make_log
 
     out = []
-    for item in rec.kept():
+    for item in kept:
         j = item.job
         ops = [["act" if k == 0 else "penalty", int(s), int(v)] for k, s, v in item.ops.tolist()]
         log = make_log(int(job_seed[j]), int(job_dealer[j]), int(job_prev[j]), rules, ops)

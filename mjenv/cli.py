@@ -338,6 +338,11 @@ def _register_eval(sub) -> None:
     p.add_argument(
         "--plot", metavar="PATH", help="save a plot (mean +- CI per agent, CI against hands) to PATH"
     )
+    p.add_argument("--workers", type=int, default=0, help="play on N Ray workers (pip install -e "
+                   "'.[distributed]'); the report is the single-process one for the same --shards (default 0)")  # fmt: skip
+    p.add_argument("--shards", type=int, default=None, help="split the walls into N blocks, each on its own env "
+                   "(default: one per worker); fixes the report of stochastic agents across --workers")  # fmt: skip
+    p.add_argument("--ray-address", default=None, help="Ray cluster address (e.g. auto); default a local Ray")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_eval)
 
@@ -374,10 +379,16 @@ def _cmd_eval(args) -> int:
         except ImportError:
             print("mjenv eval: error: --plot needs matplotlib (pip install matplotlib)", file=sys.stderr)
             return 2
+    if args.workers and args.workers > 0:
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            print("mjenv eval: error: --workers needs Ray: pip install -e '.[distributed]'", file=sys.stderr)
+            return 2
     report = run_arena(
         agents, seating=args.seating, walls=args.walls, seed=args.seed, tables=args.tables,
         threads=args.threads, rules=_rules_from_args(args), records=args.records, progress=not args.no_progress,
-        agent_kwargs=agent_kwargs,
+        agent_kwargs=agent_kwargs, workers=args.workers, shards=args.shards, ray_address=args.ray_address,
     )  # fmt: skip
     print(format_markdown(report))
     if args.json:

@@ -398,3 +398,52 @@ def test_cli_eval_agent_options(tmp_path, capsys):
     ):
         assert main([*pair, "--agent-opt", opt, "--walls", "1", "--no-progress"]) == 2
         assert msg in capsys.readouterr().err, opt
+
+
+# ------------------------------------------------------------------------------------------------ shards (issue 13)
+class FirstLegalOrIllegal:
+    """Deterministic row by row: the first legal action, but the first illegal one when 5 actions are legal."""
+
+    needs_observations = False
+
+    def __call__(self, obs, masks, seats):
+        a = np.argmax(masks, axis=1)
+        five = masks.sum(axis=1) == 5
+        a[five] = np.argmin(masks[five], axis=1)
+        return a
+
+
+def make_first_legal_or_illegal(num_envs, seed, **kwargs):
+    return FirstLegalOrIllegal()
+
+
+def _no_timing(rep, shards=None):
+    rep = dict(rep)
+    rep.pop("timing")
+    if shards is not None:
+        rep["settings"] = {**rep["settings"], "shards": shards}
+    return json.dumps(rep, sort_keys=True)
+
+
+def test_shards_do_not_change_the_report_of_row_wise_agents():
+    """Agents whose actions depend only on their rows: every split of the walls gives the same hands, records,
+    kept illegal hands (the lowest hand indices) and listed illegal actions (first by hand, then decision)."""
+    agents = {"bad": make_first_legal_or_illegal, "rule": "agents.rule:make"}
+    kw = dict(seating="1v3", walls=12, seed=2, tables=16, records=4, illegal_records=3, progress=False)
+    one = run_arena(agents, **kw)
+    assert one["settings"]["shards"] == 1 and one["agents"]["bad"]["illegal_actions"]["count"] > 0
+    assert one["records_dropped"] > 0 and any("illegal" in r["reasons"] for r in one["records"])
+    for shards in (2, 5):
+        assert _no_timing(run_arena(agents, shards=shards, **kw), shards=1) == _no_timing(one)
+
+
+def test_shards_fix_the_report_of_stochastic_agents():
+    kw = dict(seating="2v2", walls=6, seed=1, tables=8, records=2, progress=False)
+    agents = {"g": make_greedy, "r": RANDOM}
+    a = run_arena(agents, shards=3, **kw)
+    assert a["settings"]["shards"] == 3
+    assert _no_timing(run_arena(agents, shards=3, **kw)) == _no_timing(a)
+    with pytest.raises(ValueError, match="shards"):
+        run_arena(agents, shards=0, **kw)
+    with pytest.raises(ValueError, match="workers"):
+        run_arena(agents, workers=-1, **kw)

@@ -27,6 +27,9 @@ What it does, in the order of the code
    if the run had not been stopped. ``run_dir/policy.safetensors`` is the learner in :mod:`agents.nn`'s format
    (``mjenv eval --agent ppo=agents.nn:make ...`` with ``checkpoint=...``).
 
+With ``workers > 0`` the rollouts come from Ray actors each holding a :class:`Collector`
+(:mod:`train.distributed`, ``docs/distributed.md``); everything else is this file's code.
+
 Decisions/s counts every decision of every table (learner and opponents) collected and trained, end to end.
 """
 
@@ -122,6 +125,15 @@ class PPOConfig:
     resume: bool = False
     """continue from run_dir/checkpoint.safetensors (exactly)"""
     progress: bool = True
+    workers: int = 0
+    """Ray workers collecting rollouts (0: this process, the loop above). N > 0: N actors of ``num_envs`` tables
+    each, one update of staleness; see train/distributed.py (needs the distributed extra: ray)"""
+    ray_address: str | None = None
+    """Ray cluster to join (e.g. auto, host:6379); default a local Ray"""
+    ray_num_cpus: int | None = None
+    """CPUs of the local Ray (default: workers)"""
+    ray_ship_code: bool = False
+    """upload the checkout to the workers (runtime_env working_dir) instead of using it at the same path"""
 
 
 def check_config(cfg: PPOConfig) -> PPOConfig:
@@ -129,7 +141,7 @@ def check_config(cfg: PPOConfig) -> PPOConfig:
     ints = {
         "seed": 0, "updates": 1, "num_envs": 1, "rollout_steps": 1, "threads": 1, "torch_threads": 1,
         "min_fan": 0, "channels": 1, "hidden": 1, "epochs": 1, "minibatch_size": 1, "pool_size": 1,
-        "pool_every": 1, "eval_every": 0, "eval_walls": 1, "eval_seed": 0, "save_every": 1,
+        "pool_every": 1, "eval_every": 0, "eval_walls": 1, "eval_seed": 0, "save_every": 1, "workers": 0,
     }  # fmt: skip
     for name, lo in ints.items():
         v = getattr(cfg, name)
@@ -169,6 +181,13 @@ def check_config(cfg: PPOConfig) -> PPOConfig:
             raise ValueError(f"device {cfg.device!r} asked for, but CUDA is not available")
     if cfg.resume and not (Path(cfg.run_dir) / "checkpoint.safetensors").is_file():
         raise FileNotFoundError(f"resume: no checkpoint at {Path(cfg.run_dir) / 'checkpoint.safetensors'}")
+    if cfg.ray_num_cpus is not None and (isinstance(cfg.ray_num_cpus, bool) or not isinstance(cfg.ray_num_cpus, int)
+                                         or cfg.ray_num_cpus < 1):  # fmt: skip
+        raise ValueError(f"PPOConfig.ray_num_cpus must be an int >= 1 or None, got {cfg.ray_num_cpus!r}")
+    if cfg.workers > 0:
+        from mjenv._ray import require_ray
+
+        require_ray()
     RuleConfig(min_fan=cfg.min_fan)  # its own range check
     return cfg
 
@@ -510,7 +529,8 @@ class Trainer:
         if cfg.resume:
             ckpt = read_checkpoint(self.run_dir / "checkpoint.safetensors")
             saved = json.loads(ckpt[1]["config"])
-            keep = {"updates", "resume", "progress", "run_dir", "device", "eval_every", "save_every"}
+            keep = {"updates", "resume", "progress", "run_dir", "device", "eval_every", "save_every", "workers",
+                    "ray_address", "ray_num_cpus", "ray_ship_code"}  # fmt: skip
             diff = {
                 k: (saved[k], v)
                 for k, v in asdict(cfg).items()
@@ -533,6 +553,11 @@ class Trainer:
         self.gen = torch.Generator(device="cpu" if self.device.type == "cpu" else self.device)
         self.gen.manual_seed(cfg.seed)
         self.col = Collector(cfg)
+        self.dist = None  # workers > 0: rollouts from Ray actors (train/distributed.py)
+        if cfg.workers > 0:
+            from train.distributed import DistributedCollector
+
+            self.dist = DistributedCollector(self)
         self.pool: list[ann.PolicyValueNet] = []
         self.pool_next = 0
         self.counters = {"update": 0, "decisions": 0, "learner_decisions": 0, "hands": 0, "seconds": 0.0}
@@ -579,7 +604,10 @@ class Trainer:
         if cfg.anneal_lr:
             for g in self.opt.param_groups:
                 g["lr"] = cfg.lr * (1.0 - u / cfg.updates)
-        batch = self.col.collect(self.net, self.pool, self.gen, self.device, timers)
+        if self.dist is not None:
+            batch = self.dist.collect(timers)
+        else:
+            batch = self.col.collect(self.net, self.pool, self.gen, self.device, timers)
         t0 = time.perf_counter()
         stats = (
             ppo_update(self.net, self.opt, batch, cfg, self.rng, self.device) if batch["actions"].size else {}
@@ -598,6 +626,7 @@ class Trainer:
             hands=float(batch["hands"]),
             value_mean=float(batch["values"].mean()) if batch["values"].size else 0.0,
         )
+        stats.update(batch.get("dist_stats", {}))
         return stats
 
     def _add_to_pool(self) -> None:
@@ -690,6 +719,8 @@ class Trainer:
         finally:
             bar.close()
             writer.close()
+            if self.dist is not None:
+                self.dist.close()
         return {
             "counters": dict(self.counters),
             "timers": timers,
@@ -705,7 +736,8 @@ def _jsonable(v: Any) -> Any:
 
 _CSV_FIELDS = ("update", "decisions", "hands", "seconds", "decisions_per_s", "lr", "pg_loss", "v_loss", "entropy",
                "approx_kl", "clipfrac", "epochs", "learner_points_per_hand", "learner_win_rate", "value_mean",
-               "eval_mean", "eval_ci_lo", "eval_ci_hi")  # fmt: skip
+               "workers", "rollouts", "staleness", "restarts", "bytes_in", "bytes_out", "wait_s", "fetch_s", "broadcast_s",
+               "merge_s", "eval_mean", "eval_ci_lo", "eval_ci_hi")  # fmt: skip
 
 
 def _append_csv(path: Path, row: dict[str, Any]) -> None:
