@@ -749,6 +749,8 @@ def run_arena(
     n_jobs = walls * n_orders
     n_tab = min(tables, n_jobs)
     w_seed, w_dealer, w_prev = wall_schedule(seed, walls)
+    if rules.private_walls:  # the Botzone variant: chair 0 always deals (seat wind = player index)
+        w_dealer = np.full_like(w_dealer, rules.dealer)
     job_seed = np.repeat(w_seed, n_orders)
     job_dealer = np.repeat(w_dealer, n_orders)
     job_prev = np.repeat(w_prev, n_orders)

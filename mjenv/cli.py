@@ -29,6 +29,13 @@ def _add_rule_args(p, illegal: str | None = None) -> None:
     """Rule options (mjenv.rules.RuleConfig fields) as flags; :func:`_rules_from_args` builds the config."""
     g = p.add_argument_group("rules (mjenv.rules.RuleConfig)")
     g.add_argument(
+        "--variant",
+        choices=["mcr", "botzone"],
+        default="mcr",
+        help="mcr (default: the flags below) or botzone (RuleConfig.botzone(): the Botzone/IJCAI judge's rules; "
+        "--min-fan, --no-flowers and --claim-windows are then fixed by the variant)",
+    )
+    g.add_argument(
         "--min-fan", type=int, default=8, help="minimum fan of a win, flowers excluded (default 8)"
     )
     g.add_argument(
@@ -52,6 +59,8 @@ def _add_rule_args(p, illegal: str | None = None) -> None:
 def _rules_from_args(args, **fixed):
     from mjenv.rules import RuleConfig
 
+    if getattr(args, "variant", "mcr") == "botzone":
+        return RuleConfig.botzone(**({"illegal": args.illegal} if hasattr(args, "illegal") else {}), **fixed)
     return RuleConfig(
         min_fan=args.min_fan,
         flowers=not args.no_flowers,

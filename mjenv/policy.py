@@ -91,6 +91,11 @@ def random_legal_actions(
     if n_legal is None:
         if legal_actions is not None:
             raise ValueError("legal_actions needs n_legal (VectorEnv.n_legal)")
+        if masks.shape[0] == 1:  # one row (bots, the Botzone runner): the same pick with fewer numpy calls
+            row = np.flatnonzero(masks[0])
+            if row.size == 0:
+                raise ValueError("row 0 of masks has no legal action")
+            return np.array([row[int(rng.random(1)[0] * row.size)]], np.int64)
         n_legal = np.count_nonzero(masks, axis=1)
     elif n_legal.shape != masks.shape[:1]:
         raise ValueError(f"n_legal must have shape {masks.shape[:1]}, got {n_legal.shape}")

@@ -41,10 +41,10 @@ def _same_game(seed: int, flowers: bool = False) -> None:
     pols = [HashPolicy() for _ in range(4)]
     eng = play_engine(pols, init, record=True)
     bots = [PolicyBot(p, record=True) for p in pols]
-    rec = play_match(bots, init)
+    rec = play_match(bots, init, in_process="protocol")  # the bot's own view, rebuilt from its requests
     assert [rec["scores"][str(i)] for i in range(4)] == eng["scores"]
     for s in range(4):
-        d_eng, d_bot = eng["decisions"][s], bots[s].core.decisions
+        d_eng, d_bot = eng["decisions"][s], bots[s].decisions
         assert len(d_eng) == len(d_bot), (seed, s)
         for k, (a, b) in enumerate(zip(d_eng, d_bot)):
             assert np.array_equal(a[1], b[1]), (seed, s, k, "mask")

@@ -149,10 +149,12 @@ def _wall(seed: int = 0) -> str:
 
 
 def test_bad_judge_input_is_a_clear_error():
-    with pytest.raises(ValueError, match="walltiles"):
-        judge({"log": [], "initdata": {"srand": 3, "quan": 0}})
-    with pytest.raises(ValueError, match="quan"):
-        judge({"log": [], "initdata": {"srand": 3, "quan": 7, "walltiles": _wall()}})
+    with pytest.raises(ValueError, match="'srand'.*walltiles missing"):
+        judge({"log": [], "initdata": {"quan": 0}})  # the C++ judge would shuffle with a clock seed
+    with pytest.raises(ValueError, match="'srand'.*quan 7"):
+        judge({"log": [], "initdata": {"quan": 7, "walltiles": _wall()}})
+    with pytest.raises(ValueError, match="'srand'"):
+        judge({"log": [], "initdata": {"srand": "3", "quan": 0}})
     with pytest.raises(ValueError, match="token 0 'X1'"):
         parse_walltiles("X1 " + _wall()[3:])
     with pytest.raises(ValueError, match="136 or 144"):
@@ -288,3 +290,26 @@ def test_every_front_accepts_the_variant():
         {"a": RANDOM, "b": RANDOM}, walls=2, seed=0, tables=8, rules=RuleConfig.botzone(), progress=False
     )
     assert rep["settings"]["rules"]["private_walls"] is True and rep["settings"]["hands"] == 8
+
+
+@needs_corpus
+def test_first_output_from_srand_alone():
+    """The wall (glibc rand + libstdc++ random_shuffle) and a drawn quan from srand: the first judge output of
+    every corpus game, given the first call's initdata (init_input), is the real judge's, initdata included."""
+    from mjenv.botzone.judge import GlibcRand, srand_wall
+
+    g = GlibcRand(1)
+    assert [g.rand() for _ in range(3)] == [1804289383, 846930886, 1681692777]
+    assert GlibcRand(0).rand() == GlibcRand(1).rand()  # glibc: seed 0 is seed 1
+    with gzip.open(CORPUS, "rt") as f:
+        recs = [json.loads(line) for line in f]
+    n_shuffled = n_drawn_quan = 0
+    for rec in recs:
+        assert judge({"log": [], "initdata": rec["init_input"]}) == rec["log"][0]["output"], rec["id"]
+        n_shuffled += "walltiles" not in rec["init_input"]
+        q = rec["init_input"].get("quan")
+        n_drawn_quan += not (isinstance(q, int) and 0 <= q <= 3)
+    assert n_shuffled == 495 and n_drawn_quan == 26
+    assert srand_wall(5)[0] != srand_wall(5, 1)[0]  # drawing quan spends one rand() before the shuffle
+    with pytest.raises(TypeError):
+        srand_wall("5")

@@ -20,8 +20,9 @@ Specification in mjenv
   :func:`mjenv.game.raw_score_kernel`). A move the engine rejects is the judge's WA where the C++ judge rejects
   it too (claims and kongs on an empty wall); any other disagreement is an internal error (``RuntimeError``).
 * Without ``walltiles`` in ``initdata`` the wall comes from glibc ``srand``/``rand`` and libstdc++
-  ``std::random_shuffle`` in the C++ judge; that is not reproduced here: :func:`judge` then raises
-  ``ValueError`` (give the ``initdata`` the judge echoed on its first turn, as Botzone does).
+  ``std::random_shuffle``, and a missing or out-of-range ``quan`` from one ``rand()`` before the shuffle:
+  :func:`srand_wall` reproduces both bit for bit (:class:`GlibcRand`; every shuffled wall of the shared corpus).
+  Without an int ``srand`` the C++ judge seeds from the clock: that is a ``ValueError`` here.
 """
 
 from __future__ import annotations
@@ -37,10 +38,11 @@ from mjenv.fans import FAN_NAME_ZH, FAN_POINTS, NUM_FANS, REFERENCE_ORDER, Fan
 from mjenv.rules import RuleConfig
 from mjenv.tiles import BOTZONE_CODES
 
-__all__ = ["Judge", "judge", "main", "parse_walltiles"]
+__all__ = ["GlibcRand", "Judge", "judge", "main", "parse_walltiles", "srand_wall"]
 
 _TILE = {c: i for i, c in enumerate(BOTZONE_CODES)}
 _NOT_COMPUTED = -4
+_KEYS = ("0", "1", "2", "3")
 #: fan names as the judge's (older) calculator prints them; PyMahjongGB's newer names elsewhere
 _JUDGE_FAN_NAME = list(FAN_NAME_ZH)
 _JUDGE_FAN_NAME[Fan.EDGE_WAIT] = "边张"
@@ -62,6 +64,62 @@ def parse_walltiles(text: str) -> list[int]:
     if len(out) not in (136, 144):
         raise ValueError(f"walltiles must hold 136 or 144 tiles, got {len(out)}")
     return out
+
+
+class GlibcRand:
+    """glibc's ``srand`` / ``rand`` (the TYPE_3 additive feedback generator of ``random_r``), bit for bit:
+    ``GlibcRand(1).rand() == 1804289383``."""
+
+    def __init__(self, seed: int) -> None:
+        seed &= 0xFFFFFFFF  # srand takes an unsigned int; 0 is treated as 1
+        if seed == 0:
+            seed = 1
+        w = seed - (1 << 32) if seed >= 1 << 31 else seed  # state words are int32
+        r = [w]
+        for _ in range(1, 31):  # state[i] = 16807 * state[i-1] % (2^31 - 1), C's truncating division
+            q = abs(w) // 127773
+            hi = q if w >= 0 else -q
+            lo = w - hi * 127773
+            w = 16807 * lo - 2836 * hi
+            if w < 0:
+                w += 2147483647
+            r.append(w)
+        r += r[0:3]
+        for i in range(34, 344):  # the 310 outputs srand discards
+            r.append((r[i - 31] + r[i - 3]) & 0xFFFFFFFF)
+        self._r = r
+
+    def rand(self) -> int:
+        r = self._r
+        v = (r[-31] + r[-3]) & 0xFFFFFFFF
+        r.append(v)
+        if len(r) > 4096:
+            del r[:-64]
+        return v >> 1
+
+
+#: the judge's wall before the shuffle: W_i B_i T_i four times for i = 1..9, then F1..F4 and J1..J3, 4 each
+_JUDGE_WALL = (
+    [c for i in range(1, 10) for _ in range(4) for c in (f"W{i}", f"B{i}", f"T{i}")]
+    + [f"F{i}" for i in range(1, 5) for _ in range(4)]
+    + [f"J{i}" for i in range(1, 4) for _ in range(4)]
+)
+
+
+def srand_wall(seed: int, quan: object = None) -> tuple[str, int]:
+    """The C++ judge's ``walltiles`` and ``quan`` from ``srand`` alone: ``srand(seed)``; ``quan = rand() % 4``
+    when ``quan`` is not an int 0..3; then libstdc++'s ``std::random_shuffle`` (``rand() % (i + 1)`` for
+    ``i = 1 .. n-1``) of the 136-tile wall. Reproduces every shuffled wall of the shared corpus."""
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"srand must be an int, got {type(seed).__name__}")
+    g = GlibcRand(seed)
+    if isinstance(quan, bool) or not isinstance(quan, int) or not 0 <= quan <= 3:
+        quan = g.rand() % 4
+    wall = list(_JUDGE_WALL)
+    for i in range(1, len(wall)):
+        j = g.rand() % (i + 1)
+        wall[i], wall[j] = wall[j], wall[i]
+    return " ".join(wall), quan
 
 
 class _Finish(Exception):
@@ -89,24 +147,33 @@ class Judge:
     :meth:`feed` takes one round of bot answers (``{"0": {"verdict": "OK", "response": "PASS"}, ...}``) and
     returns the next output. After a ``finish`` output :meth:`feed` raises ``ValueError``.
 
-    ``initdata``: ``{"srand": int, "quan": 0..3, "walltiles": str}``; ``walltiles`` is required (see the module
-    docstring); a missing or out-of-range ``quan`` is a ``ValueError`` (the C++ judge draws it with ``rand``).
+    ``initdata``: ``{"srand": int, "quan": 0..3, "walltiles": str}``. As in the C++ judge, a missing
+    ``walltiles`` is shuffled and a missing or out-of-range ``quan`` drawn from ``srand`` (:func:`srand_wall`);
+    without an int ``srand`` they are a ``ValueError`` (the C++ judge would seed from the clock).
     """
 
     def __init__(self, initdata: dict, *, display: bool = True):
         if not isinstance(initdata, dict):
             raise TypeError(f"initdata must be a dict, got {type(initdata).__name__}")
         wt = initdata.get("walltiles")
-        if not isinstance(wt, str) or not wt:
-            raise ValueError(
-                "initdata needs 'walltiles' (rebuilding the wall from srand alone is not supported)"
-            )
         quan = initdata.get("quan")
-        if isinstance(quan, bool) or not isinstance(quan, int) or not 0 <= quan <= 3:
-            raise ValueError(f"initdata 'quan' must be an int 0..3, got {quan!r}")
-        srand = initdata.get("srand", 0)
+        srand = initdata.get("srand")
+        given = wt if isinstance(wt, str) else ""
+        quan_ok = not isinstance(quan, bool) and isinstance(quan, int) and 0 <= quan <= 3
+        if not given or not quan_ok:  # the C++ judge: srand(srand); quan = rand() % 4; random_shuffle
+            if isinstance(srand, bool) or not isinstance(srand, int):
+                raise ValueError(
+                    "initdata needs an int 'srand' when 'walltiles' is missing or 'quan' is not an int 0..3 "
+                    f"(the judge would seed rand() from the clock); got walltiles {'given' if given else 'missing'}"
+                    f", quan {quan!r}, srand {srand!r}"
+                )
+            gen, quan = srand_wall(srand, quan)
+            wt = given or gen
+        if srand is None:
+            srand = 0
         self.wall = parse_walltiles(wt)
         self.walltiles = wt
+        self.strlen = len(given)  # display.strlen: the length of the given walltiles (0 when shuffled)
         self.quan = quan
         self.srand = srand
         self.display = display  # False: skip canHu (the scorer) on request outputs that are not kept
@@ -141,7 +208,7 @@ class Judge:
                 "canHu": [_NOT_COMPUTED] * 4,
                 "quan": q,
                 "srand": self.srand,
-                "strlen": len(self.walltiles),
+                "strlen": self.strlen,
             },
             "initdata": {"walltiles": self.walltiles, "quan": q, "srand": self.srand},
         }
@@ -260,7 +327,7 @@ class Judge:
         score[player] = -30
         d = {"action": code, "canHu": [_NOT_COMPUTED] * 4, "player": player, "score": score}
         if self.stage == "init":
-            d["strlen"] = len(self.walltiles)
+            d["strlen"] = self.strlen
         raise _Finish({"command": "finish", "content": {str(i): score[i] for i in range(4)}, "display": d})
 
     def _hu(self, player: int, tile: int, in_hand: bool) -> None:
@@ -340,10 +407,11 @@ class Judge:
         return self._emit()
 
     def _answer(self, answers: dict, i: int) -> tuple[str, str]:
-        a = answers.get(str(i))
+        a = answers.get(_KEYS[i])
         if not isinstance(a, dict):
             return "", ""
-        return _text(a.get("verdict")), _text(a.get("response"))
+        v, r = a.get("verdict"), a.get("response")
+        return (v if type(v) is str else _text(v)), (r if type(r) is str else _text(r))
 
     def _check_pass(self, answers: dict, i: int) -> None:
         v, r = self._answer(answers, i)

@@ -3,12 +3,16 @@
 Specification in mjenv
 ----------------------
 * :func:`play_match` plays one game of the Botzone variant: the judge is :class:`mjenv.botzone.Judge`
-  (incremental; ``judge="per-call"`` calls :func:`mjenv.botzone.judge` with the whole log and JSON in and out
-  on every round, Botzone's own protocol) and every round each seat gets its request string and answers.
+  (incremental: one engine state for the match; ``judge_mode="per-call"`` calls :func:`mjenv.botzone.judge`
+  with the whole log and JSON in and out on every round, Botzone's own protocol) and every round each seat
+  answers.
 * A seat is a :class:`SubprocessBot` (an external program speaking Botzone's simple or JSON interaction, with
   or without keep-running: a program that prints ``>>>BOTZONE_REQUEST_KEEP_RUNNING<<<`` after its answer is
-  kept alive and then sent only the new request) or a :class:`PolicyBot` (an mjenv policy in process, through
-  :class:`mjenv.botzone.bot.BotCore`). :func:`make_bot` builds either from a spec string.
+  kept alive and then sent only the new request), which gets its request strings, or a :class:`PolicyBot` (an
+  mjenv policy in process). With the incremental judge a policy seat reads observation and mask from the
+  judge's engine state (``in_process="engine"``, the fast path: no requests built or parsed for it); with
+  ``in_process="protocol"`` or the per-call judge it rebuilds the game from its requests
+  (:class:`mjenv.botzone.bot.BotCore`). Both give the same log. :func:`make_bot` builds a seat from a spec.
 * Per-move time limit (``time_limit``; a longer ``first_time_limit`` for the first answer, which includes the
   program's start): a bot that does not answer in time is killed and gets ``TLE``; one that exits or closes its
   output without an answer gets ``RE``; garbage is passed to the judge as the answer (``WA``, or ``WH`` for a
@@ -39,9 +43,10 @@ import numpy as np
 
 from mjenv import actions as A
 from mjenv import game as G
-from mjenv.botzone.bot import KEEP_RUNNING, BotCore
+from mjenv.botzone.bot import KEEP_RUNNING, BotCore, action_to_response
 from mjenv.botzone.judge import Judge, judge, parse_walltiles
 from mjenv.observation import OBS_SIZE, observe_kernel
+from mjenv.policy import needs_observations
 from mjenv.rules import RuleConfig
 from mjenv.tiles import BOTZONE_CODES
 
@@ -76,9 +81,19 @@ class PolicyBot:
         self.record = record
         self.core = BotCore(policy, record=record)
         self._answer: dict = {}
+        self._engine_decisions: list[tuple[np.ndarray, np.ndarray, int]] = []
+        self._engine_path = False
 
     def new_game(self) -> None:
         self.core = BotCore(self.policy, record=self.record)
+        self._engine_decisions = []
+        self._engine_path = False
+
+    @property
+    def decisions(self) -> list[tuple[np.ndarray, np.ndarray, int]]:
+        """With ``record``: every policy decision of the last game as ``(obs, mask, action)`` (the discard after a
+        claim only when the claim went through), from whichever path played it (engine state or requests)."""
+        return self._engine_decisions if self._engine_path else self.core.decisions
 
     def send(self, request: str, history: tuple[list[str], list[str]]) -> None:
         t0 = time.perf_counter()
@@ -176,13 +191,15 @@ class SubprocessBot:
             self.proc.stdin.write(text)
             self.proc.stdin.flush()
         except (OSError, ValueError) as e:
-            self._error = f"cannot write to the bot: {e}"
+            self._error = f"cannot {'start' if self.proc is None else 'write to'} the bot: {e}"
         self._limit = self.first_time_limit if self._turn == 0 else self.time_limit
         self._turn += 1
         self._t0 = time.perf_counter()
 
     def receive(self) -> dict:
         """This turn's answer: ``{"verdict": "OK", "response", "debug", "time"}`` or ``{"verdict": "TLE"|"RE"}``."""
+        if self._error and self.proc is None:  # the program could not be started
+            return {"verdict": "RE", "debug": self._error, "time": 0.0}
         deadline = self._t0 + self._limit
         out: list[str] = []
         keep = False
@@ -254,6 +271,119 @@ class SubprocessBot:
                 pass
 
 
+_PASS = ("PASS", "", 0.0)
+_KEYS = ("0", "1", "2", "3")
+
+
+class _EngineSeats:
+    """The in-process policy seats of a match read the judge's engine state (no Botzone requests): the fast path
+    of :func:`play_match`.
+
+    Each seat is asked exactly where :class:`~mjenv.botzone.bot.BotCore` asks it when it rebuilds the game from
+    its requests (its own draw; every window on another seat's discard or added kong; on a chow or pung the
+    discard that goes with it, on the state where the claim went through), with the observation and mask of the
+    same kernels (:func:`~mjenv.observation.observe_kernel`, :func:`~mjenv.game.legal_mask_kernel`), so a
+    policy plays the same game on both paths (tested); a policy with ``needs_observations = False`` gets
+    ``obs=None`` (the policy protocol's masks-only mode) unless its decisions are recorded. The answer is the Botzone response string, and the judge
+    checks it as any other answer. Every other request is answered ``PASS`` without a policy call.
+    """
+
+    def __init__(self, seats: dict[int, PolicyBot]) -> None:
+        self.seats = seats
+        self._tabs = G.win_tables()
+        self._rewards = np.zeros(4, np.float32)
+        self._obs = np.zeros((1, OBS_SIZE), np.float32)
+        self._mask = np.zeros((1, A.NUM_ACTIONS), np.bool_)
+        self._obs0, self._mask0 = self._obs[0], self._mask[0]
+        self._seat_arr = [np.full(1, i, np.int32) for i in range(4)]
+        # observations only for policies that read them (``needs_observations``) or when decisions are kept
+        self._observe = {i: b.record or needs_observations(b.policy) for i, b in seats.items()}
+        self._provisional: dict[int, tuple] = {}
+        for b in seats.values():
+            b._engine_path = True
+            b._engine_decisions = []
+
+    def _step(self, st: np.ndarray, action: int) -> None:
+        if G.step_kernel(st, action, self._rewards, *self._tabs) != G.OK:  # pragma: no cover - masked moves
+            raise RuntimeError(f"engine rejected {A.action_to_str(action)} of seat {int(st[G.CUR])}")
+
+    def _ask(self, seat: int, st: np.ndarray) -> tuple[int, str]:
+        """Ask seat's policy on ``st`` (``seat`` to act): (action, note); an illegal answer falls back to PASS or
+        the first legal action, as :class:`~mjenv.botzone.bot.BotCore` does."""
+        mask0 = self._mask0
+        observe = self._observe[seat]
+        if observe:
+            observe_kernel(st, seat, self._obs0)
+        if G.legal_mask_kernel(st, seat, mask0) == 0:  # pragma: no cover - the judge asks seats to act
+            raise RuntimeError(f"seat {seat} has no legal action")
+        out = self.seats[seat].policy(self._obs if observe else None, self._mask, self._seat_arr[seat])
+        a = int(out[0]) if type(out) is np.ndarray and out.ndim == 1 else int(np.asarray(out).reshape(-1)[0])
+        if 0 <= a < A.NUM_ACTIONS and mask0[a]:
+            return a, ""
+        note = f"policy answered illegal action {a}; "
+        return (A.PASS if mask0[A.PASS] else int(np.flatnonzero(mask0)[0])), note
+
+    def _keep(self, seat: int, a: int) -> None:
+        if self.seats[seat].record:
+            self.seats[seat]._engine_decisions.append((self._obs[0].copy(), self._mask[0].copy(), a))
+
+    def _turn(self, seat: int, st: np.ndarray) -> tuple[str, str]:
+        a, note = self._ask(seat, st)
+        self._keep(seat, a)
+        return action_to_response(a, -1), note
+
+    def _window(self, seat: int, sim: np.ndarray) -> tuple[str, str]:
+        """``seat``'s answer in the window of ``sim`` (at its turn to answer, the seats before it passed)."""
+        t = int(sim[G.OFFER_TILE])
+        a, note = self._ask(seat, sim)
+        self._keep(seat, a)
+        if a == A.PUNG or A.CHOW <= a < A.PUNG:  # the discard, on the state where the claim went through
+            sim2 = sim.copy()
+            while sim2[G.PHASE] in (G.PH_CLAIM, G.PH_ROB):
+                self._step(sim2, a if sim2[G.CUR] == seat else A.PASS)
+            d, note2 = self._ask(seat, sim2)
+            if self.seats[seat].record:
+                self._provisional[seat] = (self._obs[0].copy(), self._mask[0].copy(), d)
+            return action_to_response(a, t, d), note + note2
+        return action_to_response(a, t), note
+
+    def _safe(self, fn, seat: int, st: np.ndarray, own_draw: bool) -> tuple[str, str, float]:
+        t0 = time.perf_counter()
+        try:
+            resp, debug = fn(seat, st)
+        except Exception as e:  # a policy that raises: never stop the match (as BotCore)
+            resp = f"PLAY {BOTZONE_CODES[int(st[G.DRAWN])]}" if own_draw else "PASS"
+            debug = f"error deciding: {type(e).__name__}: {e}; answered {resp}"
+        return resp, debug, time.perf_counter() - t0
+
+    def answers(self, j: Judge) -> dict[int, tuple[str, str, float]]:
+        """This round's answers of the in-process seats: ``{seat: (response, debug, seconds)}``."""
+        stage, st = j.stage, j.state
+        out = {i: _PASS for i in self.seats}
+        if stage == "draw":
+            p = int(st[G.TURN])
+            if p in out:
+                out[p] = self._safe(self._turn, p, st, True)
+        elif stage in ("discard", "rob") and st[G.PHASE] in (G.PH_CLAIM, G.PH_ROB):
+            sim = st.copy()  # every asked seat answers at its turn with the seats before it passing
+            while sim[G.PHASE] in (G.PH_CLAIM, G.PH_ROB):
+                o = int(sim[G.CUR])
+                if o in out:
+                    out[o] = self._safe(self._window, o, sim, False)
+                self._step(sim, A.PASS)
+        return out
+
+    def confirm(self, out: dict) -> None:
+        """After the judge's next output: keep a provisional claim discard when the claim went through."""
+        if not self._provisional:
+            return
+        d = out.get("display", {})
+        p = d.get("player") if d.get("action") in ("PENG", "CHI") else None
+        if p in self._provisional:
+            self.seats[p]._engine_decisions.append(self._provisional[p])
+        self._provisional.clear()
+
+
 def make_bot(spec: Any, *, time_limit: float = 1.0, first_time_limit: float = 10.0, seed: int = 0) -> Any:
     """A seat from a spec: a bot object (returned as is); ``"policy:module:factory"`` (an mjenv policy in
     process); ``"simple:<command>"`` / ``"json:<command>"`` (an external program); ``"agent:module:factory"`` /
@@ -296,6 +426,7 @@ def play_match(
     initdata: dict,
     *,
     judge_mode: str = "incremental",
+    in_process: str = "engine",
     match_id: int | str | None = None,
     time_limit: float = 1.0,
     first_time_limit: float = 10.0,
@@ -304,16 +435,25 @@ def play_match(
     """Play one game with the four seats ``bots`` (objects or :func:`make_bot` specs) on ``initdata``
     (``{"srand", "quan", "walltiles"}``, see :func:`random_initdata`); returns the corpus-format record.
 
-    ``judge_mode``: ``"incremental"`` (:class:`~mjenv.botzone.Judge`, one engine step per move) or
-    ``"per-call"`` (:func:`~mjenv.botzone.judge` on the whole log every round, through JSON as Botzone does).
+    ``judge_mode``: ``"incremental"`` (:class:`~mjenv.botzone.Judge`: one engine state for the match, one
+    engine step per move) or ``"per-call"`` (:func:`~mjenv.botzone.judge` on the whole log every round,
+    through JSON, as Botzone calls its judge).
+
+    ``in_process``: how :class:`PolicyBot` seats play with the incremental judge: ``"engine"`` (default, the
+    fast path: they read observation and mask from the judge's engine state, no requests are built or parsed
+    for them) or ``"protocol"`` (they rebuild the game from their Botzone requests, as a wrapped bot does).
+    Both give the same log (tested); with ``judge_mode="per-call"`` there is no engine state to read, so
+    policies always use their requests. Subprocess bots always get Botzone requests.
     """
     if len(bots) != 4:
         raise ValueError(f"a table has 4 seats, got {len(bots)}")
     if judge_mode not in ("incremental", "per-call"):
         raise ValueError(f"judge_mode must be 'incremental' or 'per-call', got {judge_mode!r}")
+    if in_process not in ("engine", "protocol"):
+        raise ValueError(f"in_process must be 'engine' or 'protocol', got {in_process!r}")
     if not isinstance(initdata, dict):
         raise TypeError(f"initdata must be a dict, got {type(initdata).__name__}")
-    parse_walltiles(initdata.get("walltiles", ""))
+    Judge(initdata, display=False)  # a bad initdata is an error before any bot starts
     seats = [
         make_bot(b, time_limit=time_limit, first_time_limit=first_time_limit, seed=i)
         for i, b in enumerate(bots)
@@ -321,6 +461,12 @@ def play_match(
     for s in seats:
         s.new_game()
     j = Judge(initdata) if judge_mode == "incremental" else None
+    fast = None
+    if j is not None and in_process == "engine":
+        engine_seats = {i: s for i, s in enumerate(seats) if isinstance(s, PolicyBot)}
+        fast = _EngineSeats(engine_seats) if engine_seats else None
+    fast_ids = set(fast.seats) if fast is not None else set()
+    proto = [(i, s) for i, s in enumerate(seats) if i not in fast_ids]  # seats that get requests
     log: list[dict] = []
     requests: list[list[str]] = [[], [], [], []]
     responses: list[list[str]] = [[], [], [], []]
@@ -332,12 +478,19 @@ def play_match(
             log.append({"output": out, "verdict": "OK"})
             if out["command"] == "finish":
                 break
-            for i, s in enumerate(seats):
-                req = out["content"][str(i)]
+            content = out["content"]
+            for i, s in proto:
+                req = content[str(i)]
                 requests[i].append(req)
                 s.send(req, (requests[i], responses[i]))
             answers = {}
-            for i, s in enumerate(seats):
+            if fast is not None:
+                for i, (resp, dbg, dt) in fast.answers(j).items():
+                    times[i].append(round(dt, 6))
+                    if dbg:
+                        debug[i].append(f"{len(log) - 1}: {dbg}")
+                    answers[_KEYS[i]] = {"verdict": "OK", "response": resp}
+            for i, s in proto:
                 a = s.receive()
                 times[i].append(round(float(a.get("time", 0.0)), 6))
                 if a.get("debug"):
@@ -347,11 +500,14 @@ def play_match(
                     responses[i].append(a["response"])
                 else:
                     answers[str(i)] = {"verdict": a["verdict"]}
-            log.append(answers)
+            log.append({k: answers[k] for k in _KEYS})
             if j is not None:
                 out = j.feed(answers)
+                if fast is not None:
+                    fast.confirm(out)
             else:
-                text = json.dumps({"log": log, "initdata": initdata})
+                # later calls get the initdata the judge echoed on its first turn, as on Botzone
+                text = json.dumps({"log": log, "initdata": log[0]["output"].get("initdata", initdata)})
                 out = json.loads(json.dumps(judge(json.loads(text)), ensure_ascii=False))
     finally:
         if close:
@@ -366,7 +522,12 @@ def play_match(
         "log": log,
         "scores": final["content"],
         "bots": [getattr(s, "name", repr(s)) for s in seats],
-        "meta": {"debug": debug, "times": times, "judge": judge_mode},
+        "meta": {
+            "debug": debug,
+            "times": times,
+            "judge": judge_mode,
+            "in_process": "engine" if fast else "protocol",
+        },
     }
 
 
@@ -384,8 +545,9 @@ def play_engine(policies: Sequence[Any], initdata: dict, *, record: bool = False
 
     Returns ``{"scores": [4 ints], "actions": [(seat, action), ...], "decisions": 4 lists of (obs, mask,
     action)}`` (``decisions`` with ``record``)."""
-    wall = parse_walltiles(initdata["walltiles"])
-    quan = int(initdata["quan"])
+    echo = Judge(initdata, display=False).output["initdata"]  # the wall and quan as the judge deals them
+    wall = parse_walltiles(echo["walltiles"])
+    quan = int(echo["quan"])
     rules = RuleConfig.botzone(quan, flowers=len(wall) == 144)
     st = G.new_state()
     G.reset_wall(st, wall, 0, quan, rules)

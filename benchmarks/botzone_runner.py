@@ -1,0 +1,197 @@
+"""The local Botzone match runner against the judge's call-per-turn protocol, side by side (issue 14).
+
+The target: a game through the local runner (:func:`mjenv.botzone.runner.play_match`) with four in-process
+policies >= 100x faster than the same game through the C++ judge's call-per-turn protocol, in which Botzone
+starts the judge afresh every round with the whole log so far and the judge replays it. Our equivalent of that
+protocol is :func:`mjenv.botzone.judge` called every round on the growing log, JSON in and JSON out.
+
+For each game (seed ``g``: :func:`~mjenv.botzone.runner.random_initdata`, four ``RandomPolicy`` seats, the
+package's own random policy) the script times, in one process and one after the other:
+
+* ``runner``: ``play_match`` as it is by default (one engine state for the match, the in-process seats read
+  observation and mask from it: ``in_process="engine"``), policy calls included;
+* ``runner (requests)``: the same with ``in_process="protocol"`` (each in-process seat rebuilds the game from
+  its Botzone requests, as a wrapped bot does; the runner before the fast path);
+* ``judge per call``: the judge's protocol on the finished log: ``judge({"log": log[:2k], "initdata": ...})``
+  for every ``k``, JSON both ways. Only the judge calls: no bot answers (so this side is *cheaper* than a real
+  match through it, which would also pay the four policies);
+* ``judge per call, canHu on every replayed step``: the same, but every replayed step computes its ``canHu``
+  (the fan calculator) as the C++ judge's replay does; :func:`mjenv.botzone.judge` skips that for the steps whose
+  output it does not return, so the plain figure above is the cheaper, conservative baseline;
+* ``match per call`` (``--full``): the same game played through ``play_match(judge_mode="per-call")``, the
+  policies answering their requests: the whole call-per-turn match.
+
+Every log is checked identical across the ways it was played. Ratios are taken per game and the medians are
+reported (the machine is shared: quote medians). ``policy`` is the time spent inside the policies' calls on the
+runner path (measured by a wrapper), so ``runner - policy`` is the runner's own cost.
+
+Usage::
+
+    PYTHONPATH=. python -m benchmarks.botzone_runner [--games 9] [--full] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import time
+
+from mjenv.botzone import judge
+from mjenv.botzone.runner import PolicyBot, play_match, random_initdata
+from mjenv.policy import RandomPolicy
+
+
+class _Timed:
+    """A policy wrapper that adds the time spent in the policy to a shared counter."""
+
+    def __init__(self, policy, clock: list[float]) -> None:
+        self.policy, self.clock = policy, clock
+        self.needs_observations = getattr(policy, "needs_observations", True)
+
+    def __call__(self, obs, masks, seats):
+        t0 = time.perf_counter()
+        a = self.policy(obs, masks, seats)
+        self.clock[0] += time.perf_counter() - t0
+        return a
+
+
+def _seats(g: int, clock: list[float] | None = None) -> list[PolicyBot]:
+    pols = [RandomPolicy(g * 4 + i) for i in range(4)]
+    return [PolicyBot(_Timed(p, clock) if clock is not None else p) for p in pols]
+
+
+def judge_per_call(log: list, initdata: dict) -> float:
+    """Seconds of the judge's call-per-turn protocol over ``log`` (JSON in and out, every prefix)."""
+    t0 = time.perf_counter()
+    for k in range(0, len(log), 2):
+        out = judge(json.loads(json.dumps({"log": log[:k], "initdata": initdata})))
+        json.dumps(out, ensure_ascii=False)
+    return time.perf_counter() - t0
+
+
+def judge_per_call_cpp_like(log: list, initdata: dict) -> float:
+    """Like :func:`judge_per_call`, but every replayed step formats its output with ``canHu`` (the fan
+    calculator), as the C++ judge's replay does (its ``roundOutput`` runs ``checkHu`` on every step it replays);
+    :func:`mjenv.botzone.judge` skips that for the steps whose output it does not return."""
+    from mjenv.botzone import Judge
+
+    t0 = time.perf_counter()
+    for k in range(0, len(log), 2):
+        inp = json.loads(json.dumps({"log": log[:k], "initdata": initdata}))
+        j = Judge(inp["initdata"])
+        for a in inp["log"][1::2]:
+            j.feed(a)
+        json.dumps(j.output, ensure_ascii=False)
+    return time.perf_counter() - t0
+
+
+def bench(games: int, full: bool) -> dict:
+    play_match(_seats(10_000), random_initdata(10_000))  # compile / load the kernels
+    rows = []
+    for g in range(games):
+        init = random_initdata(g)
+        clock = [0.0]
+        t0 = time.perf_counter()
+        rec = play_match(_seats(g, clock), init)
+        t_run = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        rec_p = play_match(_seats(g), init, in_process="protocol")
+        t_proto = time.perf_counter() - t0
+        t_call = judge_per_call(rec["log"], rec["initdata"])
+        t_cpp = judge_per_call_cpp_like(rec["log"], rec["initdata"])
+        row = {
+            "game": g,
+            "log_len": len(rec["log"]),
+            "runner_s": t_run,
+            "policy_s": clock[0],
+            "runner_requests_s": t_proto,
+            "judge_per_call_s": t_call,
+            "judge_per_call_cpp_like_s": t_cpp,
+            "same_log": rec_p["log"] == rec["log"],
+        }
+        if full:
+            t0 = time.perf_counter()
+            rec_c = play_match(_seats(g), init, judge_mode="per-call")
+            row["match_per_call_s"] = time.perf_counter() - t0
+            row["same_log"] = row["same_log"] and rec_c["log"] == rec["log"]
+        rows.append(row)
+        print(
+            f"game {g}: {row['log_len']} log entries, runner {t_run * 1e3:.1f} ms (policies {clock[0] * 1e3:.1f}),"
+            f" runner (requests) {t_proto * 1e3:.1f} ms, judge per call {t_call * 1e3:.0f} ms"
+            f" (canHu on every replayed step: {t_cpp * 1e3:.0f} ms)"
+            + (f", match per call {row['match_per_call_s'] * 1e3:.0f} ms" if full else "")
+            + ("" if row["same_log"] else "  LOGS DIFFER"),
+            flush=True,
+        )
+    med = statistics.median
+    summary = {
+        "games": games,
+        "median_log_len": med(r["log_len"] for r in rows),
+        "runner_ms": med(r["runner_s"] for r in rows) * 1e3,
+        "policy_ms": med(r["policy_s"] for r in rows) * 1e3,
+        "runner_requests_ms": med(r["runner_requests_s"] for r in rows) * 1e3,
+        "judge_per_call_ms": med(r["judge_per_call_s"] for r in rows) * 1e3,
+        "ratio_judge_per_call": med(r["judge_per_call_s"] / r["runner_s"] for r in rows),
+        "ratio_judge_per_call_min": min(r["judge_per_call_s"] / r["runner_s"] for r in rows),
+        "judge_per_call_cpp_like_ms": med(r["judge_per_call_cpp_like_s"] for r in rows) * 1e3,
+        "ratio_judge_per_call_cpp_like": med(r["judge_per_call_cpp_like_s"] / r["runner_s"] for r in rows),
+        "ratio_judge_per_call_requests_runner": med(
+            r["judge_per_call_s"] / r["runner_requests_s"] for r in rows
+        ),
+        "ratio_judge_per_call_runner_own": med(
+            r["judge_per_call_s"] / (r["runner_s"] - r["policy_s"]) for r in rows
+        ),
+        "all_logs_identical": all(r["same_log"] for r in rows),
+    }
+    if full:
+        summary["match_per_call_ms"] = med(r["match_per_call_s"] for r in rows) * 1e3
+        summary["ratio_match_per_call"] = med(r["match_per_call_s"] / r["runner_s"] for r in rows)
+    return {
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "summary": summary,
+        "games": rows,
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, default=9, help="games (seeds 0..games-1)")
+    ap.add_argument("--full", action="store_true", help="also play every game through judge_mode='per-call'")
+    ap.add_argument("--json", help="write the figures to this file")
+    args = ap.parse_args(argv)
+    res = bench(args.games, args.full)
+    s = res["summary"]
+    print(
+        f"\n{s['games']} games, median log length {s['median_log_len']:.0f}, medians per game:\n"
+        f"  runner (engine state)      {s['runner_ms']:8.1f} ms  (of which the policies {s['policy_ms']:.1f} ms)\n"
+        f"  runner (requests)          {s['runner_requests_ms']:8.1f} ms\n"
+        f"  judge per call (no bots)   {s['judge_per_call_ms']:8.1f} ms\n"
+        f"  ... canHu on every replayed step, as the C++ judge replays {s['judge_per_call_cpp_like_ms']:8.1f} ms\n"
+        + (
+            f"  match per call (with bots) {s['match_per_call_ms']:8.1f} ms\n"
+            if "match_per_call_ms" in s
+            else ""
+        )
+        + f"ratio judge per call / runner: median {s['ratio_judge_per_call']:.0f}x"
+        f" (min {s['ratio_judge_per_call_min']:.0f}x; runner's own cost without the policies:"
+        f" {s['ratio_judge_per_call_runner_own']:.0f}x; the runner through requests:"
+        f" {s['ratio_judge_per_call_requests_runner']:.0f}x)"
+        f"\nratio judge per call with canHu on every replayed step / runner: median"
+        f" {s['ratio_judge_per_call_cpp_like']:.0f}x"
+        + (
+            f"\nratio match per call / runner: median {s['ratio_match_per_call']:.0f}x"
+            if "ratio_match_per_call" in s
+            else ""
+        )
+        + f"\nlogs identical on every path: {s['all_logs_identical']}"
+    )
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(res, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,152 @@
+"""The local Botzone runner's fast path (in-process seats on the judge's engine state), against the per-call
+judge protocol and the request path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mjenv.botzone.runner import PolicyBot, play_engine, play_match, random_initdata
+from mjenv.policy import RandomPolicy
+from tests._bz_policies import HashPolicy
+
+
+class _Scripted:
+    """A seat object (send/receive) answering PASS / its drawn tile, and ``bad`` at its ``at``-th own draw."""
+
+    def __init__(self, at: int, bad: str) -> None:
+        self.at, self.bad, self.name = at, bad, f"scripted {bad!r}"
+        self.draws = 0
+
+    def new_game(self) -> None:
+        self.draws = 0
+
+    def send(self, request, history) -> None:
+        w = request.split(" ")
+        self.resp = "PASS"
+        if w[0] == "2":
+            self.draws += 1
+            self.resp = self.bad if self.draws == self.at else f"PLAY {w[1]}"
+
+    def receive(self) -> dict:
+        return {"verdict": "OK", "response": self.resp}
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 1003])
+def test_fast_path_log_equals_per_call_judge(seed):
+    """Four in-process policies: the engine-state path, the request path and the per-call judge (the whole log
+    replayed every round) give the identical log; a random policy checks that the policies are asked exactly as
+    often (the same random stream)."""
+    init = random_initdata(seed, flowers=seed > 1000)
+    fast = play_match([PolicyBot(HashPolicy()) for _ in range(4)], init)
+    assert fast["meta"]["in_process"] == "engine"
+    slow = play_match([PolicyBot(HashPolicy()) for _ in range(4)], init, judge_mode="per-call")
+    assert slow["meta"]["in_process"] == "protocol"
+    assert fast["log"] == slow["log"]
+    rnd = [
+        play_match([PolicyBot(RandomPolicy(seed * 4 + i)) for i in range(4)], init, in_process=m)
+        for m in ("engine", "protocol")
+    ]
+    assert rnd[0]["log"] == rnd[1]["log"]
+    assert fast["log"] != rnd[0]["log"]  # the policies do decide the game
+
+
+@pytest.mark.parametrize("bad, verdict", [("HU", "WH"), ("PLAY J9", "WA"), ("GANG W1", "WA")])
+def test_fast_path_with_a_misbehaving_seat(bad, verdict):
+    """A seat that gets requests next to three fast in-process seats: WA / WH end the match as in the per-call
+    protocol, with the identical log."""
+    init = random_initdata(4)
+    logs = []
+    for mode in ("incremental", "per-call"):
+        seats = [PolicyBot(HashPolicy()), _Scripted(3, bad), PolicyBot(HashPolicy()), PolicyBot(HashPolicy())]
+        logs.append(play_match(seats, init, judge_mode=mode)["log"])
+    assert logs[0] == logs[1]
+    fin = logs[0][-1]["output"]
+    assert fin["display"]["action"] == verdict and fin["display"]["player"] == 1
+    assert fin["content"] == {"0": 10, "1": -30, "2": 10, "3": 10}
+
+
+def test_fast_path_decisions_equal_the_engine():
+    """The fast path shows each policy the engine's observations and masks (recorded decisions, incl. the discard
+    after a claim only when the claim went through)."""
+    for seed in (5, 6):
+        init = random_initdata(seed)
+        pols = [HashPolicy() for _ in range(4)]
+        eng = play_engine(pols, init, record=True)
+        bots = [PolicyBot(p, record=True) for p in pols]
+        rec = play_match(bots, init)
+        assert [rec["scores"][str(i)] for i in range(4)] == eng["scores"]
+        for s in range(4):
+            d_eng, d_run = eng["decisions"][s], bots[s].decisions
+            assert len(d_eng) == len(d_run)
+            for a, b in zip(d_eng, d_run):
+                assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) and a[2] == b[2]
+
+
+def test_fast_path_policy_errors_do_not_stop_the_match():
+    def boom(obs, mask, seats):
+        raise RuntimeError("boom")
+
+    rec = play_match(
+        [PolicyBot(boom), PolicyBot(HashPolicy()), PolicyBot(HashPolicy()), PolicyBot(HashPolicy())],
+        random_initdata(8),
+    )
+    assert rec["log"][-1]["output"]["command"] == "finish"
+    assert any("boom" in d for d in rec["meta"]["debug"][0])
+    with pytest.raises(ValueError, match="in_process"):
+        play_match([PolicyBot(HashPolicy()) for _ in range(4)], random_initdata(0), in_process="fast")
+
+
+def test_random_policy_one_row_path_draws_the_same_actions():
+    """random_legal_actions on one row (the runner's and the bots' calls) takes a shorter path: the same actions
+    from the same random stream as the batch path (given n_legal)."""
+    from mjenv.policy import random_legal_actions
+
+    rng = np.random.default_rng(0)
+    masks = rng.random((300, 109)) < 0.05
+    masks[:, 0] = True
+    r1, r2 = np.random.default_rng(5), np.random.default_rng(5)
+    for m in masks:
+        m1 = m.reshape(1, -1)
+        a = random_legal_actions(m1, r1)
+        b = random_legal_actions(m1, r2, n_legal=np.count_nonzero(m1, axis=1))
+        assert a.dtype == np.int64 and a.tolist() == b.tolist() and m[a[0]]
+    with pytest.raises(ValueError, match="no legal action"):
+        random_legal_actions(np.zeros((1, 109), bool), r1)
+
+
+def test_runner_survives_a_missing_program_and_non_json_output():
+    import sys
+    from pathlib import Path
+
+    from mjenv.botzone.runner import make_bot
+
+    bots = Path(__file__).resolve().parent / "bz_bots"
+    for spec, verdict in (
+        ("simple:/nonexistent/botzone-bot", "RE"),
+        (f"json:{sys.executable} {bots / 'garbage.py'}", "WA"),  # not JSON: its line is the answer
+    ):
+        seats = [PolicyBot(HashPolicy()), make_bot(spec, time_limit=2.0, first_time_limit=5.0)]
+        seats += [PolicyBot(HashPolicy()), PolicyBot(HashPolicy())]
+        rec = play_match(seats, random_initdata(2))
+        fin = rec["log"][-1]["output"]
+        assert fin["display"]["action"] == verdict and fin["display"]["player"] == 1, spec
+        assert rec["scores"] == {"0": 10, "1": -30, "2": 10, "3": 10}
+
+
+def test_runner_takes_an_initdata_with_srand_only():
+    """Like the judge, the runner deals from srand alone (the C++ judge's shuffle); the per-call path passes the
+    echoed initdata on later calls, as Botzone does."""
+    init = {"srand": 77}  # quan drawn by rand() too
+    fast = play_match([PolicyBot(HashPolicy()) for _ in range(4)], init)
+    slow = play_match([PolicyBot(HashPolicy()) for _ in range(4)], init, judge_mode="per-call")
+    assert fast["log"] == slow["log"] and fast["initdata"]["srand"] == 77
+    assert (
+        len(fast["initdata"]["walltiles"].split(" ")) == 136
+        and fast["log"][0]["output"]["display"]["strlen"] == 0
+    )
+    eng = play_engine([HashPolicy() for _ in range(4)], init)
+    assert eng["scores"] == [fast["scores"][str(i)] for i in range(4)]
