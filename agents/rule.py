@@ -545,7 +545,7 @@ def _danger(t, vis, disc_by_others):
 
 @njit
 def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, mk, mt, ws, tabs, shapes):
-    """One decision from one observation row ``ob`` and its mask (``ws``: int64[5, 34] scratch); returns the
+    """One decision from one observation row ``ob`` and its mask (``ws``: int64[10, 34] scratch); returns the
     action id."""
     n_legal = 0
     only = -1
@@ -710,6 +710,152 @@ def _chow_useful(conc, tgt, rest, r, sc, unseen, inu, tabs):
     return u
 
 
+# ---- incremental knitted straight (a target with costly evaluations: 6 combinations, each a residual score).
+# Per suit s and offset o (knitted ranks o, o + 3, o + 6), ``st`` holds: st[3s + o] the knitted tiles missing,
+# st[9 + 3s + o] the residual key of suit s (its tiles less one copy of each held knitted tile), st[18 + 3s + o]
+# that key's packed increments (mjenv.hand suit_inc); st[27] the honour key, st[28] its increments. Combination
+# i of mjenv.hand.KNITS uses offset KNITS[i, s] in suit s; its value is what knitted_straight_shanten_kernel
+# gives for it: ``missing + 2 rest - score(residual keys, rest)``. A tile in or out changes three entries.
+_KST = 29  # entries of a knitted-straight state
+
+
+@njit
+def _knit_base(conc, k, st, tabs):
+    """Fill ``st`` (module comment above) for concealed counts ``conc`` with keys ``k``."""
+    sinc = tabs[2]
+    for s in range(3):
+        for o in range(3):
+            m = 0
+            r = k[s]
+            for j in range(3):
+                t = 9 * s + o + 3 * j
+                if conc[t] > 0:
+                    r -= _P5[t]
+                else:
+                    m += 1
+            st[3 * s + o] = m
+            st[9 + 3 * s + o] = r
+            st[18 + 3 * s + o] = sinc[r]
+    st[27] = k[3]
+    st[28] = tabs[3][k[3]]
+
+
+@njit
+def _knit_move(conc, st, dst, t, d, tabs):
+    """``dst`` = ``st`` after ``d`` (+1 or -1) copies of tile ``t`` (``conc``: the counts before the move)."""
+    for j in range(_KST):
+        dst[j] = st[j]
+    if t >= 27:
+        dst[27] = st[27] + d * _P5[t]
+        dst[28] = tabs[3][dst[27]]
+        return
+    s = t // 9
+    o_t = (t % 9) % 3
+    sinc = tabs[2]
+    for o in range(3):
+        e = 3 * s + o
+        if o == o_t and ((d < 0 and conc[t] == 1) or (d > 0 and conc[t] == 0)):
+            dst[e] = st[e] - d  # the combination's only copy leaves, or its missing tile arrives
+        else:
+            dst[9 + e] = st[9 + e] + d * _P5[t]
+            dst[18 + e] = sinc[dst[9 + e]]
+
+
+@njit(inline="always")
+def _knit_comb(st, i, rest, knits, tabs):
+    """Value of knitted combination ``i`` for the hand described by ``st``: ``missing + 2 rest - score``."""
+    e0 = knits[i, 0]
+    e1 = 3 + knits[i, 1]
+    e2 = 6 + knits[i, 2]
+    sc = H.inc_score_kernel(st[18 + e0], st[18 + e1], st[18 + e2], st[28], rest)
+    if sc < 0:
+        sc = H.regular_score_kernel(tabs[0], tabs[1], st[9 + e0], st[9 + e1], st[9 + e2], st[27], rest)
+    return st[e0] + st[e1] + st[e2] + 2 * rest - sc
+
+
+@njit(inline="always")
+def _knit_gain(st, i, rest, s, g, key, inc, knits, tabs):
+    """Is combination ``i`` (at value ``s``) below ``s`` once group ``g``'s residual key is ``key`` (packed
+    increments ``inc``)?"""
+    e0 = knits[i, 0]
+    e1 = 3 + knits[i, 1]
+    e2 = 6 + knits[i, 2]
+    k0 = st[9 + e0]
+    k1 = st[9 + e1]
+    k2 = st[9 + e2]
+    k3 = st[27]
+    a0 = st[18 + e0]
+    a1 = st[18 + e1]
+    a2 = st[18 + e2]
+    a3 = st[28]
+    if g == 0:
+        k0 = key
+        a0 = inc
+    elif g == 1:
+        k1 = key
+        a1 = inc
+    elif g == 2:
+        k2 = key
+        a2 = inc
+    else:
+        k3 = key
+        a3 = inc
+    sc = H.inc_score_kernel(a0, a1, a2, a3, rest)
+    if sc < 0:
+        sc = H.regular_score_kernel(tabs[0], tabs[1], k0, k1, k2, k3, rest)
+    return st[e0] + st[e1] + st[e2] + 2 * rest - sc < s
+
+
+@njit
+def _knit_useful(conc, st, rest, s, cv, unseen, knits, tabs):
+    """:func:`_useful` for the knitted straight from its state ``st`` (shanten ``s``; ``cv[i]``: the value of
+    combination ``i``, exact where it is at most ``s``). A draw lowers a combination by at most one, so only
+    the combinations at ``s`` can make it useful: a missing knitted tile of one of them always does (its
+    residual stays), another tile when it raises that combination's residual score, which needs a residual
+    tile of the same kind or (suits) within two ranks: a tile with neither stays a single in every reading."""
+    u = 0
+    for t in range(34):
+        if unseen[t] <= 0 or conc[t] >= 4:
+            continue
+        hit = False
+        if t >= 27:
+            if conc[t] > 0:
+                key = st[27] + _P5[t]
+                inc = tabs[3][key]
+                for i in range(6):
+                    if cv[i] == s and _knit_gain(st, i, rest, s, 3, key, inc, knits, tabs):
+                        hit = True
+                        break
+        else:
+            g = t // 9
+            r = t % 9
+            for i in range(6):
+                if cv[i] != s:
+                    continue
+                o = knits[i, g]
+                if r % 3 == o and conc[t] == 0:
+                    hit = True  # a missing knitted tile
+                    break
+                near = False
+                for d in range(-2, 3):  # the residual holds conc less one copy of each knitted tile held
+                    if 0 <= r + d <= 8:
+                        c = conc[t + d]
+                        if c > 0 and (r + d) % 3 == o:
+                            c -= 1
+                        if c > 0:
+                            near = True
+                            break
+                if not near:
+                    continue
+                key = st[9 + 3 * g + o] + _P5[t]
+                if _knit_gain(st, i, rest, s, g, key, tabs[2][key], knits, tabs):
+                    hit = True
+                    break
+        if hit:
+            u += unseen[t]
+    return u
+
+
 @njit
 def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, danger_wall, max_eval, ws, tabs,
           shapes):  # fmt: skip
@@ -717,8 +863,16 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
     sh = ws[0]
     pre = ws[1]
     inu = ws[4]
+    kst = ws[5]  # knitted straight: the hand's state, after a discard, scratch
+    kst1 = ws[6]
+    ktmp = ws[7]
+    kv = ws[8]  # knitted straight: the combinations' values before and after a discard
+    kv1 = ws[9]
+    krest = 0
+    v0 = 0
     tgt, _ = _best_target(conc, k, n, nm, mk, mt, 10 * NO, tabs, shapes, ws[2])
-    # mode 1: three fixed chows, incremental; mode 2: seven pairs, incremental; mode 0: target_shanten per tile
+    # mode 1: three fixed chows, incremental; mode 2: seven pairs, incremental; mode 3: knitted straight,
+    # incremental; mode 0: target_shanten per tile
     mode = 0
     rest = 0
     missing = 0
@@ -731,6 +885,21 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
     elif T_KIND[tgt] == 3 and T_CHOWS[tgt, 0] == H.SEVEN_PAIRS and nm == 0 and n - 1 >= 13:
         mode = 2
         pairs = 6 - H.seven_pairs_shanten_kernel(conc)
+    elif (
+        T_KIND[tgt] == 3
+        and T_CHOWS[tgt, 0] == H.KNITTED_STRAIGHT
+        and n - 1 >= 10
+        and (n >= 12) == (n - 1 >= 12)
+    ):
+        # a discard raises each combination's value by 0 or 1: the value after it is v0 when a combination at
+        # v0 keeps its value, else v0 + 1
+        mode = 3
+        krest = 1 if n >= 12 else 0
+        _knit_base(conc, k, kst, tabs)
+        v0 = 10 * NO
+        for i in range(6):
+            kv[i] = _knit_comb(kst, i, krest, shapes[0], tabs)
+            v0 = min(v0, kv[i])
     best_s = 10 * NO
     for t in range(34):
         sh[t] = 10 * NO
@@ -740,6 +909,13 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
                 s = m1 + 2 * rest - _score(r1[0], r1[1], r1[2], r1[3], rest, tabs)
             elif mode == 2:
                 s = 6 - pairs + (1 if conc[t] % 2 == 0 else 0)  # an even count loses a pair
+            elif mode == 3:
+                _knit_move(conc, kst, ktmp, t, -1, tabs)
+                s = v0 + 1
+                for i in range(6):
+                    if kv[i] == v0 and _knit_comb(ktmp, i, krest, shapes[0], tabs) == v0:
+                        s = v0
+                        break
             else:
                 # values past best + 1 are never used: the knitted straight may stop there
                 conc[t] -= 1
@@ -821,6 +997,12 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
             for x in range(34):  # a pair grows from a single (or a third) copy: _useful's seven pairs case
                 if unseen[x] > 0 and (conc[x] == 1 or conc[x] == 3):
                     u += unseen[x]
+        elif mode == 3:
+            _knit_move(conc, kst, kst1, t, -1, tabs)
+            conc[t] -= 1
+            for i in range(6):  # the combinations' values after the discard (they do not fall below kv)
+                kv1[i] = _knit_comb(kst1, i, krest, shapes[0], tabs) if kv[i] <= s else 10 * NO
+            u = _knit_useful(conc, kst1, krest, s, kv1, unseen, shapes[0], tabs)
         else:
             conc[t] -= 1
             u = _useful(conc, k1, n - 1, nm, mk, mt, tgt, s, unseen, tabs, shapes)
@@ -935,7 +1117,7 @@ def rule_actions_kernel(obs, masks, out, danger_wall, max_eval, tabs, shapes):
         unseen = np.zeros(34, np.int64)
         mk = np.zeros(5, np.int64)
         mt = np.zeros(5, np.int64)
-        ws = np.zeros((5, 34), np.int64)
+        ws = np.zeros((10, 34), np.int64)
         for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
             out[i] = _decide(
                 obs[i], masks[i], danger_wall, max_eval, conc, vis, disc, unseen, mk, mt, ws, tabs, shapes
