@@ -692,17 +692,57 @@ def _chow_less(conc, t, missing, r, inu):
     return missing, _adj(r, t, -1)
 
 
+@njit(inline="always")
+def _res_count(conc, inu, t):
+    """Copies of ``t`` in a three-chow residual: one copy of each held tile of the open chows is outside it."""
+    c = conc[t]
+    if c > 0 and inu[t]:
+        c -= 1
+    return c
+
+
+@njit
+def _res_single(conc, inu, t):
+    """Is ``t`` a lone single of the three-chow residual (one copy, no residual tile within two ranks)? Such a
+    tile is in no block of any reading, so removing it leaves the residual score unchanged."""
+    if _res_count(conc, inu, t) != 1:
+        return False
+    if t >= 27:
+        return True
+    rk = t % 9
+    for d in range(-2, 3):
+        if d != 0 and 0 <= rk + d <= 8 and _res_count(conc, inu, t + d) > 0:
+            return False
+    return True
+
+
 @njit
 def _chow_useful(conc, tgt, rest, r, sc, unseen, inu, tabs):
-    """:func:`_useful` for a three-fixed-chow target from its incremental form (``sc = score(r, rest)``)."""
+    """:func:`_useful` for a three-fixed-chow target from its incremental form (``sc = score(r, rest)``).
+
+    A missing chow tile always helps. Any other draw joins the residual ``r`` and helps when it raises its
+    score: never when the residual is already complete (``sc = 2 rest + 1``), and only when the residual holds
+    a copy of it or (suits) a tile within two ranks (else it stays a single in every reading)."""
     u = 0
+    full = sc >= 2 * rest + 1
     for t in range(34):
         if unseen[t] <= 0 or conc[t] >= 4:
             continue
-        if not _near(conc, t) and not T_INCHOW[tgt, t]:
-            continue  # the same candidates as _useful
         if inu[t] and conc[t] == 0:
             u += unseen[t]  # a missing chow tile: one step closer
+            continue
+        if full:
+            continue
+        near = False
+        if t >= 27:
+            near = conc[t] > 0  # honours are never chow tiles
+        else:
+            rk = t % 9
+            for d in range(-2, 3):
+                if 0 <= rk + d <= 8 and _res_count(conc, inu, t + d) > 0:
+                    near = True
+                    break
+        if not near:
             continue
         r1 = _adj(r, t, 1)
         if _score(r1[0], r1[1], r1[2], r1[3], rest, tabs) > sc:
@@ -807,6 +847,31 @@ def _knit_gain(st, i, rest, s, g, key, inc, knits, tabs):
 
 
 @njit
+def _knit_lone(conc, t, o):
+    """For a discard of ``t`` and a knitted combination with offset ``o`` in ``t``'s suit (-1 for honours):
+    2 when ``t`` is its only copy of a knitted tile (the combination's value rises by one), 1 when ``t`` is a
+    lone single of its residual (one copy, no residual tile within two ranks: the value stays), else 0."""
+    if t >= 27:
+        return 1 if conc[t] == 1 else 0
+    rk = t % 9
+    c = conc[t]
+    if rk % 3 == o:
+        if c == 1:
+            return 2
+        c -= 1
+    if c != 1:
+        return 0
+    for d in range(-2, 3):
+        if d != 0 and 0 <= rk + d <= 8:
+            x = conc[t + d]
+            if x > 0 and (rk + d) % 3 == o:
+                x -= 1
+            if x > 0:
+                return 0
+    return 1
+
+
+@njit
 def _knit_useful(conc, st, rest, s, cv, unseen, knits, tabs):
     """:func:`_useful` for the knitted straight from its state ``st`` (shanten ``s``; ``cv[i]``: the value of
     combination ``i``, exact where it is at most ``s``). A draw lowers a combination by at most one, so only
@@ -877,11 +942,13 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
     rest = 0
     missing = 0
     r = k
+    sc0 = 0
     pairs = 0
     if T_KIND[tgt] == 2:
         rest, missing, r = _chow_rest(conc, k, nm, mk, mt, tgt, inu)
         if rest >= 0:
             mode = 1
+            sc0 = _score(r[0], r[1], r[2], r[3], rest, tabs)
     elif T_KIND[tgt] == 3 and T_CHOWS[tgt, 0] == H.SEVEN_PAIRS and nm == 0 and n - 1 >= 13:
         mode = 2
         pairs = 6 - H.seven_pairs_shanten_kernel(conc)
@@ -905,15 +972,31 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
         sh[t] = 10 * NO
         if conc[t] > 0 and mask[A.DISCARD + t]:
             if mode == 1:
-                m1, r1 = _chow_less(conc, t, missing, r, inu)
-                s = m1 + 2 * rest - _score(r1[0], r1[1], r1[2], r1[3], rest, tabs)
+                if inu[t] and conc[t] == 1:
+                    s = missing + 1 + 2 * rest - sc0  # the chow's only copy: the residual stays
+                elif _res_single(conc, inu, t):
+                    s = missing + 2 * rest - sc0  # a lone single of the residual: its score stays
+                else:
+                    m1, r1 = _chow_less(conc, t, missing, r, inu)
+                    s = m1 + 2 * rest - _score(r1[0], r1[1], r1[2], r1[3], rest, tabs)
             elif mode == 2:
                 s = 6 - pairs + (1 if conc[t] % 2 == 0 else 0)  # an even count loses a pair
             elif mode == 3:
-                _knit_move(conc, kst, ktmp, t, -1, tabs)
                 s = v0 + 1
+                moved = False
                 for i in range(6):
-                    if kv[i] == v0 and _knit_comb(ktmp, i, krest, shapes[0], tabs) == v0:
+                    if kv[i] != v0:
+                        continue
+                    q = _knit_lone(conc, t, shapes[0][i, t // 9] if t < 27 else -1)
+                    if q == 1:  # a lone single of this combination's residual: its value stays
+                        s = v0
+                        break
+                    if q == 2:  # its only knitted copy: the combination's value rises
+                        continue
+                    if not moved:
+                        _knit_move(conc, kst, ktmp, t, -1, tabs)
+                        moved = True
+                    if _knit_comb(ktmp, i, krest, shapes[0], tabs) == v0:
                         s = v0
                         break
             else:
@@ -988,8 +1071,11 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
         k1 = _adj(k, t, -1)
         if mode == 1:
             m1, r1 = _chow_less(conc, t, missing, r, inu)
+            if (inu[t] and conc[t] == 1) or _res_single(conc, inu, t):
+                sc = sc0  # (as in the discard loop)
+            else:
+                sc = _score(r1[0], r1[1], r1[2], r1[3], rest, tabs)
             conc[t] -= 1
-            sc = _score(r1[0], r1[1], r1[2], r1[3], rest, tabs)
             u = _chow_useful(conc, tgt, rest, r1, sc, unseen, inu, tabs)
         elif mode == 2:
             conc[t] -= 1

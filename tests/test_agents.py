@@ -389,7 +389,7 @@ def test_rule_agent_fast_paths_match_target_shanten():
     rng = np.random.default_rng(0)
     lb = np.zeros(34, np.int64)
     inu = np.zeros(34, np.int64)
-    n_chow = n_useful = 0
+    n_chow = n_useful = n_single = 0
     for conc, nm, mk, mt in hands[::2]:
         n = int(conc.sum())
         k = H.keys_kernel(conc)
@@ -414,6 +414,9 @@ def test_rule_agent_fast_paths_match_target_shanten():
                     m1, r1 = R._chow_less(conc, t, missing, r, inu)
                     sc = R._score(*r1, rest, tabs)
                     assert m1 + 2 * rest - sc == s
+                    if R._res_single(conc, inu, t):  # the turn's shortcut: the residual score stays
+                        assert m1 == missing and sc == R._score(*r, rest, tabs)
+                        n_single += 1
                     u = R._chow_useful(c1, tgt, rest, r1, sc, unseen, inu, tabs)
                     n_chow += 1
                 else:
@@ -430,7 +433,7 @@ def test_rule_agent_fast_paths_match_target_shanten():
                     c1[x] -= 1
             assert u == brute, (R.TARGET_NAMES[tgt], conc, t)
             n_useful += 1
-    assert n_chow > 500 and n_useful > 1000
+    assert n_chow > 500 and n_useful > 1000 and n_single > 50
 
 
 def _knitted_hands(rng, count):
@@ -473,6 +476,7 @@ def test_rule_agent_knitted_straight_incremental_form():
     st1 = np.zeros(34, np.int64)
     st2 = np.zeros(34, np.int64)
     n_discards = n_useful = 0
+    n_lone = [0, 0, 0]
     for conc in _knitted_hands(rng, 120):
         n = int(conc.sum())
         rest = 1 if n >= 12 else 0
@@ -488,6 +492,11 @@ def test_rule_agent_knitted_straight_incremental_form():
             cv1 = [R._knit_comb(st1, i, rest, H.KNITS, tabs) for i in range(6)]
             assert min(cv1) == want
             assert all(a <= b <= a + 1 for a, b in zip(cv, cv1))
+            for i in range(6):  # the turn's shortcuts per combination
+                q = R._knit_lone(conc, t, int(H.KNITS[i, t // 9]) if t < 27 else -1)
+                if q:
+                    assert cv1[i] == cv[i] + (q == 2)
+                    n_lone[q] += 1
             quick = v0 if any(cv[i] == v0 and cv1[i] == v0 for i in range(6)) else v0 + 1
             assert quick == want
             n_discards += 1
@@ -507,7 +516,7 @@ def test_rule_agent_knitted_straight_incremental_form():
                             brute += unseen[x]
                 assert u == brute, (conc, t)
                 n_useful += 1
-    assert n_discards > 1000 and n_useful > 300
+    assert n_discards > 1000 and n_useful > 300 and min(n_lone[1:]) > 100
 
 
 @pytest.mark.parametrize(
