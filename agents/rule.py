@@ -921,6 +921,45 @@ def _knit_useful(conc, st, rest, s, cv, unseen, knits, tabs):
     return u
 
 
+# ---- incremental honours and knitted: mjenv.hand.honors_knitted_shanten_kernel counts the distinct honours
+# held (``h``) and, per knitted combination i, its distinct knitted tiles held (``kc[i]``): the value is
+# ``13 - min(max kc + h, 14)``; a tile that arrives new or leaves as the last copy changes one count by one.
+
+
+@njit
+def _hk_counts(conc, kc, knits):
+    """Fill ``kc[i]`` (distinct knitted tiles of combination ``i`` held); return the distinct honours held."""
+    for i in range(6):
+        c = 0
+        for g in range(3):
+            for j in range(3):
+                if conc[9 * g + knits[i, g] + 3 * j] > 0:
+                    c += 1
+        kc[i] = c
+    h = 0
+    for t in range(27, 34):
+        if conc[t] > 0:
+            h += 1
+    return h
+
+
+@njit(inline="always")
+def _hk_value(kc, h, t, d, knits):
+    """Honours and knitted shanten after tile ``t`` arrives new (``d = 1``) or leaves as its last copy
+    (``d = -1``; ``t = -1``: no change)."""
+    best = 0
+    if t >= 27:
+        h += d
+        for i in range(6):
+            best = max(best, kc[i])
+    else:
+        g = t // 9
+        o = (t % 9) % 3
+        for i in range(6):
+            best = max(best, kc[i] + (d if t >= 0 and knits[i, g] == o else 0))
+    return 13 - min(best + h, 14)
+
+
 @njit
 def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, danger_wall, max_eval, ws, tabs,
           shapes):  # fmt: skip
@@ -935,9 +974,10 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
     kv1 = ws[9]
     krest = 0
     v0 = 0
+    hk_h = 0
     tgt, _ = _best_target(conc, k, n, nm, mk, mt, 10 * NO, tabs, shapes, ws[2])
     # mode 1: three fixed chows, incremental; mode 2: seven pairs, incremental; mode 3: knitted straight,
-    # incremental; mode 0: target_shanten per tile
+    # incremental; mode 4: honours and knitted, incremental; mode 0: target_shanten per tile
     mode = 0
     rest = 0
     missing = 0
@@ -967,6 +1007,9 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
         for i in range(6):
             kv[i] = _knit_comb(kst, i, krest, shapes[0], tabs)
             v0 = min(v0, kv[i])
+    elif T_KIND[tgt] == 3 and T_CHOWS[tgt, 0] == H.HONORS_KNITTED and nm == 0 and n - 1 >= 13:
+        mode = 4
+        hk_h = _hk_counts(conc, kv, shapes[0])
     best_s = 10 * NO
     for t in range(34):
         sh[t] = 10 * NO
@@ -981,6 +1024,8 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
                     s = m1 + 2 * rest - _score(r1[0], r1[1], r1[2], r1[3], rest, tabs)
             elif mode == 2:
                 s = 6 - pairs + (1 if conc[t] % 2 == 0 else 0)  # an even count loses a pair
+            elif mode == 4:  # another copy of t stays: nothing changes
+                s = _hk_value(kv, hk_h, t if conc[t] == 1 else -1, -1, shapes[0])
             elif mode == 3:
                 s = v0 + 1
                 moved = False
@@ -1089,6 +1134,22 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
             for i in range(6):  # the combinations' values after the discard (they do not fall below kv)
                 kv1[i] = _knit_comb(kst1, i, krest, shapes[0], tabs) if kv[i] <= s else 10 * NO
             u = _knit_useful(conc, kst1, krest, s, kv1, unseen, shapes[0], tabs)
+        elif mode == 4:
+            h1 = hk_h
+            for i in range(6):
+                kv1[i] = kv[i]
+            if conc[t] == 1:  # the last copy leaves
+                if t >= 27:
+                    h1 -= 1
+                else:
+                    for i in range(6):
+                        if shapes[0][i, t // 9] == (t % 9) % 3:
+                            kv1[i] -= 1
+            conc[t] -= 1
+            u = 0
+            for x in range(34):  # only a tile not held can help (_useful's honours and knitted case)
+                if unseen[x] > 0 and conc[x] == 0 and _hk_value(kv1, h1, x, 1, shapes[0]) < s:
+                    u += unseen[x]
         else:
             conc[t] -= 1
             u = _useful(conc, k1, n - 1, nm, mk, mt, tgt, s, unseen, tabs, shapes)

@@ -542,3 +542,42 @@ def test_rule_agent_actions_pinned(tables, steps, seed, dtype, want):
         h.update(a.astype(np.int64).tobytes())
         obs, masks, seats, _, _ = env.step(a)
     assert h.hexdigest() == want
+
+
+def test_rule_agent_honors_knitted_incremental_form():
+    """The honours-and-knitted counts (distinct honours, distinct knitted tiles per combination) give exactly
+    mjenv's honours and knitted shanten after any discard and any new tile."""
+    from agents import rule as R
+    from mjenv import hand as H
+
+    rng = np.random.default_rng(8)
+    kc = np.zeros(6, np.int64)
+    kc1 = np.zeros(6, np.int64)
+    checked = 0
+    hands = _knitted_hands(rng, 60)
+    for conc in list(hands):  # also with honours: swap some suit tiles for honours
+        suits = np.flatnonzero(conc[:27])
+        if conc.sum() == 14 and len(suits) >= 3 and rng.random() < 0.7:
+            c = conc.copy()
+            for t in rng.choice(suits, size=3, replace=False):
+                c[t] -= 1
+                c[27 + int(rng.integers(7))] += 1
+            if c.max() <= 4:
+                hands.append(c)
+    for conc in hands:
+        if conc.sum() != 14:
+            continue
+        h = R._hk_counts(conc, kc, H.KNITS)
+        assert R._hk_value(kc, h, -1, -1, H.KNITS) == H.honors_knitted_shanten_kernel(conc, H.KNITS)
+        for t in np.flatnonzero(conc):
+            c1 = conc.copy()
+            c1[t] -= 1
+            want = H.honors_knitted_shanten_kernel(c1, H.KNITS)
+            assert R._hk_value(kc, h, t if conc[t] == 1 else -1, -1, H.KNITS) == want
+            h1 = R._hk_counts(c1, kc1, H.KNITS)
+            for x in np.flatnonzero(c1 == 0):
+                c2 = c1.copy()
+                c2[x] += 1
+                assert R._hk_value(kc1, h1, x, 1, H.KNITS) == H.honors_knitted_shanten_kernel(c2, H.KNITS)
+                checked += 1
+    assert checked > 5000
