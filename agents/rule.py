@@ -333,7 +333,9 @@ def _best_target(conc, k, n, nm, mk, mt, cap, tabs, shapes, lb):
     below ``cap`` (``(0, 10 * NO)`` when none is). ``lb``: scratch of at least ``NUM_TARGETS`` entries.
 
     Targets are evaluated by increasing cheap lower bound (:func:`_bounds`) and the search stops once the
-    bound passes the best value found, so most targets cost no table lookup.
+    bound passes the best value found, so most targets cost no table lookup; within a level, a target whose
+    key is a true lower bound (kinds 2, 3) is skipped once the best value is at the level and it comes later in
+    the order (it can at most tie, and ties go to the first).
     """
     level = _bounds(conc, n, nm, mk, mt, lb)
     best = 10 * NO
@@ -343,6 +345,8 @@ def _best_target(conc, k, n, nm, mk, mt, cap, tabs, shapes, lb):
         for tgt in range(NUM_TARGETS):
             b = lb[tgt]
             if b == level:
+                if best <= level and tgt > bt and T_KIND[tgt] >= 2:
+                    continue  # a true bound: value >= level >= best, and it loses the tie by order
                 v = _tsh(conc, k, n, nm, mk, mt, tgt, tabs, shapes, NO) + T_PEN[tgt]
                 if v < best or (v == best and tgt < bt):
                     best = v
