@@ -167,6 +167,8 @@ T_CMASK = np.array(
     [[(7 << int(T_CHOWS[i, j])) if T_KIND[i] == 2 else 0 for j in range(3)] for i in range(NUM_TARGETS)],
     np.int64,
 )
+ORPHAN_MASK = sum(1 << int(t) for t in H.ORPHANS)
+HONOR_MASK = sum(1 << t for t in range(27, 34))
 KNIT_MASK = np.array(
     [sum(1 << (9 * g + int(H.KNITS[i, g]) + 3 * j) for g in range(3) for j in range(3)) for i in range(6)],
     np.int64,
@@ -411,6 +413,9 @@ def _bounds(conc, n, nm, mk, mt, lb):
                     b2 |= bit
                     if c >= 4:
                         b3 |= bit
+    most = 0  # the most knitted tiles of one combination held
+    for i in range(6):
+        most = max(most, _pop(b0 & KNIT_MASK[i]))
     lo = 10 * NO
     for tgt in range(NUM_TARGETS):
         kind = T_KIND[tgt]
@@ -423,23 +428,19 @@ def _bounds(conc, n, nm, mk, mt, lb):
         elif kind == 2:
             b = _chow_bound(b0, nm, mk, mt, tgt)
         else:
+            # the shapes' values from the tile masks: the same counts as mjenv.hand's kernels (distinct
+            # tiles, pairs), checked against them in tests/test_agents.py
             shape = T_CHOWS[tgt, 0]
             if shape == H.KNITTED_STRAIGHT:
-                if n < 10:
-                    b = NO
-                else:
-                    most = 0
-                    for i in range(6):
-                        most = max(most, _pop(b0 & KNIT_MASK[i]))
-                    b = 9 - most - 1
+                b = NO if n < 10 else 9 - most - 1
             elif nm > 0 or n < 13:
                 b = NO
-            elif shape == H.SEVEN_PAIRS:
-                b = H.seven_pairs_shanten_kernel(conc)
+            elif shape == H.SEVEN_PAIRS:  # pairs: a count of 2 or 3 holds one, 4 holds two
+                b = 6 - _pop(b1) - _pop(b3)
             elif shape == H.THIRTEEN_ORPHANS:
-                b = H.orphans_shanten_kernel(conc, H.ORPHANS)
+                b = 13 - _pop(b0 & ORPHAN_MASK) - (1 if b1 & ORPHAN_MASK else 0)
             else:
-                b = H.honors_knitted_shanten_kernel(conc, H.KNITS)
+                b = 13 - min(most + _pop(b0 & HONOR_MASK), 14)
         b = max(b, -1) + T_PEN[tgt]
         lb[tgt] = b
         lo = min(lo, b)

@@ -389,7 +389,7 @@ def test_rule_agent_fast_paths_match_target_shanten():
     rng = np.random.default_rng(0)
     lb = np.zeros(34, np.int64)
     inu = np.zeros(34, np.int64)
-    n_chow = n_useful = n_single = 0
+    n_chow = n_useful = n_single = n_shape = 0
     for conc, nm, mk, mt in hands[::2]:
         n = int(conc.sum())
         k = H.keys_kernel(conc)
@@ -398,6 +398,9 @@ def test_rule_agent_fast_paths_match_target_shanten():
         for t in range(R.NUM_TARGETS):
             if R.T_KIND[t] >= 2:  # a true lower bound (tile filters: a pruning key, see _bounds)
                 assert lb[t] <= vals[t] + R.T_PEN[t], R.TARGET_NAMES[t]
+            if R.T_KIND[t] == 3 and R.T_CHOWS[t, 0] != H.KNITTED_STRAIGHT:  # exact (from the tile masks)
+                assert lb[t] == max(vals[t], -1) + R.T_PEN[t], R.TARGET_NAMES[t]
+                n_shape += vals[t] < R.NO
             elif lb[t] >= R.NO:  # a filter the melds rule out
                 assert vals[t] == R.NO
         held = np.flatnonzero(conc)
@@ -433,7 +436,7 @@ def test_rule_agent_fast_paths_match_target_shanten():
                     c1[x] -= 1
             assert u == brute, (R.TARGET_NAMES[tgt], conc, t)
             n_useful += 1
-    assert n_chow > 500 and n_useful > 1000 and n_single > 50
+    assert n_chow > 500 and n_useful > 1000 and n_single > 50 and n_shape > 300
 
 
 def _knitted_hands(rng, count):
