@@ -40,10 +40,15 @@ table lookups; exact for the cheap shapes, ``NO`` for targets the melds rule out
 two commonest chosen targets have incremental forms that give exactly what :func:`target_shanten` gives: three
 fixed chows (about 70% of turns) factor into ``missing + 2 rest - score(residual keys)``, so a discard or a
 draw costs one block-score lookup (:func:`_chow_rest`, :func:`_chow_less`, :func:`_chow_useful`); seven pairs
-(about 20%) count pairs. Useful-tile counts skip draws that provably change nothing (an extra copy for
-honours and knitted) and stop the knitted straight's combinations at the current value. The target shanten
-is inlined at its call sites (a call passing the table arrays cost as much as the work). Figures:
-``benchmarks/rule_agent.py`` and ``docs/agents.md``.
+(about 20%) count pairs. The knitted straight keeps one residual key per suit and knitted offset (a tile in or
+out changes three of them; a discard moves each combination's value by 0 or 1, so only the combinations at the
+best value are re-scored, and only when the tile is not a lone single of their residual); honours and knitted
+keep their distinct-tile counts. Useful-tile counts skip draws that provably change nothing (an extra copy
+for honours and knitted; for the three chows and the knitted straight, a tile with no residual tile of the
+same kind or within two ranks, and any non-chow tile once the residual is complete). The target shanten is
+inlined at its call sites (a call passing the table arrays cost as much as the work). Every shortcut is
+exact: ``tests/test_agents.py`` checks each against mjenv's kernels or a brute force and pins a digest of
+the actions taken in seeded VectorEnv play. Figures: ``benchmarks/rule_agent.py`` and ``docs/agents.md``.
 """
 
 from __future__ import annotations
