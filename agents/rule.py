@@ -40,10 +40,15 @@ table lookups; exact for the cheap shapes, ``NO`` for targets the melds rule out
 two commonest chosen targets have incremental forms that give exactly what :func:`target_shanten` gives: three
 fixed chows (about 70% of turns) factor into ``missing + 2 rest - score(residual keys)``, so a discard or a
 draw costs one block-score lookup (:func:`_chow_rest`, :func:`_chow_less`, :func:`_chow_useful`); seven pairs
-(about 20%) count pairs. Useful-tile counts skip draws that provably change nothing (an extra copy for
-honours and knitted) and stop the knitted straight's combinations at the current value. The target shanten
-is inlined at its call sites (a call passing the table arrays cost as much as the work). Figures:
-``benchmarks/rule_agent.py`` and ``docs/agents.md``.
+(about 20%) count pairs. The knitted straight keeps one residual key per suit and knitted offset (a tile in or
+out changes three of them; a discard moves each combination's value by 0 or 1, so only the combinations at the
+best value are re-scored, and only when the tile is not a lone single of their residual); honours and knitted
+keep their distinct-tile counts. Useful-tile counts skip draws that provably change nothing (an extra copy
+for honours and knitted; for the three chows and the knitted straight, a tile with no residual tile of the
+same kind or within two ranks, and any non-chow tile once the residual is complete). The target shanten is
+inlined at its call sites (a call passing the table arrays cost as much as the work). Every shortcut is
+exact: ``tests/test_agents.py`` checks each against mjenv's kernels or a brute force and pins a digest of
+the actions taken in seeded VectorEnv play. Figures: ``benchmarks/rule_agent.py`` and ``docs/agents.md``.
 """
 
 from __future__ import annotations
@@ -167,6 +172,8 @@ T_CMASK = np.array(
     [[(7 << int(T_CHOWS[i, j])) if T_KIND[i] == 2 else 0 for j in range(3)] for i in range(NUM_TARGETS)],
     np.int64,
 )
+ORPHAN_MASK = sum(1 << int(t) for t in H.ORPHANS)
+HONOR_MASK = sum(1 << t for t in range(27, 34))
 KNIT_MASK = np.array(
     [sum(1 << (9 * g + int(H.KNITS[i, g]) + 3 * j) for g in range(3) for j in range(3)) for i in range(6)],
     np.int64,
@@ -333,7 +340,9 @@ def _best_target(conc, k, n, nm, mk, mt, cap, tabs, shapes, lb):
     below ``cap`` (``(0, 10 * NO)`` when none is). ``lb``: scratch of at least ``NUM_TARGETS`` entries.
 
     Targets are evaluated by increasing cheap lower bound (:func:`_bounds`) and the search stops once the
-    bound passes the best value found, so most targets cost no table lookup.
+    bound passes the best value found, so most targets cost no table lookup; within a level, a target whose
+    key is a true lower bound (kinds 2, 3) is skipped once the best value is at the level and it comes later in
+    the order (it can at most tie, and ties go to the first).
     """
     level = _bounds(conc, n, nm, mk, mt, lb)
     best = 10 * NO
@@ -343,6 +352,8 @@ def _best_target(conc, k, n, nm, mk, mt, cap, tabs, shapes, lb):
         for tgt in range(NUM_TARGETS):
             b = lb[tgt]
             if b == level:
+                if best <= level and tgt > bt and T_KIND[tgt] >= 2:
+                    continue  # a true bound: value >= level >= best, and it loses the tie by order
                 v = _tsh(conc, k, n, nm, mk, mt, tgt, tabs, shapes, NO) + T_PEN[tgt]
                 if v < best or (v == best and tgt < bt):
                     best = v
@@ -407,6 +418,9 @@ def _bounds(conc, n, nm, mk, mt, lb):
                     b2 |= bit
                     if c >= 4:
                         b3 |= bit
+    most = 0  # the most knitted tiles of one combination held
+    for i in range(6):
+        most = max(most, _pop(b0 & KNIT_MASK[i]))
     lo = 10 * NO
     for tgt in range(NUM_TARGETS):
         kind = T_KIND[tgt]
@@ -419,23 +433,19 @@ def _bounds(conc, n, nm, mk, mt, lb):
         elif kind == 2:
             b = _chow_bound(b0, nm, mk, mt, tgt)
         else:
+            # the shapes' values from the tile masks: the same counts as mjenv.hand's kernels (distinct
+            # tiles, pairs), checked against them in tests/test_agents.py
             shape = T_CHOWS[tgt, 0]
             if shape == H.KNITTED_STRAIGHT:
-                if n < 10:
-                    b = NO
-                else:
-                    most = 0
-                    for i in range(6):
-                        most = max(most, _pop(b0 & KNIT_MASK[i]))
-                    b = 9 - most - 1
+                b = NO if n < 10 else 9 - most - 1
             elif nm > 0 or n < 13:
                 b = NO
-            elif shape == H.SEVEN_PAIRS:
-                b = H.seven_pairs_shanten_kernel(conc)
+            elif shape == H.SEVEN_PAIRS:  # pairs: a count of 2 or 3 holds one, 4 holds two
+                b = 6 - _pop(b1) - _pop(b3)
             elif shape == H.THIRTEEN_ORPHANS:
-                b = H.orphans_shanten_kernel(conc, H.ORPHANS)
+                b = 13 - _pop(b0 & ORPHAN_MASK) - (1 if b1 & ORPHAN_MASK else 0)
             else:
-                b = H.honors_knitted_shanten_kernel(conc, H.KNITS)
+                b = 13 - min(most + _pop(b0 & HONOR_MASK), 14)
         b = max(b, -1) + T_PEN[tgt]
         lb[tgt] = b
         lo = min(lo, b)
@@ -545,7 +555,7 @@ def _danger(t, vis, disc_by_others):
 
 @njit
 def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, mk, mt, ws, tabs, shapes):
-    """One decision from one observation row ``ob`` and its mask (``ws``: int64[5, 34] scratch); returns the
+    """One decision from one observation row ``ob`` and its mask (``ws``: int64[10, 34] scratch); returns the
     action id."""
     n_legal = 0
     only = -1
@@ -692,22 +702,272 @@ def _chow_less(conc, t, missing, r, inu):
     return missing, _adj(r, t, -1)
 
 
+@njit(inline="always")
+def _res_count(conc, inu, t):
+    """Copies of ``t`` in a three-chow residual: one copy of each held tile of the open chows is outside it."""
+    c = conc[t]
+    if c > 0 and inu[t]:
+        c -= 1
+    return c
+
+
+@njit
+def _res_single(conc, inu, t):
+    """Is ``t`` a lone single of the three-chow residual (one copy, no residual tile within two ranks)? Such a
+    tile is in no block of any reading, so removing it leaves the residual score unchanged."""
+    if _res_count(conc, inu, t) != 1:
+        return False
+    if t >= 27:
+        return True
+    rk = t % 9
+    for d in range(-2, 3):
+        if d != 0 and 0 <= rk + d <= 8 and _res_count(conc, inu, t + d) > 0:
+            return False
+    return True
+
+
 @njit
 def _chow_useful(conc, tgt, rest, r, sc, unseen, inu, tabs):
-    """:func:`_useful` for a three-fixed-chow target from its incremental form (``sc = score(r, rest)``)."""
+    """:func:`_useful` for a three-fixed-chow target from its incremental form (``sc = score(r, rest)``).
+
+    A missing chow tile always helps. Any other draw joins the residual ``r`` and helps when it raises its
+    score: never when the residual is already complete (``sc = 2 rest + 1``), and only when the residual holds
+    a copy of it or (suits) a tile within two ranks (else it stays a single in every reading)."""
     u = 0
+    full = sc >= 2 * rest + 1
     for t in range(34):
         if unseen[t] <= 0 or conc[t] >= 4:
             continue
-        if not _near(conc, t) and not T_INCHOW[tgt, t]:
-            continue  # the same candidates as _useful
         if inu[t] and conc[t] == 0:
             u += unseen[t]  # a missing chow tile: one step closer
+            continue
+        if full:
+            continue
+        near = False
+        if t >= 27:
+            near = conc[t] > 0  # honours are never chow tiles
+        else:
+            rk = t % 9
+            for d in range(-2, 3):
+                if 0 <= rk + d <= 8 and _res_count(conc, inu, t + d) > 0:
+                    near = True
+                    break
+        if not near:
             continue
         r1 = _adj(r, t, 1)
         if _score(r1[0], r1[1], r1[2], r1[3], rest, tabs) > sc:
             u += unseen[t]
     return u
+
+
+# ---- incremental knitted straight (a target with costly evaluations: 6 combinations, each a residual score).
+# Per suit s and offset o (knitted ranks o, o + 3, o + 6), ``st`` holds: st[3s + o] the knitted tiles missing,
+# st[9 + 3s + o] the residual key of suit s (its tiles less one copy of each held knitted tile), st[18 + 3s + o]
+# that key's packed increments (mjenv.hand suit_inc); st[27] the honour key, st[28] its increments. Combination
+# i of mjenv.hand.KNITS uses offset KNITS[i, s] in suit s; its value is what knitted_straight_shanten_kernel
+# gives for it: ``missing + 2 rest - score(residual keys, rest)``. A tile in or out changes three entries.
+_KST = 29  # entries of a knitted-straight state
+
+
+@njit
+def _knit_base(conc, k, st, tabs):
+    """Fill ``st`` (module comment above) for concealed counts ``conc`` with keys ``k``."""
+    sinc = tabs[2]
+    for s in range(3):
+        for o in range(3):
+            m = 0
+            r = k[s]
+            for j in range(3):
+                t = 9 * s + o + 3 * j
+                if conc[t] > 0:
+                    r -= _P5[t]
+                else:
+                    m += 1
+            st[3 * s + o] = m
+            st[9 + 3 * s + o] = r
+            st[18 + 3 * s + o] = sinc[r]
+    st[27] = k[3]
+    st[28] = tabs[3][k[3]]
+
+
+@njit
+def _knit_move(conc, st, dst, t, d, tabs):
+    """``dst`` = ``st`` after ``d`` (+1 or -1) copies of tile ``t`` (``conc``: the counts before the move)."""
+    for j in range(_KST):
+        dst[j] = st[j]
+    if t >= 27:
+        dst[27] = st[27] + d * _P5[t]
+        dst[28] = tabs[3][dst[27]]
+        return
+    s = t // 9
+    o_t = (t % 9) % 3
+    sinc = tabs[2]
+    for o in range(3):
+        e = 3 * s + o
+        if o == o_t and ((d < 0 and conc[t] == 1) or (d > 0 and conc[t] == 0)):
+            dst[e] = st[e] - d  # the combination's only copy leaves, or its missing tile arrives
+        else:
+            dst[9 + e] = st[9 + e] + d * _P5[t]
+            dst[18 + e] = sinc[dst[9 + e]]
+
+
+@njit(inline="always")
+def _knit_comb(st, i, rest, knits, tabs):
+    """Value of knitted combination ``i`` for the hand described by ``st``: ``missing + 2 rest - score``."""
+    e0 = knits[i, 0]
+    e1 = 3 + knits[i, 1]
+    e2 = 6 + knits[i, 2]
+    sc = H.inc_score_kernel(st[18 + e0], st[18 + e1], st[18 + e2], st[28], rest)
+    if sc < 0:
+        sc = H.regular_score_kernel(tabs[0], tabs[1], st[9 + e0], st[9 + e1], st[9 + e2], st[27], rest)
+    return st[e0] + st[e1] + st[e2] + 2 * rest - sc
+
+
+@njit(inline="always")
+def _knit_gain(st, i, rest, s, g, key, inc, knits, tabs):
+    """Is combination ``i`` (at value ``s``) below ``s`` once group ``g``'s residual key is ``key`` (packed
+    increments ``inc``)?"""
+    e0 = knits[i, 0]
+    e1 = 3 + knits[i, 1]
+    e2 = 6 + knits[i, 2]
+    k0 = st[9 + e0]
+    k1 = st[9 + e1]
+    k2 = st[9 + e2]
+    k3 = st[27]
+    a0 = st[18 + e0]
+    a1 = st[18 + e1]
+    a2 = st[18 + e2]
+    a3 = st[28]
+    if g == 0:
+        k0 = key
+        a0 = inc
+    elif g == 1:
+        k1 = key
+        a1 = inc
+    elif g == 2:
+        k2 = key
+        a2 = inc
+    else:
+        k3 = key
+        a3 = inc
+    sc = H.inc_score_kernel(a0, a1, a2, a3, rest)
+    if sc < 0:
+        sc = H.regular_score_kernel(tabs[0], tabs[1], k0, k1, k2, k3, rest)
+    return st[e0] + st[e1] + st[e2] + 2 * rest - sc < s
+
+
+@njit
+def _knit_lone(conc, t, o):
+    """For a discard of ``t`` and a knitted combination with offset ``o`` in ``t``'s suit (-1 for honours):
+    2 when ``t`` is its only copy of a knitted tile (the combination's value rises by one), 1 when ``t`` is a
+    lone single of its residual (one copy, no residual tile within two ranks: the value stays), else 0."""
+    if t >= 27:
+        return 1 if conc[t] == 1 else 0
+    rk = t % 9
+    c = conc[t]
+    if rk % 3 == o:
+        if c == 1:
+            return 2
+        c -= 1
+    if c != 1:
+        return 0
+    for d in range(-2, 3):
+        if d != 0 and 0 <= rk + d <= 8:
+            x = conc[t + d]
+            if x > 0 and (rk + d) % 3 == o:
+                x -= 1
+            if x > 0:
+                return 0
+    return 1
+
+
+@njit
+def _knit_useful(conc, st, rest, s, cv, unseen, knits, tabs):
+    """:func:`_useful` for the knitted straight from its state ``st`` (shanten ``s``; ``cv[i]``: the value of
+    combination ``i``, exact where it is at most ``s``). A draw lowers a combination by at most one, so only
+    the combinations at ``s`` can make it useful: a missing knitted tile of one of them always does (its
+    residual stays), another tile when it raises that combination's residual score, which needs a residual
+    tile of the same kind or (suits) within two ranks: a tile with neither stays a single in every reading."""
+    u = 0
+    for t in range(34):
+        if unseen[t] <= 0 or conc[t] >= 4:
+            continue
+        hit = False
+        if t >= 27:
+            if conc[t] > 0:
+                key = st[27] + _P5[t]
+                inc = tabs[3][key]
+                for i in range(6):
+                    if cv[i] == s and _knit_gain(st, i, rest, s, 3, key, inc, knits, tabs):
+                        hit = True
+                        break
+        else:
+            g = t // 9
+            r = t % 9
+            for i in range(6):
+                if cv[i] != s:
+                    continue
+                o = knits[i, g]
+                if r % 3 == o and conc[t] == 0:
+                    hit = True  # a missing knitted tile
+                    break
+                near = False
+                for d in range(-2, 3):  # the residual holds conc less one copy of each knitted tile held
+                    if 0 <= r + d <= 8:
+                        c = conc[t + d]
+                        if c > 0 and (r + d) % 3 == o:
+                            c -= 1
+                        if c > 0:
+                            near = True
+                            break
+                if not near:
+                    continue
+                key = st[9 + 3 * g + o] + _P5[t]
+                if _knit_gain(st, i, rest, s, g, key, tabs[2][key], knits, tabs):
+                    hit = True
+                    break
+        if hit:
+            u += unseen[t]
+    return u
+
+
+# ---- incremental honours and knitted: mjenv.hand.honors_knitted_shanten_kernel counts the distinct honours
+# held (``h``) and, per knitted combination i, its distinct knitted tiles held (``kc[i]``): the value is
+# ``13 - min(max kc + h, 14)``; a tile that arrives new or leaves as the last copy changes one count by one.
+
+
+@njit
+def _hk_counts(conc, kc, knits):
+    """Fill ``kc[i]`` (distinct knitted tiles of combination ``i`` held); return the distinct honours held."""
+    for i in range(6):
+        c = 0
+        for g in range(3):
+            for j in range(3):
+                if conc[9 * g + knits[i, g] + 3 * j] > 0:
+                    c += 1
+        kc[i] = c
+    h = 0
+    for t in range(27, 34):
+        if conc[t] > 0:
+            h += 1
+    return h
+
+
+@njit(inline="always")
+def _hk_value(kc, h, t, d, knits):
+    """Honours and knitted shanten after tile ``t`` arrives new (``d = 1``) or leaves as its last copy
+    (``d = -1``; ``t = -1``: no change)."""
+    best = 0
+    if t >= 27:
+        h += d
+        for i in range(6):
+            best = max(best, kc[i])
+    else:
+        g = t // 9
+        o = (t % 9) % 3
+        for i in range(6):
+            best = max(best, kc[i] + (d if t >= 0 and knits[i, g] == o else 0))
+    return 13 - min(best + h, 14)
 
 
 @njit
@@ -717,29 +977,83 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
     sh = ws[0]
     pre = ws[1]
     inu = ws[4]
+    kst = ws[5]  # knitted straight: the hand's state, after a discard, scratch
+    kst1 = ws[6]
+    ktmp = ws[7]
+    kv = ws[8]  # knitted straight: the combinations' values before and after a discard
+    kv1 = ws[9]
+    krest = 0
+    v0 = 0
+    hk_h = 0
     tgt, _ = _best_target(conc, k, n, nm, mk, mt, 10 * NO, tabs, shapes, ws[2])
-    # mode 1: three fixed chows, incremental; mode 2: seven pairs, incremental; mode 0: target_shanten per tile
+    # mode 1: three fixed chows, incremental; mode 2: seven pairs, incremental; mode 3: knitted straight,
+    # incremental; mode 4: honours and knitted, incremental; mode 0: target_shanten per tile
     mode = 0
     rest = 0
     missing = 0
     r = k
+    sc0 = 0
     pairs = 0
     if T_KIND[tgt] == 2:
         rest, missing, r = _chow_rest(conc, k, nm, mk, mt, tgt, inu)
         if rest >= 0:
             mode = 1
+            sc0 = _score(r[0], r[1], r[2], r[3], rest, tabs)
     elif T_KIND[tgt] == 3 and T_CHOWS[tgt, 0] == H.SEVEN_PAIRS and nm == 0 and n - 1 >= 13:
         mode = 2
         pairs = 6 - H.seven_pairs_shanten_kernel(conc)
+    elif (
+        T_KIND[tgt] == 3
+        and T_CHOWS[tgt, 0] == H.KNITTED_STRAIGHT
+        and n - 1 >= 10
+        and (n >= 12) == (n - 1 >= 12)
+    ):
+        # a discard raises each combination's value by 0 or 1: the value after it is v0 when a combination at
+        # v0 keeps its value, else v0 + 1
+        mode = 3
+        krest = 1 if n >= 12 else 0
+        _knit_base(conc, k, kst, tabs)
+        v0 = 10 * NO
+        for i in range(6):
+            kv[i] = _knit_comb(kst, i, krest, shapes[0], tabs)
+            v0 = min(v0, kv[i])
+    elif T_KIND[tgt] == 3 and T_CHOWS[tgt, 0] == H.HONORS_KNITTED and nm == 0 and n - 1 >= 13:
+        mode = 4
+        hk_h = _hk_counts(conc, kv, shapes[0])
     best_s = 10 * NO
     for t in range(34):
         sh[t] = 10 * NO
         if conc[t] > 0 and mask[A.DISCARD + t]:
             if mode == 1:
-                m1, r1 = _chow_less(conc, t, missing, r, inu)
-                s = m1 + 2 * rest - _score(r1[0], r1[1], r1[2], r1[3], rest, tabs)
+                if inu[t] and conc[t] == 1:
+                    s = missing + 1 + 2 * rest - sc0  # the chow's only copy: the residual stays
+                elif _res_single(conc, inu, t):
+                    s = missing + 2 * rest - sc0  # a lone single of the residual: its score stays
+                else:
+                    m1, r1 = _chow_less(conc, t, missing, r, inu)
+                    s = m1 + 2 * rest - _score(r1[0], r1[1], r1[2], r1[3], rest, tabs)
             elif mode == 2:
                 s = 6 - pairs + (1 if conc[t] % 2 == 0 else 0)  # an even count loses a pair
+            elif mode == 4:  # another copy of t stays: nothing changes
+                s = _hk_value(kv, hk_h, t if conc[t] == 1 else -1, -1, shapes[0])
+            elif mode == 3:
+                s = v0 + 1
+                moved = False
+                for i in range(6):
+                    if kv[i] != v0:
+                        continue
+                    q = _knit_lone(conc, t, shapes[0][i, t // 9] if t < 27 else -1)
+                    if q == 1:  # a lone single of this combination's residual: its value stays
+                        s = v0
+                        break
+                    if q == 2:  # its only knitted copy: the combination's value rises
+                        continue
+                    if not moved:
+                        _knit_move(conc, kst, ktmp, t, -1, tabs)
+                        moved = True
+                    if _knit_comb(ktmp, i, krest, shapes[0], tabs) == v0:
+                        s = v0
+                        break
             else:
                 # values past best + 1 are never used: the knitted straight may stop there
                 conc[t] -= 1
@@ -812,14 +1126,39 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
         k1 = _adj(k, t, -1)
         if mode == 1:
             m1, r1 = _chow_less(conc, t, missing, r, inu)
+            if (inu[t] and conc[t] == 1) or _res_single(conc, inu, t):
+                sc = sc0  # (as in the discard loop)
+            else:
+                sc = _score(r1[0], r1[1], r1[2], r1[3], rest, tabs)
             conc[t] -= 1
-            sc = _score(r1[0], r1[1], r1[2], r1[3], rest, tabs)
             u = _chow_useful(conc, tgt, rest, r1, sc, unseen, inu, tabs)
         elif mode == 2:
             conc[t] -= 1
             u = 0
             for x in range(34):  # a pair grows from a single (or a third) copy: _useful's seven pairs case
                 if unseen[x] > 0 and (conc[x] == 1 or conc[x] == 3):
+                    u += unseen[x]
+        elif mode == 3:
+            _knit_move(conc, kst, kst1, t, -1, tabs)
+            conc[t] -= 1
+            for i in range(6):  # the combinations' values after the discard (they do not fall below kv)
+                kv1[i] = _knit_comb(kst1, i, krest, shapes[0], tabs) if kv[i] <= s else 10 * NO
+            u = _knit_useful(conc, kst1, krest, s, kv1, unseen, shapes[0], tabs)
+        elif mode == 4:
+            h1 = hk_h
+            for i in range(6):
+                kv1[i] = kv[i]
+            if conc[t] == 1:  # the last copy leaves
+                if t >= 27:
+                    h1 -= 1
+                else:
+                    for i in range(6):
+                        if shapes[0][i, t // 9] == (t % 9) % 3:
+                            kv1[i] -= 1
+            conc[t] -= 1
+            u = 0
+            for x in range(34):  # only a tile not held can help (_useful's honours and knitted case)
+                if unseen[x] > 0 and conc[x] == 0 and _hk_value(kv1, h1, x, 1, shapes[0]) < s:
                     u += unseen[x]
         else:
             conc[t] -= 1
@@ -935,7 +1274,7 @@ def rule_actions_kernel(obs, masks, out, danger_wall, max_eval, tabs, shapes):
         unseen = np.zeros(34, np.int64)
         mk = np.zeros(5, np.int64)
         mt = np.zeros(5, np.int64)
-        ws = np.zeros((5, 34), np.int64)
+        ws = np.zeros((10, 34), np.int64)
         for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
             out[i] = _decide(
                 obs[i], masks[i], danger_wall, max_eval, conc, vis, disc, unseen, mk, mt, ws, tabs, shapes

@@ -1,7 +1,7 @@
 """The rule agent inside the VectorEnv: decisions per second and strength.
 
 ``PYTHONPATH=. python -m benchmarks.rule_agent [--tables 1024] [--threads 2] [--steps 300] [--repeats 5]
-[--kernel-steps 160] [--strength-steps 2000] [--json PATH]`` prints
+[--kernel-steps 160] [--strength-steps 2000] [--baseline SPEC] [--json PATH]`` prints
 
 1. **speed**: the VectorEnv with observations, ``--tables`` tables and ``--threads`` Numba threads, the rule agent
    (``agents.rule:make``) choosing at every seat. Each repeat plays ``--steps`` batched steps; the table gives
@@ -12,6 +12,8 @@
    decisions, claim decisions and forced ones (one legal action or a win offered), and the dispatcher cost
    (wall time of a call with a batch of one). On a shared machine this is the stable figure: ``2e6 / (agent
    + env CPU us)`` is what two quiet cores could reach;
+   with ``--baseline SPEC``, also an interleaved A/B against another rule agent (repeats alternate between the
+   two, each in its own VectorEnv from the same seed: on a shared machine the paired ratio is the fair figure);
 3. **strength**: four rule agents at every table (``--strength-steps`` steps): share of hands that end in a win,
    deal-in rate (won on a discard), self-drawn rate, mean winning fan, draws; the same for four random agents;
    and one rule agent at chair 0 against three random ones (its share of the wins and points per hand).
@@ -63,6 +65,56 @@ def speed(tables: int, threads: int, steps: int, repeats: int) -> dict:
         "repeats": repeats,
         "median": med,
         "runs": rows,
+    }
+
+
+def ab_speed(tables: int, threads: int, steps: int, repeats: int, baseline: str) -> dict:
+    """Interleaved A/B of ``agents.rule:make`` against ``baseline`` (another rule-agent spec, e.g. a copy of an
+    older ``agents/rule.py`` importable as ``rule_old:make``): one VectorEnv per agent from the same seed,
+    repeats alternating between them, so that both see the same load. With identical decisions both play
+    the same trajectories (``same_actions``). Returns both medians and the median of the paired ratios."""
+    import hashlib
+
+    specs = ("agents.rule:make", baseline)
+    sides = []
+    for spec in specs:
+        env = VectorEnv(tables, seed=0, threads=threads)
+        pol = load_policy(spec, tables, 0, threads=threads)
+        obs, masks, seats = env.reset()
+        for _ in range(20):  # warm-up (compiles on the first call)
+            obs, masks, seats, _, _ = env.step(pol(obs, masks, seats))
+        sides.append({"env": env, "pol": pol, "state": (obs, masks, seats), "runs": [],
+                      "digest": hashlib.blake2b(digest_size=16)})  # fmt: skip
+    for _ in tqdm(range(repeats), desc="a/b", leave=False):
+        for side in sides:
+            env, pol = side["env"], side["pol"]
+            obs, masks, seats = side["state"]
+            elapsed = 0.0
+            c0 = time.process_time()
+            for _ in range(steps):
+                t0 = time.perf_counter()
+                a = pol(obs, masks, seats)
+                obs, masks, seats, _, _ = env.step(a)
+                elapsed += time.perf_counter() - t0
+                side["digest"].update(a.tobytes())
+            cpu = time.process_time() - c0
+            side["state"] = (obs, masks, seats)
+            d = tables * steps
+            side["runs"].append({"decisions_per_s": d / elapsed, "cpu_us_per_decision": cpu / d * 1e6})
+    a, b = (side["runs"] for side in sides)
+    return {
+        "specs": list(specs),
+        "tables": tables,
+        "threads": threads,
+        "steps": steps,
+        "repeats": repeats,
+        "median_decisions_per_s": [statistics.median(r["decisions_per_s"] for r in x) for x in (a, b)],
+        "median_cpu_us_per_decision": [
+            statistics.median(r["cpu_us_per_decision"] for r in x) for x in (a, b)
+        ],
+        "ratio": statistics.median(x["decisions_per_s"] / y["decisions_per_s"] for x, y in zip(a, b)),
+        "ratios": [x["decisions_per_s"] / y["decisions_per_s"] for x, y in zip(a, b)],
+        "same_actions": sides[0]["digest"].digest() == sides[1]["digest"].digest(),
     }
 
 
@@ -151,6 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kernel-steps", type=int, default=160, help="0 skips the kernel-cost run")
     ap.add_argument("--strength-steps", type=int, default=2000, help="0 skips the strength runs")
     ap.add_argument("--json", default=None)
+    ap.add_argument("--baseline", default=None, metavar="SPEC",
+                    help="also run an interleaved A/B of agents.rule:make against this spec (e.g. a copy of an "
+                         "older agents/rule.py on PYTHONPATH as rule_old:make)")  # fmt: skip
     args = ap.parse_args(argv)
     out = {"speed": speed(args.tables, args.threads, args.steps, args.repeats)}
     m = out["speed"]["median"]
@@ -158,6 +213,13 @@ def main(argv: list[str] | None = None) -> int:
           f"median of {args.repeats} x {args.steps} steps:")  # fmt: skip
     print(f"  {m['decisions_per_s']:,.0f} decisions/s  (agent {m['agent_us_per_decision']:.2f} us + env "
           f"{m['env_us_per_decision']:.2f} us wall per decision; {m['cpu_us_per_decision']:.2f} us CPU)")  # fmt: skip
+    if args.baseline:
+        out["ab"] = r = ab_speed(args.tables, args.threads, args.steps, args.repeats, args.baseline)
+        (da, db), (ca, cb) = r["median_decisions_per_s"], r["median_cpu_us_per_decision"]
+        print(f"interleaved A/B, median of {args.repeats} x {args.steps} steps each: agents.rule:make {da:,.0f} "
+              f"decisions/s ({ca:.2f} CPU us), {args.baseline} {db:,.0f} ({cb:.2f} CPU us); paired ratio "
+              f"{r['ratio']:.3f} (runs {', '.join(f'{x:.2f}' for x in r['ratios'])}); "
+              f"same actions: {r['same_actions']}")  # fmt: skip
     if args.kernel_steps > 0:
         out["kernel"] = k = kernel_cost(args.tables, args.kernel_steps, args.repeats)
         print(f"agent alone, 1 thread, CPU us per decision ({k['states']:,} states from play; median of "

@@ -389,7 +389,7 @@ def test_rule_agent_fast_paths_match_target_shanten():
     rng = np.random.default_rng(0)
     lb = np.zeros(34, np.int64)
     inu = np.zeros(34, np.int64)
-    n_chow = n_useful = 0
+    n_chow = n_useful = n_single = n_shape = 0
     for conc, nm, mk, mt in hands[::2]:
         n = int(conc.sum())
         k = H.keys_kernel(conc)
@@ -398,6 +398,9 @@ def test_rule_agent_fast_paths_match_target_shanten():
         for t in range(R.NUM_TARGETS):
             if R.T_KIND[t] >= 2:  # a true lower bound (tile filters: a pruning key, see _bounds)
                 assert lb[t] <= vals[t] + R.T_PEN[t], R.TARGET_NAMES[t]
+            if R.T_KIND[t] == 3 and R.T_CHOWS[t, 0] != H.KNITTED_STRAIGHT:  # exact (from the tile masks)
+                assert lb[t] == max(vals[t], -1) + R.T_PEN[t], R.TARGET_NAMES[t]
+                n_shape += vals[t] < R.NO
             elif lb[t] >= R.NO:  # a filter the melds rule out
                 assert vals[t] == R.NO
         held = np.flatnonzero(conc)
@@ -414,6 +417,9 @@ def test_rule_agent_fast_paths_match_target_shanten():
                     m1, r1 = R._chow_less(conc, t, missing, r, inu)
                     sc = R._score(*r1, rest, tabs)
                     assert m1 + 2 * rest - sc == s
+                    if R._res_single(conc, inu, t):  # the turn's shortcut: the residual score stays
+                        assert m1 == missing and sc == R._score(*r, rest, tabs)
+                        n_single += 1
                     u = R._chow_useful(c1, tgt, rest, r1, sc, unseen, inu, tabs)
                     n_chow += 1
                 else:
@@ -430,4 +436,151 @@ def test_rule_agent_fast_paths_match_target_shanten():
                     c1[x] -= 1
             assert u == brute, (R.TARGET_NAMES[tgt], conc, t)
             n_useful += 1
-    assert n_chow > 500 and n_useful > 1000
+    assert n_chow > 500 and n_useful > 1000 and n_single > 50 and n_shape > 300
+
+
+def _knitted_hands(rng, count):
+    """Random concealed hands of 14 and 11 tiles, most of them holding many tiles of one knitted combination."""
+    from mjenv import hand as H
+
+    out = []
+    for j in range(count):
+        n = 14 if j % 3 else 11
+        wall = np.repeat(np.arange(34), 4)
+        if j % 5:
+            knit = [9 * g + int(H.KNITS[rng.integers(6), g]) + 3 * r for g in range(3) for r in range(3)]
+            pick = rng.choice(knit, size=int(rng.integers(4, 9)), replace=False)
+            for t in pick:
+                wall = np.delete(wall, np.flatnonzero(wall == t)[0])
+        else:
+            pick = np.zeros(0, np.int64)
+        rest = rng.choice(wall, size=n - len(pick), replace=False)
+        out.append(np.bincount(np.concatenate([pick, rest]), minlength=34).astype(np.int8))
+    return out
+
+
+def test_rule_agent_knitted_straight_incremental_form():
+    """The knitted straight's incremental form (per-combination residual keys, one changed by a tile in or
+    out) gives exactly mjenv's knitted straight shanten for every discard and every draw; the turn's shortcut
+    (after a discard: v0 when a combination at v0 keeps its value, else v0 + 1) and its useful-tile count
+    (only combinations at the value, residual near-tiles only) match the kernel and a brute force."""
+    from agents import rule as R
+    from mjenv import hand as H
+
+    pol = R.RulePolicy(1)
+    tabs = pol._tabs
+    suit, honor = tabs[0], tabs[1]
+
+    def kernel(c, n):
+        return H.knitted_straight_shanten_kernel(c, suit, honor, H.KNITS, H.POW5, n, R.NO, -1)
+
+    rng = np.random.default_rng(5)
+    st = np.zeros(34, np.int64)
+    st1 = np.zeros(34, np.int64)
+    st2 = np.zeros(34, np.int64)
+    n_discards = n_useful = 0
+    n_lone = [0, 0, 0]
+    for conc in _knitted_hands(rng, 120):
+        n = int(conc.sum())
+        rest = 1 if n >= 12 else 0
+        R._knit_base(conc, H.keys_kernel(conc), st, tabs)
+        cv = [R._knit_comb(st, i, rest, H.KNITS, tabs) for i in range(6)]
+        v0 = min(cv)
+        assert v0 == kernel(conc, n)
+        for t in np.flatnonzero(conc):
+            R._knit_move(conc, st, st1, t, -1, tabs)
+            c1 = conc.copy()
+            c1[t] -= 1
+            want = kernel(c1, n - 1)
+            cv1 = [R._knit_comb(st1, i, rest, H.KNITS, tabs) for i in range(6)]
+            assert min(cv1) == want
+            assert all(a <= b <= a + 1 for a, b in zip(cv, cv1))
+            for i in range(6):  # the turn's shortcuts per combination
+                q = R._knit_lone(conc, t, int(H.KNITS[i, t // 9]) if t < 27 else -1)
+                if q:
+                    assert cv1[i] == cv[i] + (q == 2)
+                    n_lone[q] += 1
+            quick = v0 if any(cv[i] == v0 and cv1[i] == v0 for i in range(6)) else v0 + 1
+            assert quick == want
+            n_discards += 1
+            if rng.random() < 0.3:  # useful tiles of some discards, against a brute force
+                unseen = rng.integers(0, 4, 34)
+                at = np.array([cv1[i] if cv[i] <= want else 10 * R.NO for i in range(6)], np.int64)
+                u = R._knit_useful(c1, st1, rest, want, at, unseen, H.KNITS, tabs)
+                brute = 0
+                for x in range(34):
+                    if c1[x] < 4:
+                        R._knit_move(c1, st1, st2, x, 1, tabs)
+                        c2 = c1.copy()
+                        c2[x] += 1
+                        v = kernel(c2, n)
+                        assert min(R._knit_comb(st2, i, rest, H.KNITS, tabs) for i in range(6)) == v
+                        if unseen[x] > 0 and v < want:
+                            brute += unseen[x]
+                assert u == brute, (conc, t)
+                n_useful += 1
+    assert n_discards > 1000 and n_useful > 300 and min(n_lone[1:]) > 100
+
+
+@pytest.mark.parametrize(
+    "tables, steps, seed, dtype, want",
+    [
+        (256, 150, 11, np.float32, "563ac4aad61fd2afd6bc6201a1f01e1f"),
+        (128, 100, 2, np.uint8, "fb3dbe9755b2d6e9e76776333930dd05"),
+    ],
+)
+def test_rule_agent_actions_pinned(tables, steps, seed, dtype, want):
+    """The rule agent's speed work never changes a decision: the digest of every action it takes at every seat
+    of a seeded VectorEnv (38,400 and 12,800 decisions, whole hands with auto-reset) equals the digest the
+    agent gave before its incremental forms (main at 87404b8). A change of the engine's deal or rules also
+    changes it; then recompute it with the agent of the commit before and update it here."""
+    import hashlib
+
+    env = VectorEnv(tables, seed=seed, threads=2, obs_dtype=dtype)
+    policy = load_policy("agents.rule:make", tables, 0)
+    obs, masks, seats = env.reset()
+    h = hashlib.blake2b(digest_size=16)
+    for _ in range(steps):
+        a = policy(obs, masks, seats)
+        h.update(a.astype(np.int64).tobytes())
+        obs, masks, seats, _, _ = env.step(a)
+    assert h.hexdigest() == want
+
+
+def test_rule_agent_honors_knitted_incremental_form():
+    """The honours-and-knitted counts (distinct honours, distinct knitted tiles per combination) give exactly
+    mjenv's honours and knitted shanten after any discard and any new tile."""
+    from agents import rule as R
+    from mjenv import hand as H
+
+    rng = np.random.default_rng(8)
+    kc = np.zeros(6, np.int64)
+    kc1 = np.zeros(6, np.int64)
+    checked = 0
+    hands = _knitted_hands(rng, 60)
+    for conc in list(hands):  # also with honours: swap some suit tiles for honours
+        suits = np.flatnonzero(conc[:27])
+        if conc.sum() == 14 and len(suits) >= 3 and rng.random() < 0.7:
+            c = conc.copy()
+            for t in rng.choice(suits, size=3, replace=False):
+                c[t] -= 1
+                c[27 + int(rng.integers(7))] += 1
+            if c.max() <= 4:
+                hands.append(c)
+    for conc in hands:
+        if conc.sum() != 14:
+            continue
+        h = R._hk_counts(conc, kc, H.KNITS)
+        assert R._hk_value(kc, h, -1, -1, H.KNITS) == H.honors_knitted_shanten_kernel(conc, H.KNITS)
+        for t in np.flatnonzero(conc):
+            c1 = conc.copy()
+            c1[t] -= 1
+            want = H.honors_knitted_shanten_kernel(c1, H.KNITS)
+            assert R._hk_value(kc, h, t if conc[t] == 1 else -1, -1, H.KNITS) == want
+            h1 = R._hk_counts(c1, kc1, H.KNITS)
+            for x in np.flatnonzero(c1 == 0):
+                c2 = c1.copy()
+                c2[x] += 1
+                assert R._hk_value(kc1, h1, x, 1, H.KNITS) == H.honors_knitted_shanten_kernel(c2, H.KNITS)
+                checked += 1
+    assert checked > 5000
