@@ -1244,7 +1244,7 @@ def _unapply(w, i, choice):
         w[i + 2] += 1
 
 
-@njit
+@njit(inline="always")
 def _consider(n, n_fixed, p, win, self_drawn, seat, prevalent, knitted, concealed13, best_fc, best, ws):
     """Score one reading; copy it to ``best_fc`` when it beats (or wins the tie with) the best so far.
 
@@ -1367,7 +1367,7 @@ def _check_args(concealed, n_melds, win_tile, flags, seat_wind, prevalent_wind, 
     return 0
 
 
-@njit
+@njit(inline="always")
 def _score(
     concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts, ws
 ):
@@ -1415,7 +1415,7 @@ def _score(
     return best + flower_count
 
 
-@njit
+@njit(inline="always")
 def _best_reading(concealed, n_fixed, win, flags, seat, prevalent, distinct, odd, hmask, best_fc, ws):
     """Best points (no flowers) over the regular, special and knitted-straight readings of ``ws``'s hand, or -1;
     the winning reading's fan counts in ``best_fc`` (written only by a reading that wins)."""
