@@ -239,67 +239,6 @@ def _is_legal(bits, i, a):
     return (bits[i, 1] >> np.uint64(a - 64)) & np.uint64(1) == np.uint64(1)
 
 
-@numba.njit(nogil=True, cache=CACHE)
-def _step_table(
-    i, states, actions, do_reset, reset_seeds, raise_mode, rules, dealers, prevalents, observe,
-    sq_seed, sq_dealer, sq_prev, sq_head, sq_len, stop_when_empty, active,
-    seats, masks, n_legal, legal, bits, obs, rewards, terminated, illegal, hands_done,
-    winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds, suit_win, honor_win,
-):  # fmt: skip
-    """Table ``i`` of :func:`_step_batch`'s parallel loop: deal (``do_reset``) or apply ``actions[i]``, then write
-    the next decision's outputs; returns 1 if the action was illegal, else 0. A kernel of its own so that the
-    parfor body, which numba types and compiles again for its gufunc, is one call."""
-    st = states[i]
-    if do_reset:  # deal a new hand from the given seed, dealer and prevalent wind
-        G.reset_kernel(st, reset_seeds[i], dealers[i], prevalents[i], rules, suit_win, honor_win)
-        active[i] = True
-        _prepare(st, i, observe, seats, masks, n_legal, legal, bits, obs)
-        return 0
-    n = states.shape[0]
-    if not active[i]:  # a stopped table (schedule exhausted): nothing happens
-        terminated[i] = False
-        illegal[i] = False
-        for p in range(4):
-            rewards[i, p] = 0
-        return 0
-    # memory latency, not work, bounds a step: fetch ahead (hints only, no effect on results)
-    if i + 2 < n:
-        _prefetch_hot(states, masks, legal, i + 2)
-    if i + 1 < n:
-        _prefetch_cold(states, i + 1)
-    rw = rewards[i]
-    a = actions[i]
-    bad = False
-    if not raise_mode:
-        bad = not _is_legal(bits, i, a)
-        illegal[i] = bad
-    if bad:
-        G.penalize_kernel(st, st[G.CUR], G.penalty_kind_kernel(st, a), rw)
-    else:
-        G.step_kernel(st, a, rw, suit_win, honor_win)
-    done = st[G.PHASE] == G.PH_OVER
-    terminated[i] = done
-    if done:
-        _record(st, i, winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds)
-        hands_done[i] += 1
-        h = sq_head[i]
-        if h < sq_len[i]:
-            sq_head[i] = h + 1
-            G.reset_kernel(st, sq_seed[i, h], sq_dealer[i, h], sq_prev[i, h], rules, suit_win, honor_win)
-        elif stop_when_empty:
-            active[i] = False
-            seats[i] = -1
-            masks[i, :] = False
-            n_legal[i] = 0
-            bits[i, 0] = 0
-            bits[i, 1] = 0
-            return 1 if bad else 0
-        else:
-            G.reset_kernel(st, G.next_seed_kernel(st), dealers[i], prevalents[i], rules, suit_win, honor_win)
-    _prepare(st, i, observe, seats, masks, n_legal, legal, bits, obs)
-    return 1 if bad else 0
-
-
 @numba.njit(parallel=True, nogil=True, cache=CACHE)
 def _step_batch(
     states, actions, do_reset, reset_seeds, rules, dealers, prevalents, observe,
@@ -331,14 +270,58 @@ def _step_batch(
             n_bad += 1 if bad else 0
         if n_bad > 0:
             return n_bad
-    # one parallel loop (numba compiles each prange loop into three libraries of its own), one call per table
+    # one parallel loop for both cases (numba compiles each prange loop into three libraries of its own)
     for i in prange(n):
-        n_bad += _step_table(
-            np.int64(i), states, actions, do_reset, reset_seeds, raise_mode, rules, dealers, prevalents, observe,
-            sq_seed, sq_dealer, sq_prev, sq_head, sq_len, stop_when_empty, active,
-            seats, masks, n_legal, legal, bits, obs, rewards, terminated, illegal, hands_done,
-            winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds, suit_win, honor_win,
-        )  # fmt: skip
+        st = states[i]
+        if do_reset:  # deal a new hand from the given seed, dealer and prevalent wind
+            G.reset_kernel(st, reset_seeds[i], dealers[i], prevalents[i], rules, suit_win, honor_win)
+            active[i] = True
+            _prepare(st, i, observe, seats, masks, n_legal, legal, bits, obs)
+            continue
+        if not active[i]:  # a stopped table (schedule exhausted): nothing happens
+            terminated[i] = False
+            illegal[i] = False
+            for p in range(4):
+                rewards[i, p] = 0
+            continue
+        # memory latency, not work, bounds a step: fetch ahead (hints only, no effect on results)
+        if i + 2 < n:
+            _prefetch_hot(states, masks, legal, i + 2)
+        if i + 1 < n:
+            _prefetch_cold(states, i + 1)
+        rw = rewards[i]
+        a = actions[i]
+        bad = False
+        if not raise_mode:
+            bad = not _is_legal(bits, i, a)
+            illegal[i] = bad
+        n_bad += 1 if bad else 0
+        if bad:
+            G.penalize_kernel(st, st[G.CUR], G.penalty_kind_kernel(st, a), rw)
+        else:
+            G.step_kernel(st, a, rw, suit_win, honor_win)
+        done = st[G.PHASE] == G.PH_OVER
+        terminated[i] = done
+        if done:
+            _record(st, i, winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds)
+            hands_done[i] += 1
+            h = sq_head[i]
+            if h < sq_len[i]:
+                sq_head[i] = h + 1
+                G.reset_kernel(st, sq_seed[i, h], sq_dealer[i, h], sq_prev[i, h], rules, suit_win, honor_win)
+            elif stop_when_empty:
+                active[i] = False
+                seats[i] = -1
+                masks[i, :] = False
+                n_legal[i] = 0
+                bits[i, 0] = 0
+                bits[i, 1] = 0
+                continue
+            else:
+                G.reset_kernel(
+                    st, G.next_seed_kernel(st), dealers[i], prevalents[i], rules, suit_win, honor_win
+                )
+        _prepare(st, i, observe, seats, masks, n_legal, legal, bits, obs)
     return n_bad
 
 
