@@ -260,9 +260,15 @@ def _step_batch(
     its actions are ignored, its mask is empty and its seat -1).
     """
     n = states.shape[0]
+    if do_reset:
+        for i in prange(n):
+            G.reset_kernel(states[i], reset_seeds[i], dealers[i], prevalents[i], rules, suit_win, honor_win)
+            active[i] = True
+            _prepare(states[i], i, observe, seats, masks, n_legal, legal, bits, obs)
+        return 0
     n_bad = 0
     raise_mode = rules[R_ILLEGAL] == ILLEGAL_RAISE
-    if raise_mode and not do_reset:  # check the whole batch first (serially: one 16-byte bits row per table)
+    if raise_mode:  # check the whole batch first (serially: one 16-byte bits row per table)
         for i in range(n):
             a = actions[i]
             bad = active[i] and not _is_legal(bits, i, a)
@@ -270,14 +276,7 @@ def _step_batch(
             n_bad += 1 if bad else 0
         if n_bad > 0:
             return n_bad
-    # one parallel loop for both cases (numba compiles each prange loop into three libraries of its own)
     for i in prange(n):
-        st = states[i]
-        if do_reset:  # deal a new hand from the given seed, dealer and prevalent wind
-            G.reset_kernel(st, reset_seeds[i], dealers[i], prevalents[i], rules, suit_win, honor_win)
-            active[i] = True
-            _prepare(st, i, observe, seats, masks, n_legal, legal, bits, obs)
-            continue
         if not active[i]:  # a stopped table (schedule exhausted): nothing happens
             terminated[i] = False
             illegal[i] = False
@@ -289,6 +288,7 @@ def _step_batch(
             _prefetch_hot(states, masks, legal, i + 2)
         if i + 1 < n:
             _prefetch_cold(states, i + 1)
+        st = states[i]
         rw = rewards[i]
         a = actions[i]
         bad = False
