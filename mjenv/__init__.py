@@ -45,7 +45,11 @@ WARMUP_MODULES = ("mjenv.hand", "mjenv.fans", "mjenv.game", "mjenv.vector")
 
 
 def warmup(
-    verbose: bool = False, modules=WARMUP_MODULES, progress: bool | None = None, **kwargs
+    verbose: bool = False,
+    modules=WARMUP_MODULES,
+    progress: bool | None = None,
+    imports=(),
+    **kwargs,
 ) -> dict[str, float]:
     """Compile (or load from numba's on-disk cache) the kernels of ``modules``; returns seconds per module.
 
@@ -55,6 +59,11 @@ def warmup(
     (which module, how far, which kernel is compiling; default: when stderr is a terminal); ``verbose``
     prints the seconds per module. ``kwargs`` go to every module's ``warmup`` that takes them (the vector
     env's ``observations``).
+
+    ``imports`` are modules only imported first, each a step of the bar (their shared kernels compile or load
+    on import), without their own ``warmup``: ``mjenv selfplay`` passes ``("mjenv.fans", "mjenv.game")`` and
+    ``modules=("mjenv.vector",)``, so that its first result does not wait for kernels the vector env never
+    calls (the batch scorer, the single-table fronts' masks and observations).
     """
     import importlib
     import inspect
@@ -64,19 +73,21 @@ def warmup(
 
     from mjenv import _jit
 
+    imports = tuple(m for m in imports if m not in modules)
     out: dict[str, float] = {}
     disable = None if progress is None else not progress  # None: tqdm shows the bar only on a terminal
-    bar = tqdm(total=len(modules), desc="mjenv kernels", unit="module", disable=disable)
+    bar = tqdm(total=len(imports) + len(modules), desc="mjenv kernels", unit="module", disable=disable)
     old_hook = _jit.note_hook
     _jit.note_hook = lambda text: bar.set_postfix_str(text.removeprefix("compiling mjenv."), refresh=True)
     try:
-        for name in modules:
+        for name in (*imports, *modules):
             bar.set_postfix_str(name.removeprefix("mjenv."), refresh=True)
             t0 = time.perf_counter()
             mod = importlib.import_module(name)  # shared kernels compile (or load) on import
-            fn = mod.warmup
-            params = inspect.signature(fn).parameters
-            fn(**{k: v for k, v in kwargs.items() if k in params})
+            if name in modules:
+                fn = mod.warmup
+                params = inspect.signature(fn).parameters
+                fn(**{k: v for k, v in kwargs.items() if k in params})
             out[name] = time.perf_counter() - t0
             bar.update(1)
             if verbose:

@@ -1141,7 +1141,7 @@ def _pair_range(h):
     return lo, hi
 
 
-@njit
+@njit(inline="always")  # into _regular_best_c: compiled once, called through a symbol
 def _regular_best(ws, n_fixed, n_need, win, self_drawn, seat, prevalent, knitted, concealed13, best_fc, best):
     """Every reading of the hand ``h`` of work space ``ws`` as pair + ``n_need`` sets after the fixed sets;
     keeps the best in ``best_fc``. The sets go to ``sk``/``st``/``sc`` of ``ws`` (``_WS_LAYOUT``).
@@ -1244,7 +1244,7 @@ def _unapply(w, i, choice):
         w[i + 2] += 1
 
 
-@njit
+@njit(inline="always")
 def _consider(n, n_fixed, p, win, self_drawn, seat, prevalent, knitted, concealed13, best_fc, best, ws):
     """Score one reading; copy it to ``best_fc`` when it beats (or wins the tie with) the best so far.
 
@@ -1367,7 +1367,7 @@ def _check_args(concealed, n_melds, win_tile, flags, seat_wind, prevalent_wind, 
     return 0
 
 
-@njit
+@njit(inline="always")
 def _score(
     concealed, melds, n_melds, win_tile, flags, seat_wind, prevalent_wind, flower_count, fan_counts, ws
 ):
@@ -1415,7 +1415,7 @@ def _score(
     return best + flower_count
 
 
-@njit
+@njit(inline="always")
 def _best_reading(concealed, n_fixed, win, flags, seat, prevalent, distinct, odd, hmask, best_fc, ws):
     """Best points (no flowers) over the regular, special and knitted-straight readings of ``ws``'s hand, or -1;
     the winning reading's fan counts in ``best_fc`` (written only by a reading that wins)."""
@@ -1427,7 +1427,7 @@ def _best_reading(concealed, n_fixed, win, flags, seat, prevalent, distinct, odd
     scr[_S_STATE] = 0  # fan_counts: not built from this hand's base yet
     self_drawn = (flags & WIN_SELF_DRAWN) != 0
     # knitted (0 / 1) and best as int64, not literals: one specialization of the reading chain, not two
-    best = _regular_best(
+    best = _regular_best_shared(
         ws,
         n_fixed,
         4 - n_fixed,
@@ -1451,7 +1451,7 @@ def _best_reading(concealed, n_fixed, win, flags, seat, prevalent, distinct, odd
                     0  # the judge's calculator: no wait fan when the win tile is in the knitted straight
                 )
             take_knitted_kernel(h, k, -1)
-            best = _regular_best(
+            best = _regular_best_shared(
                 ws,
                 n_fixed,
                 1 - n_fixed,
@@ -1534,6 +1534,35 @@ def _score_c(
         numba.carray(concealed, 34), numba.carray(melds, 4), n_melds, win_tile, flags, seat_wind, prevalent_wind,
         flower_count, numba.carray(fan_counts, NUM_FANS), numba.carray(ws, _WS_LEN),
     )  # fmt: skip
+
+
+def _regular_best_c(
+    ws, n_fixed, n_need, win, self_drawn, seat, prevalent, knitted, concealed13, best_fc, best
+):
+    """C-callable :func:`_regular_best` (pointers to ``int64[_WS_LEN]``, ``int8[34]``, ``int16[NUM_FANS]``)."""
+    return _regular_best(
+        numba.carray(ws, _WS_LEN), n_fixed, n_need, win, self_drawn, seat, prevalent, knitted,
+        numba.carray(concealed13, 34), numba.carray(best_fc, NUM_FANS), best,
+    )  # fmt: skip
+
+
+# The reading enumeration (_regular_best and the reading evaluation below it) compiled ONCE: the scorer calls
+# it through a symbol, so the scorer's own library does not link and optimize the whole chain again.
+_regular_best_shared = shared_kernel(
+    "mjenv_fans_regular_best_kernel_v1",
+    _nt.int64(
+        _nt.CPointer(_nt.int64),
+        *([_nt.int64] * 3),
+        _nt.boolean,
+        *([_nt.int64] * 3),
+        _nt.CPointer(_nt.int8),
+        _nt.CPointer(_nt.int16),
+        _nt.int64,
+    ),
+    _regular_best_c,
+)
+if _regular_best_shared is None:  # NUMBA_DISABLE_JIT: plain Python
+    _regular_best_shared = _regular_best
 
 
 # The scorer (_score and its callees) compiled ONCE, as a C-callable kernel; score_kernel, the batch kernel and

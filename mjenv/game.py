@@ -1406,7 +1406,6 @@ def warmup() -> float:
         legal_mask_kernel(st, seat, mask)
         observe_kernel(st, seat, obs)
         step_kernel(st, int(np.flatnonzero(mask)[-1]), rewards, *tab)
-    legal_mask_kernel(st, 0, np.zeros(NUM_ACTIONS, np.int8))  # the int8 masks of the PettingZoo front
     reset_kernel(st, 1, 0, 0, DEFAULT_RULES, *tab)
     front_step_kernel(st, A_DISCARD + int(np.flatnonzero(st[HAND : HAND + 34])[0]), rewards, *tab)
     observe_mask_kernel(st, int(st[CUR]), True, obs, np.zeros(NUM_ACTIONS, np.int8))

@@ -175,8 +175,8 @@ def observe_mask_kernel(state, seat, active, obs, mask):
     """:func:`observe_kernel` and, when ``active``, ``game.legal_mask_kernel`` into ``mask`` (else all zero), in
     one call (the AEC front's ``observe``). Returns the number of legal actions."""
     observe_kernel(state, seat, obs)
-    if active:
-        return G.legal_mask_kernel(state, seat, mask)
+    if active:  # an int8 mask as bool: one compiled legal_mask_kernel for both fronts (same bytes)
+        return G.legal_mask_kernel(state, seat, mask.view(np.bool_))
     mask[:] = 0
     return 0
 

@@ -141,8 +141,11 @@ def run_selfplay(
     import mjenv
 
     t0 = time.perf_counter()
-    mjenv.warmup(
-        modules=("mjenv.fans", "mjenv.game", "mjenv.vector"), progress=progress, observations=observations
+    mjenv.warmup(  # only what the vector env runs: not the batch scorer, not the single-table fronts' kernels
+        imports=("mjenv.fans", "mjenv.game"),
+        modules=("mjenv.vector",),
+        progress=progress,
+        observations=observations,
     )
     compile_s = time.perf_counter() - t0
     from mjenv.vector import VectorEnv

@@ -95,6 +95,25 @@ def test_package_warmup_compiles_every_module():
         assert kernel.signatures, f"{kernel.__name__} was not compiled by warmup()"
 
 
+def test_warmup_imports_only_import(monkeypatch):
+    """``imports`` are imported (a bar step each) without their own warmup: ``mjenv selfplay`` does not wait for
+    kernels the vector env never calls (the batch scorer, the single-table fronts' kernels)."""
+    import mjenv
+    from mjenv import fans, vector
+
+    def fail(*a, **k):
+        raise AssertionError("fans.warmup must not run for an import-only module")
+
+    monkeypatch.setattr(fans, "warmup", fail)
+    calls = []
+    monkeypatch.setattr(vector, "warmup", lambda observations=True: calls.append(observations) or 0.0)
+    times = mjenv.warmup(imports=("mjenv.fans",), modules=("mjenv.vector",), observations=False)
+    assert list(times) == ["mjenv.fans", "mjenv.vector"] and calls == [False]
+    # a module in both lists gets its full warmup once
+    times = mjenv.warmup(imports=("mjenv.vector",), modules=("mjenv.vector",))
+    assert list(times) == ["mjenv.vector"] and calls == [False, True]
+
+
 def test_engine_win_tables_are_the_rules_core_tables():
     """The engine plays with mjenv.hand's win tables (game.win_tables reads only those two members)."""
     from mjenv import hand
