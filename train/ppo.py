@@ -84,7 +84,7 @@ class PPOConfig:
     min_fan: int = 8
     """RuleConfig.min_fan of the training tables (lower it for denser rewards)"""
     channels: int = 16
-    """agents.nn network: convolution width"""
+    """agents.nn network: per-tile width"""
     hidden: int = 128
     """agents.nn network: hidden width"""
     init_from: str | None = None
@@ -205,9 +205,10 @@ def gae_kernel(rew, val, done, nxt, boot, gamma, lam, adv):
         adv[k] = rew[k] + gamma * nv - val[k] + gamma * lam * na
 
 
-def masked_logits(net: ann.PolicyValueNet, obs: torch.Tensor, masks: torch.Tensor):
-    """``(logits with illegal actions at -1e8, value)``: finite, so entropies and gradients have no NaN."""
-    logits, value = net(obs, None)
+def masked_logits(net: ann.PolicyValueNet, tile: torch.Tensor, glob: torch.Tensor, masks: torch.Tensor):
+    """``(logits with illegal actions at -1e8, value)`` from the network's features (:func:`agents.nn.
+    obs_features`): finite, so entropies and gradients have no NaN."""
+    logits, value = net.forward_features(tile, glob, None)
     return logits.masked_fill(~masks, _NEG), value
 
 
@@ -257,6 +258,8 @@ class Collector:
         n, steps = cfg.num_envs, cfg.rollout_steps
         cap = n * steps
         obs_b = np.empty((cap, OBS_SIZE), np.uint8)
+        tile_b = torch.empty((cap, 34, ann.NUM_TILE_FEATURES), dtype=torch.float32)
+        glob_b = torch.empty((cap, ann.NUM_GLOBAL), dtype=torch.float32)
         mask_b = np.empty((cap, NUM_ACTIONS), np.bool_)
         act_b = np.empty(cap, np.int64)
         logp_b = np.empty(cap, np.float32)
@@ -279,18 +282,21 @@ class Collector:
             lr_rows = np.flatnonzero(own == OWN_LEARNER)
             m = lr_rows.size
             if m:
-                o = torch.from_numpy(env.obs[lr_rows]).to(device)
-                mk = torch.from_numpy(env.masks[lr_rows]).to(device)
+                ob_l, mk_l = env.obs[lr_rows], env.masks[lr_rows]
+                tile, glob = ann.obs_features(ob_l, mk_l)
+                mk = torch.from_numpy(mk_l).to(device)
                 with torch.no_grad():
-                    logits, value = masked_logits(net, o, mk)
+                    logits, value = masked_logits(net, tile.to(device), glob.to(device), mk)
                     logp_all = torch.log_softmax(logits, 1)
                     a = torch.multinomial(logp_all.exp(), 1, generator=gen).squeeze(1)
                     lp = logp_all.gather(1, a[:, None]).squeeze(1)
                 a_np = a.cpu().numpy()
                 actions[lr_rows] = a_np
                 sl = slice(k, k + m)
-                obs_b[sl] = env.obs[lr_rows]
-                mask_b[sl] = env.masks[lr_rows]
+                obs_b[sl] = ob_l
+                mask_b[sl] = mk_l
+                tile_b[sl] = tile
+                glob_b[sl] = glob
                 act_b[sl] = a_np
                 logp_b[sl] = lp.cpu().numpy()
                 val_b[sl] = value.cpu().numpy()
@@ -305,10 +311,10 @@ class Collector:
                 elif code == OWN_RANDOM:
                     actions[r] = random_legal_actions(env.masks[r], self.rng)
                 else:
-                    o = torch.from_numpy(env.obs[r]).to(device)
+                    tile, glob = ann.obs_features(env.obs[r], env.masks[r])
                     mk = torch.from_numpy(env.masks[r]).to(device)
                     with torch.no_grad():
-                        logits, _ = masked_logits(pool[code - OWN_POOL], o, mk)
+                        logits, _ = masked_logits(pool[code - OWN_POOL], tile.to(device), glob.to(device), mk)
                         actions[r] = (
                             torch.multinomial(torch.softmax(logits, 1), 1, generator=gen)[:, 0].cpu().numpy()
                         )
@@ -341,13 +347,13 @@ class Collector:
             ob = np.empty((tab.size, OBS_SIZE), np.uint8)
             observe_rows_kernel(env.states, tab.astype(np.int64), seat.astype(np.int64), ob)
             with torch.no_grad():
-                _, v = net(torch.from_numpy(ob).to(device), None)
+                _, v = net.forward_features(*net.features(ob, None), None)
             boot[last[tab, seat]] = v.cpu().numpy()
         adv = np.zeros(k, np.float32)
         gae_kernel(rew_b[:k], val_b[:k], done_b[:k], nxt_b[:k], boot, cfg.gamma, cfg.gae_lambda, adv)
         timers["gae_s"] += time.perf_counter() - t3
         return {
-            "obs": obs_b[:k], "masks": mask_b[:k], "actions": act_b[:k], "logp": logp_b[:k],
+            "obs": obs_b[:k], "tile": tile_b[:k], "glob": glob_b[:k], "masks": mask_b[:k], "actions": act_b[:k], "logp": logp_b[:k],
             "values": val_b[:k], "advantages": adv, "returns": adv + val_b[:k],
             "decisions": n * steps, "hands": hands, "learner_hands": learner_hands,
             "learner_points": learner_points, "learner_wins": learner_wins,
@@ -361,7 +367,8 @@ def ppo_update(
 ) -> dict[str, float]:  # fmt: skip
     """``epochs`` passes of minibatch PPO over ``batch`` (the stored behaviour log-probs are the "old" ones)."""
     k = batch["actions"].shape[0]
-    obs = torch.from_numpy(batch["obs"]).to(device)
+    tile_all = torch.as_tensor(batch["tile"]).to(device)
+    glob_all = torch.as_tensor(batch["glob"]).to(device)
     masks = torch.from_numpy(batch["masks"]).to(device)
     act = torch.from_numpy(batch["actions"]).to(device)
     old_lp = torch.from_numpy(batch["logp"]).to(device)
@@ -375,7 +382,7 @@ def ppo_update(
         kl_sum, kl_n = 0.0, 0
         for s in range(0, k, cfg.minibatch_size):
             idx = perm[s : s + cfg.minibatch_size]
-            logits, v = masked_logits(net, obs[idx], masks[idx])
+            logits, v = masked_logits(net, tile_all[idx], glob_all[idx], masks[idx])
             logp_all = torch.log_softmax(logits, 1)
             lp = logp_all.gather(1, act[idx].unsqueeze(1)).squeeze(1)
             entropy = -(logp_all.exp() * logp_all).sum(1).mean()
@@ -505,6 +512,8 @@ class Trainer:
         self.cfg = check_config(cfg)
         self.device = resolve_device(cfg.device)
         torch.set_num_threads(cfg.torch_threads)
+        # subnormal floats make CPU matmuls many times slower (seen with BC-initialised weights): flush them
+        torch.set_flush_denormal(True)
         self.run_dir = Path(cfg.run_dir)
         ckpt = None
         if cfg.resume:
