@@ -115,6 +115,9 @@ class PolicyValueNet(nn.Module):
         self.tile_head = nn.Linear(c, 3)
         self.other_head = nn.Linear(h, 7)
         self.value_head = nn.Linear(h, 1)
+        for head in (self.tile_head, self.other_head):  # a near-uniform initial policy (CleanRL's actor init)
+            nn.init.normal_(head.weight, std=0.01)
+            nn.init.zeros_(head.bias)
 
     @property
     def num_parameters(self) -> int:

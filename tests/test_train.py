@@ -137,6 +137,18 @@ def test_init_from_bc_checkpoint_and_periodic_evaluation(tmp_path):
     assert list((tmp_path / "r" / "tb").iterdir())  # TensorBoard events
 
 
+def test_value_warmup_moves_only_the_value_head(tmp_path):
+    cfg = PPOConfig(run_dir=str(tmp_path / "w"), **{**TINY, "updates": 2, "value_warmup": 1})
+    tr = Trainer(cfg)
+    before = {k: v.clone() for k, v in tr.net.state_dict().items()}
+    tr.step(dict.fromkeys(("env_s", "inference_s", "gae_s", "update_s", "other_s"), 0.0))
+    after = tr.net.state_dict()
+    for k, v in before.items():
+        assert torch.equal(v, after[k]) != k.startswith("value_head."), k  # the head moved, nothing else
+    tr.step(dict.fromkeys(("env_s", "inference_s", "gae_s", "update_s", "other_s"), 0.0))
+    assert not torch.equal(before["tile_enc.weight"], tr.net.state_dict()["tile_enc.weight"])
+
+
 # ------------------------------------------------------------------------------------------------ learning
 def _points_vs_random(policy_path, walls=300):
     from agents import nn as ann

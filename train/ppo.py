@@ -102,6 +102,9 @@ class PPOConfig:
     vf_coef: float = 0.5
     ent_coef: float = 0.01
     max_grad_norm: float = 0.5
+    value_warmup: int = 0
+    """updates at the start that train the value head alone (the rest of the network frozen): a BC
+    checkpoint's value head is untrained, and advantages from it would first push the imitated policy around"""
     target_kl: float | None = 0.05
     """stop the epochs of an update early when the approximate KL exceeds this (None: never)"""
     opponent_prob: float = 0.5
@@ -129,7 +132,7 @@ def check_config(cfg: PPOConfig) -> PPOConfig:
     ints = {
         "seed": 0, "updates": 1, "num_envs": 1, "rollout_steps": 1, "threads": 1, "torch_threads": 1,
         "min_fan": 0, "channels": 1, "hidden": 1, "epochs": 1, "minibatch_size": 1, "pool_size": 1,
-        "pool_every": 1, "eval_every": 0, "eval_walls": 1, "eval_seed": 0, "save_every": 1,
+        "pool_every": 1, "value_warmup": 0, "eval_every": 0, "eval_walls": 1, "eval_seed": 0, "save_every": 1,
     }  # fmt: skip
     for name, lo in ints.items():
         v = getattr(cfg, name)
@@ -258,8 +261,8 @@ class Collector:
         n, steps = cfg.num_envs, cfg.rollout_steps
         cap = n * steps
         obs_b = np.empty((cap, OBS_SIZE), np.uint8)
-        tile_b = torch.empty((cap, 34, ann.NUM_TILE_FEATURES), dtype=torch.float32)
-        glob_b = torch.empty((cap, ann.NUM_GLOBAL), dtype=torch.float32)
+        tile_b = np.empty((cap, 34, ann.NUM_TILE_FEATURES), np.float32)
+        glob_b = np.empty((cap, ann.NUM_GLOBAL), np.float32)
         mask_b = np.empty((cap, NUM_ACTIONS), np.bool_)
         act_b = np.empty(cap, np.int64)
         logp_b = np.empty(cap, np.float32)
@@ -295,8 +298,8 @@ class Collector:
                 sl = slice(k, k + m)
                 obs_b[sl] = ob_l
                 mask_b[sl] = mk_l
-                tile_b[sl] = tile
-                glob_b[sl] = glob
+                tile_b[sl] = tile.numpy()
+                glob_b[sl] = glob.numpy()
                 act_b[sl] = a_np
                 logp_b[sl] = lp.cpu().numpy()
                 val_b[sl] = value.cpu().numpy()
@@ -363,17 +366,21 @@ class Collector:
 # ------------------------------------------------------------------------------------------------ update
 def ppo_update(
     net: ann.PolicyValueNet, opt: torch.optim.Optimizer, batch: dict[str, Any], cfg: PPOConfig,
-    rng: np.random.Generator, device: torch.device,
+    rng: np.random.Generator, device: torch.device, warmup: bool = False,
 ) -> dict[str, float]:  # fmt: skip
-    """``epochs`` passes of minibatch PPO over ``batch`` (the stored behaviour log-probs are the "old" ones)."""
+    """``epochs`` passes of minibatch PPO over ``batch`` (the stored behaviour log-probs are the "old" ones);
+    ``warmup``: the value loss trains the value head only (every other parameter keeps its value, so the
+    policy does not move)."""
     k = batch["actions"].shape[0]
-    tile_all = torch.as_tensor(batch["tile"]).to(device)
-    glob_all = torch.as_tensor(batch["glob"]).to(device)
+    tile_all = torch.from_numpy(batch["tile"]).to(device)
+    glob_all = torch.from_numpy(batch["glob"]).to(device)
     masks = torch.from_numpy(batch["masks"]).to(device)
     act = torch.from_numpy(batch["actions"]).to(device)
     old_lp = torch.from_numpy(batch["logp"]).to(device)
     adv_all = torch.from_numpy(batch["advantages"]).to(device)
     ret = torch.from_numpy(batch["returns"]).to(device)
+    head = {id(p) for p in net.value_head.parameters()}
+    frozen = [p for p in net.parameters() if id(p) not in head]
     stats = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
     n_mb = 0
     epochs_done = 0
@@ -393,9 +400,15 @@ def ppo_update(
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
             pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
             v_loss = 0.5 * F.mse_loss(v, ret[idx])
-            loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+            if warmup:
+                loss = cfg.vf_coef * v_loss
+            else:
+                loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
             opt.zero_grad(set_to_none=True)
             loss.backward()
+            if warmup:  # Adam skips parameters without a gradient: only the value head moves
+                for p in frozen:
+                    p.grad = None
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
             opt.step()
             with torch.no_grad():
@@ -591,7 +604,9 @@ class Trainer:
         batch = self.col.collect(self.net, self.pool, self.gen, self.device, timers)
         t0 = time.perf_counter()
         stats = (
-            ppo_update(self.net, self.opt, batch, cfg, self.rng, self.device) if batch["actions"].size else {}
+            ppo_update(self.net, self.opt, batch, cfg, self.rng, self.device, warmup=u < cfg.value_warmup)
+            if batch["actions"].size
+            else {}
         )
         timers["update_s"] += time.perf_counter() - t0
         self.counters["update"] = u + 1
