@@ -160,9 +160,10 @@ def _digest(state: dict[str, torch.Tensor]) -> str:
 
 
 def save(net: PolicyValueNet, path: str | Path) -> None:
-    """Write ``net`` to a safetensors file with its config, ``FEATURES_VERSION`` and a SHA-256 of the weights."""
+    """Write ``net`` to a safetensors file with its config, ``NN_FEATURES_VERSION`` and a SHA-256 of the weights."""
     from safetensors.torch import save_file
 
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().contiguous() for k, v in net.state_dict().items()}
     meta = {
         "format": FORMAT,

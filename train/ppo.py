@@ -58,6 +58,7 @@ from mjenv.vector import NUM_ACTIONS, VectorEnv
 CKPT_FORMAT = "mjenv-train-ppo/1"
 OPPONENTS = ("rule", "random", "pool")
 OWN_LEARNER, OWN_RULE, OWN_RANDOM, OWN_POOL = 0, 1, 2, 3  # chair owner codes; pool slot j is OWN_POOL + j
+_SPAN = 40.0  # legal logits are kept within this of the row's best (probabilities >= e^-40, no subnormals)
 _NEG = -1e8  # finite logit of illegal actions in training (keeps entropy and gradients free of NaN)
 
 
@@ -118,6 +119,8 @@ class PPOConfig:
     """duplicate evaluation against the rule agent every this many updates (0: never)"""
     eval_walls: int = 200
     eval_seed: int = 12345
+    keep_eval_policies: bool = True
+    """write the learner of every evaluation to run_dir/evals/policy_uNNNNNN.safetensors (~0.3 MB each)"""
     save_every: int = 25
     """write the checkpoint every this many updates (and at the end)"""
     device: str = "auto"
@@ -212,6 +215,10 @@ def masked_logits(net: ann.PolicyValueNet, tile: torch.Tensor, glob: torch.Tenso
     """``(logits with illegal actions at -1e8, value)`` from the network's features (:func:`agents.nn.
     obs_features`): finite, so entropies and gradients have no NaN."""
     logits, value = net.forward_features(tile, glob, None)
+    # legal logits are floored at the best legal one - _SPAN: a confident (BC) policy otherwise gives legal actions
+    # probabilities below float32's normal range, and the exp / softmax backward on subnormals is slow on CPU
+    top = logits.detach().masked_fill(~masks, float("-inf")).max(1, keepdim=True).values
+    logits = torch.maximum(logits, top - _SPAN)
     return logits.masked_fill(~masks, _NEG), value
 
 
@@ -532,7 +539,16 @@ class Trainer:
         if cfg.resume:
             ckpt = read_checkpoint(self.run_dir / "checkpoint.safetensors")
             saved = json.loads(ckpt[1]["config"])
-            keep = {"updates", "resume", "progress", "run_dir", "device", "eval_every", "save_every"}
+            keep = {
+                "updates",
+                "resume",
+                "progress",
+                "run_dir",
+                "device",
+                "eval_every",
+                "save_every",
+                "keep_eval_policies",
+            }
             diff = {
                 k: (saved[k], v)
                 for k, v in asdict(cfg).items()
@@ -703,6 +719,8 @@ class Trainer:
                         "eval_ci_hi": a["ci95"][1],
                     }
                     row.update(last_eval)
+                    if cfg.keep_eval_policies:  # the evaluated learner, to ship the best one later
+                        ann.save(self.net, self.run_dir / "evals" / f"policy_u{u:06d}.safetensors")
                 for key, val in row.items():
                     if key != "update" and isinstance(val, (int, float)):
                         writer.add_scalar(key, val, u)
