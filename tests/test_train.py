@@ -226,3 +226,25 @@ def test_bc_from_records_matches_the_engine(tmp_path):
     rep = bc.run(bc.BCConfig(records=(str(p),), out=str(tmp_path / "bc.safetensors"), channels=4, hidden=16,
                              epochs=1, torch_threads=1, progress=False))  # fmt: skip
     assert rep["held_out"]["n"] >= 1 and (tmp_path / "bc.json").is_file()
+
+
+# ------------------------------------------------------------------------------------------------ curve
+def test_learning_curve_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    from train import plot_curve
+
+    rows = [
+        "update,seconds,eval_mean,eval_ci_lo,eval_ci_hi",
+        "1,10,,,",
+        "2,20,-1.5,-2.5,-0.5",
+        "4,40,0.5,-0.2,1.2",
+    ]
+    (tmp_path / "a.csv").write_text("\n".join(rows) + "\n")
+    out = plot_curve.plot(
+        [tmp_path / "a.csv", tmp_path / "a.csv"], tmp_path / "img" / "c.png", start=(0, -1, 1)
+    )
+    assert out.stat().st_size > 1000
+    assert [r["eval_mean"] for r in plot_curve.read_evals(tmp_path / "a.csv")] == [-1.5, 0.5]
+    (tmp_path / "none.csv").write_text(rows[0] + "\n1,10,,,\n")
+    with pytest.raises(ValueError, match="no evaluation rows"):
+        plot_curve.read_evals(tmp_path / "none.csv")
