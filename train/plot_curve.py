@@ -62,7 +62,7 @@ def plot(
         offset += _last_seconds(path)
         if i + 1 < len(paths):
             ax.axvline(offset / 60, color="C0", lw=0.8, ls=":")
-    ax.set_xlabel("training time (minutes, wall clock of the run)")
+    ax.set_xlabel("training time (minutes of collection and updates; evaluations excluded)")
     ax.set_ylabel("points per hand vs rule agent\n(1v3 duplicate)")
     ax.set_title(title or f"Learning curve: {Path(paths[-1]).parent.name}")
     ax.grid(alpha=0.3)
