@@ -1,18 +1,20 @@
 """A small PyTorch policy-value network over mjenv's observation: ``agents.nn:make``.
 
-Inputs (built from :func:`mjenv.observation.views`, so a change of the observation layout is caught by
-``FEATURES_VERSION``): 38 *tile planes* over the 34 tile types -- own hand (4), drawn tile (1), every player's
-melds (16) and discards (16), the tile on offer (1) -- and 30 *scalars*: flowers, concealed-tile counts
-(scaled), seat and prevailing wind, tiles left in the wall (/144), who offered, the phase, whose turn, and
-the no-win flag. The tile planes go through two 1-D convolutions over the tile axis (kernel 3: neighbouring
-ranks; the honours sit after the suits), are flattened, joined with the scalars, and feed a hidden layer with
-a policy head (``NUM_ACTIONS`` logits) and a value head. Illegal actions get a logit of ``-inf`` (masked
-logits), so neither sampling nor the greedy choice can pick one.
+Inputs: the engineered features of :mod:`agents.features` (per tile type: copies held and visible, melds and
+discards of every player, and on the player's turn the target shanten, regular shanten and useful tiles after
+each discard, the rule agent's pre-order, kong flags; per row: phase, wall, best target value and target,
+claim-advance flags), computed by a Numba kernel from the observation and legal mask only, plus the
+observation's scalars. The network (:class:`PolicyValueNet`) is small dense layers only: a per-tile encoder
+shared by the 34 tile types, a trunk over a flattened tile summary and the global features, a per-tile head
+for the tile actions (discard, concealed kong, added kong) and a head for the seven others, and a value head.
+Illegal actions get a logit of ``-inf`` (masked logits), so neither sampling nor the greedy choice can pick
+one.
 
-Observations may be ``float32`` or ``uint8`` (``numpy`` arrays or ``torch`` tensors); inference is batched on
-CPU or CUDA. Checkpoints are safetensors files that carry the network config, the observation
-``FEATURES_VERSION`` and a SHA-256 of the weights: loading one made for other features, another config, or
-with tampered or truncated bytes raises ``ValueError`` naming the problem.
+Observations may be ``float32`` or ``uint8`` (``numpy`` arrays or ``torch`` tensors); the features are computed
+on CPU, the network runs on CPU or CUDA. Checkpoints are safetensors files that carry the network config,
+``NN_FEATURES_VERSION`` (the observation layout and the feature layout) and a SHA-256 of the weights: loading one
+made for other features, another config, or with tampered or truncated bytes raises ``ValueError`` naming the
+problem. ``agents.nn:baseline`` plays the checkpoint shipped with the repository (``agents/baseline.safetensors``).
 """
 
 from __future__ import annotations
@@ -28,26 +30,29 @@ import torch
 from torch import nn
 
 from agents._common import check_factory_args
+from agents.features import FEATURES_ID, NUM_GLOBAL_FEATURES, NUM_TILE_FEATURES, nn_features
 from mjenv.actions import NUM_ACTIONS
 from mjenv.observation import FEATURES_VERSION, OBS_OFFSETS, OBS_PIECES, OBS_SIZE
 
 FORMAT = "mjenv-agents-nn/1"
-_PLANES = (("hand", 4), ("drawn", 1), ("melds", 16), ("discards", 16), ("offer_tile", 1))
+#: the network's input layout: the observation layout and the engineered features of :mod:`agents.features`
+NN_FEATURES_VERSION = f"{FEATURES_VERSION}+{FEATURES_ID}"
 _SCALARS = (
     ("flowers", 4, 8.0), ("concealed", 4, 14.0), ("seat_wind", 4, 1.0), ("prevalent_wind", 4, 1.0),
-    ("wall", 1, 144.0), ("offer_from", 4, 1.0), ("phase", 4, 1.0), ("turn", 4, 1.0), ("no_win", 1, 1.0),
+    ("offer_from", 4, 1.0), ("turn", 4, 1.0), ("no_win", 1, 1.0),
 )  # fmt: skip
-NUM_PLANES = sum(c for _, c in _PLANES)
 NUM_SCALARS = sum(c for _, c, _ in _SCALARS)
+NUM_GLOBAL = NUM_GLOBAL_FEATURES + NUM_SCALARS
 _SHAPES = dict(OBS_PIECES)
+_TILE_SUMMARY = 8  # per-tile width of the flattened summary that feeds the trunk
 
 
 @dataclass(frozen=True)
 class NNConfig:
-    """Network sizes. ``channels``: convolution width; ``hidden``: width of the joint layer."""
+    """Network sizes. ``channels``: width of the per-tile encoder and head; ``hidden``: width of the trunk."""
 
-    channels: int = 64
-    hidden: int = 256
+    channels: int = 16
+    hidden: int = 128
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -58,76 +63,88 @@ class NNConfig:
                 raise ValueError(f"NNConfig.{f.name} must be in 1..4096, got {v}")
 
 
-def _index_arrays() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Flat observation indices of the tile planes (NUM_PLANES x 34), the scalars and their scales."""
-    planes = []
-    for name, count in _PLANES:
-        base = OBS_OFFSETS[name]
-        assert int(np.prod(_SHAPES[name])) == 34 * count, name
-        planes.extend(base + 34 * c + np.arange(34) for c in range(count))
+def _scalar_index() -> tuple[np.ndarray, np.ndarray]:
     scal, scale = [], []
     for name, count, sc in _SCALARS:
         assert int(np.prod(_SHAPES[name])) == count, name
         scal.extend(OBS_OFFSETS[name] + np.arange(count))
         scale.extend([sc] * count)
-    return np.array(planes), np.array(scal), np.array(scale, np.float32)
+    return np.array(scal), np.array(scale, np.float32)
 
 
-_PLANE_IDX, _SCALAR_IDX, _SCALAR_SCALE = _index_arrays()
+_SCALAR_IDX, _SCALAR_SCALE = _scalar_index()
 
 
-def _runs(idx: np.ndarray) -> tuple[tuple[int, int], ...]:
-    """``idx`` (flat observation indices, in feature order) as maximal contiguous ``[a, b)`` slices."""
-    cut = np.flatnonzero(np.diff(idx) != 1) + 1
-    return tuple((int(r[0]), int(r[-1]) + 1) for r in np.split(idx, cut))
-
-
-_RUNS = _runs(np.concatenate([_PLANE_IDX.ravel(), _SCALAR_IDX]))
+def obs_features(
+    obs: Any, masks: Any = None, threads: int | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(tile [N, 34, NUM_TILE_FEATURES], glob [N, NUM_GLOBAL])`` float32 CPU tensors from observations
+    (uint8 or float32; numpy or torch) and their legal masks (``None``: a player not asked, e.g. a value
+    bootstrap): :func:`agents.features.nn_features` plus the observation's scalars (flowers, concealed counts,
+    winds, who offered, whose turn, the no-win flag)."""
+    o = obs.detach().cpu().numpy() if isinstance(obs, torch.Tensor) else np.asarray(obs)
+    m = masks.detach().cpu().numpy() if isinstance(masks, torch.Tensor) else masks
+    if o.ndim != 2 or o.shape[1] != OBS_SIZE:
+        raise ValueError(f"obs must have shape (N, {OBS_SIZE}), got {tuple(o.shape)}")
+    tile, glob = nn_features(o, m, threads=threads)
+    sc = o[:, _SCALAR_IDX].astype(np.float32) / _SCALAR_SCALE
+    return torch.from_numpy(tile), torch.from_numpy(np.concatenate([glob, sc], axis=1))
 
 
 class PolicyValueNet(nn.Module):
-    """``forward(obs, masks) -> (masked logits [N, NUM_ACTIONS], value [N])`` (see the module docstring)."""
+    """``forward(obs, masks) -> (masked logits [N, NUM_ACTIONS], value [N])``.
+
+    Inputs: the engineered features of :func:`obs_features`. A per-tile encoder (a linear layer shared by the
+    34 tile types, ``channels`` wide) feeds (a) a flattened ``34 x 8`` summary that joins the global features
+    in a two-layer trunk (``hidden`` wide) and (b) a per-tile head, shared across tiles, that gives each tile's
+    discard, concealed-kong and added-kong logits from its encoding plus a projection of the trunk. The trunk
+    gives the seven other logits (chows, pung, kong, win, pass) and the value. All layers are small dense
+    matmuls (fast on CPU); illegal actions get ``-inf`` (masked logits).
+    """
 
     def __init__(self, config: NNConfig | None = None) -> None:
         super().__init__()
         self.config = NNConfig() if config is None else config
         c, h = self.config.channels, self.config.hidden
-        self.conv = nn.Sequential(
-            nn.Conv1d(NUM_PLANES, c, 3, padding=1), nn.ReLU(), nn.Conv1d(c, c, 3, padding=1), nn.ReLU()
+        self.tile_enc = nn.Linear(NUM_TILE_FEATURES, c)
+        self.tile_sum = nn.Linear(c, _TILE_SUMMARY)
+        self.body = nn.Sequential(
+            nn.Linear(34 * _TILE_SUMMARY + NUM_GLOBAL, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU()
         )
-        self.body = nn.Sequential(nn.Linear(34 * c + NUM_SCALARS, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU())
-        self.policy_head = nn.Linear(h, NUM_ACTIONS)
+        self.ctx = nn.Linear(h, c)
+        self.tile_head = nn.Linear(c, 3)
+        self.other_head = nn.Linear(h, 7)
         self.value_head = nn.Linear(h, 1)
-        self.register_buffer("scalar_scale", torch.as_tensor(_SCALAR_SCALE), persistent=False)
+        for head in (self.tile_head, self.other_head):  # a near-uniform initial policy (CleanRL's actor init)
+            nn.init.normal_(head.weight, std=0.01)
+            nn.init.zeros_(head.bias)
 
     @property
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
-    def features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(planes [N, NUM_PLANES, 34], scalars [N, NUM_SCALARS])`` from flat observations (any dtype)."""
-        if obs.ndim != 2 or obs.shape[1] != OBS_SIZE:
-            raise ValueError(f"obs must have shape (N, {OBS_SIZE}), got {tuple(obs.shape)}")
-        # gather first, on the raw dtype (uint8: a quarter of the bytes), as a few contiguous slices (a
-        # fancy-index gather is ~10x slower on CPU), then convert only what the network reads
-        x = torch.cat([obs[:, a:b] for a, b in _RUNS], dim=1).to(torch.float32)
-        n_p = NUM_PLANES * 34
-        return x[:, :n_p].view(-1, NUM_PLANES, 34), x[:, n_p:] / self.scalar_scale
+    def features(self, obs: Any, masks: Any = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """:func:`obs_features` moved to this network's device."""
+        dev = self.value_head.weight.device
+        tile, glob = obs_features(obs, masks)
+        return tile.to(dev), glob.to(dev)
 
-    def forward(
-        self, obs: torch.Tensor, masks: torch.Tensor | None = None
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.forward_features(*self.features(obs), masks)
+    def forward(self, obs: Any, masks: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_features(*self.features(obs, masks), masks)
 
     def forward_features(
-        self, planes: torch.Tensor, scalars: torch.Tensor, masks: torch.Tensor | None = None
+        self, tile: torch.Tensor, glob: torch.Tensor, masks: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        """:meth:`forward` from the output of :meth:`features` (to gather the features of a batch once)."""
-        x = self.conv(planes).flatten(1)
-        x = self.body(torch.cat([x, scalars], dim=1))
-        logits = self.policy_head(x)
+        """:meth:`forward` from the output of :meth:`features` (to compute the features of a batch once)."""
+        e = torch.relu(self.tile_enc(tile.float()))  # [N, 34, c]
+        x = torch.cat([self.tile_sum(e).flatten(1), glob.float()], dim=1)
+        x = self.body(x)
+        per = self.tile_head(torch.relu(e + self.ctx(x).unsqueeze(1)))  # [N, 34, 3]
+        other = self.other_head(x)
+        logits = torch.cat([per[:, :, 0], other[:, :5], per[:, :, 1], per[:, :, 2], other[:, 5:]], dim=1)
         if masks is not None:
-            logits = logits.masked_fill(~masks.to(torch.bool), float("-inf"))
+            m = masks if isinstance(masks, torch.Tensor) else torch.from_numpy(np.asarray(masks))
+            logits = logits.masked_fill(~m.to(device=logits.device, dtype=torch.bool), float("-inf"))
         return logits, self.value_head(x).squeeze(1)
 
 
@@ -143,14 +160,15 @@ def _digest(state: dict[str, torch.Tensor]) -> str:
 
 
 def save(net: PolicyValueNet, path: str | Path) -> None:
-    """Write ``net`` to a safetensors file with its config, ``FEATURES_VERSION`` and a SHA-256 of the weights."""
+    """Write ``net`` to a safetensors file with its config, ``NN_FEATURES_VERSION`` and a SHA-256 of the weights."""
     from safetensors.torch import save_file
 
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().contiguous() for k, v in net.state_dict().items()}
     meta = {
         "format": FORMAT,
         "config": json.dumps(asdict(net.config), sort_keys=True),
-        "features_version": FEATURES_VERSION,
+        "features_version": NN_FEATURES_VERSION,
         "obs_size": str(OBS_SIZE),
         "num_actions": str(NUM_ACTIONS),
         "sha256": _digest(state),
@@ -184,10 +202,10 @@ def load(
         raise ValueError(
             f"{path} is not an agents.nn checkpoint (format {meta.get('format')!r}, want {FORMAT!r})"
         )
-    if meta.get("features_version") != FEATURES_VERSION:
+    if meta.get("features_version") != NN_FEATURES_VERSION:
         raise ValueError(
-            f"{path} was made for observation features {meta.get('features_version')!r}, "
-            f"this mjenv has {FEATURES_VERSION!r}"
+            f"{path} was made for network features {meta.get('features_version')!r}, "
+            f"this agents.nn has {NN_FEATURES_VERSION!r} (retrain, or use the matching mjenv/agents version)"
         )
     if meta.get("obs_size") != str(OBS_SIZE) or meta.get("num_actions") != str(NUM_ACTIONS):
         raise ValueError(
@@ -229,26 +247,28 @@ class NNPolicy:
         c = self.net.config
         return (
             f"agents.nn PolicyValueNet(channels={c.channels}, hidden={c.hidden}): "
-            f"{self.net.num_parameters:,} parameters on {self.device}, features {FEATURES_VERSION}"
+            f"{self.net.num_parameters:,} parameters on {self.device}, features {NN_FEATURES_VERSION}"
         )
-
-    def _tensor(self, x: Any, name: str) -> torch.Tensor:
-        if x is None:
-            raise ValueError(f"the nn agent needs {name} (VectorEnv(..., observations=True))")
-        t = x if isinstance(x, torch.Tensor) else torch.from_numpy(np.ascontiguousarray(x))
-        return t.to(self.device, non_blocking=True)
 
     @torch.no_grad()
     def act_with_info(
         self, obs: Any, masks: Any, seats: Any = None
     ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        o = self._tensor(obs, "observations")
-        m = self._tensor(masks, "masks").to(torch.bool)
+        if obs is None:
+            raise ValueError("the nn agent needs observations (VectorEnv(..., observations=True))")
+        if masks is None:
+            raise ValueError("the nn agent needs masks")
+        o = obs.detach().cpu().numpy() if isinstance(obs, torch.Tensor) else np.asarray(obs)
+        m = masks.detach().cpu().numpy() if isinstance(masks, torch.Tensor) else np.asarray(masks)
+        if o.ndim != 2 or o.shape[1] != OBS_SIZE:
+            raise ValueError(f"obs must have shape (N, {OBS_SIZE}), got {tuple(o.shape)}")
+        m = m.astype(np.bool_, copy=False)
         if m.ndim != 2 or m.shape != (o.shape[0], NUM_ACTIONS):
             raise ValueError(f"masks must have shape ({o.shape[0]}, {NUM_ACTIONS}), got {tuple(m.shape)}")
-        if m.shape[0] and not bool(m.any(dim=1).all()):
+        if m.shape[0] and not bool(m.any(axis=1).all()):
             raise ValueError("a row of masks has no legal action")
-        logits, value = self.net(o, m)
+        mt = torch.from_numpy(np.ascontiguousarray(m)).to(self.device)
+        logits, value = self.net.forward_features(*self.net.features(o, m), mt)
         probs = torch.softmax(logits, dim=1)
         if self.greedy:
             actions = probs.argmax(dim=1)
@@ -299,3 +319,17 @@ def make(
             torch.manual_seed(seed)
             net = PolicyValueNet(NNConfig(**sizes))
     return NNPolicy(net, seed=seed, device=str(dev), greedy=greedy)
+
+
+#: the trained checkpoint shipped with the repository (how it was made: docs/training.md, "Shipped baseline")
+BASELINE_PATH = Path(__file__).with_name("baseline.safetensors")
+
+
+def baseline(num_envs: int, seed: int, device: str = "cpu", greedy: bool = True) -> NNPolicy:
+    """``agents.nn:baseline``: the shipped trained policy (:data:`BASELINE_PATH`), greedy by default.
+
+    ``mjenv eval --agent ppo=agents.nn:baseline --agent rule=agents.rule:make --seating 1v3 --walls 1000``.
+    """
+    if not BASELINE_PATH.is_file():
+        raise FileNotFoundError(f"the shipped baseline checkpoint is missing: {BASELINE_PATH}")
+    return make(num_envs, seed, checkpoint=BASELINE_PATH, device=device, greedy=greedy)

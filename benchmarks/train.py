@@ -34,6 +34,10 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--channels", type=int, default=None)
     ap.add_argument("--hidden", type=int, default=None)
     ap.add_argument("--epochs", type=int, default=None)
+    ap.add_argument("--minibatch-size", type=int, default=None)
+    ap.add_argument(
+        "--torch-threads", type=int, default=None, help="torch threads (default: the PPOConfig's)"
+    )
     args = ap.parse_args(argv)
     if not args.seconds > 0:
         ap.error("--seconds must be > 0")
@@ -41,7 +45,15 @@ def main(argv: list[str] | None = None) -> dict:
         kw = {"run_dir": tmp, "eval_every": 0, "progress": False, "device": args.device}
         if args.num_envs is not None:
             kw["num_envs"] = args.num_envs
-        for name in ("rollout_steps", "threads", "channels", "hidden", "epochs"):
+        for name in (
+            "rollout_steps",
+            "threads",
+            "channels",
+            "hidden",
+            "epochs",
+            "minibatch_size",
+            "torch_threads",
+        ):
             if getattr(args, name) is not None:
                 kw[name] = getattr(args, name)
         cfg = PPOConfig(**kw)

@@ -157,25 +157,57 @@ def test_nn_masked_logits_never_illegal_and_info():
     assert masks[np.arange(500), g(obs, masks)].all()
 
 
-def test_nn_features_gather_the_named_observation_pieces():
-    """The slice-based gather of ``features`` equals indexing the named pieces of the layout, for both dtypes."""
-    import torch
+def _rule_rollout(n_tables=64, steps=40, seed=3):
+    """Observations (uint8), masks and rule-agent actions of the non-forced decisions of a short rollout."""
+    env = VectorEnv(n_tables, seed=seed, threads=1, obs_dtype=np.uint8)
+    rule = load_policy("agents.rule:make", n_tables, 0)
+    obs, masks, seats = env.reset()
+    keep = []
+    for _ in range(steps):
+        a = rule(obs, masks, seats)
+        r = np.flatnonzero(env.n_legal > 1)
+        keep.append((obs[r].copy(), masks[r].copy(), a[r]))
+        obs, masks, seats, _, _ = env.step(a)
+    return tuple(np.concatenate(x) for x in zip(*keep))
 
-    from agents import nn as N
 
-    rng = np.random.default_rng(1)
-    obs = rng.integers(0, 256, (64, O.OBS_SIZE)).astype(np.uint8)
-    net = N.PolicyValueNet(N.NNConfig(4, 8))
-    flat = obs.astype(np.float32)
-    want_p = np.concatenate([flat[:, O.OBS_OFFSETS[n] : O.OBS_OFFSETS[n] + 34 * c] for n, c in N._PLANES], 1)
-    want_s = np.concatenate(
-        [flat[:, O.OBS_OFFSETS[n] : O.OBS_OFFSETS[n] + c] / sc for n, c, sc in N._SCALARS], 1
-    )
-    for x in (torch.from_numpy(obs), torch.from_numpy(flat)):
-        planes, scalars = net.features(x)
-        assert planes.dtype == torch.float32 and planes.shape == (64, N.NUM_PLANES, 34)
-        np.testing.assert_array_equal(planes.reshape(64, -1).numpy(), want_p)
-        np.testing.assert_allclose(scalars.numpy(), want_s, rtol=1e-6)
+def test_nn_features_explain_the_rule_agent_and_read_only_the_observation():
+    """The engineered features carry what the rule agent decides from: its discard is recovered from them by
+    its own comparison (off-target pick, else the better of its two pre-ordered candidates by useful tiles,
+    regular shanten, danger) on >= 97% of discards, and its claims from the claim-advance flags; uint8 and
+    float32 observations give the same features."""
+    from agents import features as Fe
+
+    obs, masks, act = _rule_rollout()
+    tile, glob = Fe.nn_features(obs, masks)
+    assert tile.shape == (obs.shape[0], 34, Fe.NUM_TILE_FEATURES) and np.isfinite(tile).all()
+    t2, g2 = Fe.nn_features(O.decode(obs), masks)
+    np.testing.assert_array_equal(tile, t2)
+    np.testing.assert_array_equal(glob, g2)
+    hits = n = 0
+    claims = claim_hits = 0
+    for i in range(obs.shape[0]):
+        f, g = tile[i], glob[i]
+        if act[i] < A.CHOW:
+            off = np.flatnonzero(f[:, Fe.F_OFFT] > 0)
+            cand = [np.flatnonzero(f[:, Fe.F_PRE + j] > 0) for j in range(2)]
+            cand = [c[0] for c in cand if c.size]
+            if off.size:
+                pred = off[0]
+            else:
+                key = [
+                    (-f[t, Fe.F_USE], np.argmax(f[t, Fe.F_REG : Fe.F_REG + 3]), f[t, Fe.F_DANGER])
+                    for t in cand
+                ]
+                pred = cand[min(range(len(cand)), key=key.__getitem__)] if cand else -1
+            hits += pred == act[i]
+            n += 1
+        elif g[Fe.G_PHASE + 2] and act[i] in (A.PASS, A.CHOW, A.CHOW + 1, A.CHOW + 2, A.PUNG):
+            adv = [g[Fe.G_CLAIM + 4 * c] and g[Fe.G_CLAIM + 4 * c + 1] for c in range(4)]
+            claims += 1
+            claim_hits += (act[i] == A.PASS) == (not any(adv))
+    assert n > 300 and hits / n >= 0.97, (hits, n)
+    assert claims > 50 and claim_hits == claims, (claim_hits, claims)
 
 
 def test_nn_save_load_round_trip(tmp_path):
@@ -218,9 +250,32 @@ def test_nn_checkpoint_errors(tmp_path, monkeypatch):
         N.load(tmp_path / "short.safetensors")
     with pytest.raises(FileNotFoundError):
         N.load(tmp_path / "missing.safetensors")
-    monkeypatch.setattr(N, "FEATURES_VERSION", "v999")
+    monkeypatch.setattr(N, "NN_FEATURES_VERSION", "v999")
     with pytest.raises(ValueError, match="features"):
         N.load(path)
+
+
+def test_nn_checkpoint_of_old_features_fails_clearly(tmp_path):
+    """A checkpoint of the previous input layout (features "v0", the convolutional network) is refused."""
+    from safetensors.torch import save_file
+
+    from agents import nn as N
+
+    meta = {"format": N.FORMAT, "config": '{"channels": 16, "hidden": 128}', "features_version": "v0",
+            "obs_size": str(O.OBS_SIZE), "num_actions": str(A.NUM_ACTIONS), "sha256": "0"}  # fmt: skip
+    save_file({"w": torch.zeros(2)}, str(tmp_path / "old.safetensors"), metadata=meta)
+    with pytest.raises(ValueError, match="made for network features 'v0'"):
+        N.load(tmp_path / "old.safetensors")
+
+
+def test_nn_baseline_loads_and_plays_legally():
+    """``agents.nn:baseline`` (the shipped checkpoint) loads by import string and plays only legal actions."""
+
+    policy = load_policy("agents.nn:baseline", 32, 0)
+    assert policy.greedy and "parameters" in policy.describe()
+    obs, masks, _ = _rule_rollout(32, 12, seed=5)
+    a = policy(obs, masks)
+    assert masks[np.arange(a.size), a].all()
 
 
 def test_nn_bad_kwargs():

@@ -219,22 +219,43 @@ def load_dataset(path: str | Path) -> dict[str, np.ndarray]:
 
 
 # ------------------------------------------------------------------------------------------------ training
+def dataset_features(
+    data: dict[str, np.ndarray], chunk: int = 8192, progress: bool = False
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The network inputs of every decision (:func:`agents.nn.obs_features`), computed once and stored as
+    float16 (every feature is a small multiple of 1/32, exact in float16): ``(tile, glob)`` CPU tensors."""
+    k = data["actions"].shape[0]
+    tile = torch.empty((k, 34, ann.NUM_TILE_FEATURES), dtype=torch.float16)
+    glob = torch.empty((k, ann.NUM_GLOBAL), dtype=torch.float16)
+    for s in tqdm(range(0, k, chunk), disable=not progress, unit="chunk", desc="features"):
+        t, g = ann.obs_features(data["obs"][s : s + chunk], unpack_masks(data["masks"][s : s + chunk]))
+        tile[s : s + chunk] = t.to(torch.float16)
+        glob[s : s + chunk] = g.to(torch.float16)
+    return tile, glob
+
+
 def agreement(
     net: ann.PolicyValueNet,
     data: dict[str, np.ndarray],
     idx: np.ndarray,
     device: torch.device,
     batch: int = 4096,
+    feats: tuple[torch.Tensor, torch.Tensor] | None = None,
 ) -> dict[str, Any]:
-    """Top-1 agreement of ``net``'s greedy legal action with the labels at rows ``idx``, overall and per type."""
+    """Top-1 agreement of ``net``'s greedy legal action with the labels at rows ``idx``, overall and per type
+    (``feats``: the precomputed :func:`dataset_features`, else computed here)."""
     hits = np.zeros(idx.size, np.bool_)
     net.eval()
     with torch.no_grad():
         for s in range(0, idx.size, batch):
             r = idx[s : s + batch]
-            o = torch.from_numpy(data["obs"][r]).to(device)
-            m = torch.from_numpy(unpack_masks(data["masks"][r])).to(device)
-            logits, _ = net(o, m)
+            m = torch.from_numpy(unpack_masks(data["masks"][r]))
+            if feats is None:
+                tile, glob = ann.obs_features(data["obs"][r], m.numpy())
+            else:
+                rt = torch.from_numpy(r)
+                tile, glob = feats[0][rt], feats[1][rt]
+            logits, _ = net.forward_features(tile.to(device), glob.to(device), m.to(device))
             hits[s : s + batch] = logits.argmax(1).cpu().numpy() == data["actions"][r]
     net.train()
     types = data["types"][idx]
@@ -250,6 +271,7 @@ def fit(cfg: BCConfig, data: dict[str, np.ndarray]) -> tuple[ann.PolicyValueNet,
     device = torch.device("cuda" if cfg.device == "auto" and torch.cuda.is_available() else
                           ("cpu" if cfg.device == "auto" else cfg.device))  # fmt: skip
     torch.set_num_threads(cfg.torch_threads)
+    torch.set_flush_denormal(True)
     k = data["actions"].shape[0]
     if k < 2:
         raise ValueError(f"the dataset has {k} decisions; behaviour cloning needs at least 2")
@@ -261,7 +283,9 @@ def fit(cfg: BCConfig, data: dict[str, np.ndarray]) -> tuple[ann.PolicyValueNet,
         torch.manual_seed(cfg.seed)
         net = ann.PolicyValueNet(ann.NNConfig(cfg.channels, cfg.hidden)).to(device)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
-    obs_t = torch.from_numpy(data["obs"])
+    t0 = time.perf_counter()
+    feats = dataset_features(data, progress=cfg.progress)
+    t_feat = time.perf_counter() - t0
     masks_t = torch.from_numpy(unpack_masks(data["masks"]))
     act_t = torch.from_numpy(data["actions"].astype(np.int64))
     steps = cfg.epochs * ((tr.size + cfg.batch_size - 1) // cfg.batch_size)
@@ -273,8 +297,9 @@ def fit(cfg: BCConfig, data: dict[str, np.ndarray]) -> tuple[ann.PolicyValueNet,
             order = rng.permutation(tr)
             for s in range(0, order.size, cfg.batch_size):
                 r = torch.from_numpy(order[s : s + cfg.batch_size])
-                o, m, a = obs_t[r].to(device), masks_t[r].to(device), act_t[r].to(device)
-                logits, _ = net(o, None)
+                tile, glob = feats[0][r].to(device), feats[1][r].to(device)
+                m, a = masks_t[r].to(device), act_t[r].to(device)
+                logits, _ = net.forward_features(tile, glob, None)
                 loss = F.cross_entropy(logits.masked_fill(~m, -1e8), a)
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
@@ -284,10 +309,10 @@ def fit(cfg: BCConfig, data: dict[str, np.ndarray]) -> tuple[ann.PolicyValueNet,
                 bar.update(1)
                 bar.set_postfix(loss=f"{np.mean(losses[-50:]):.3f}")
     report = {
-        "held_out": agreement(net, data, hold, device),
-        "train": agreement(net, data, np.sort(tr[: min(tr.size, n_hold)]), device),
+        "held_out": agreement(net, data, hold, device, feats=feats),
+        "train": agreement(net, data, np.sort(tr[: min(tr.size, n_hold)]), device, feats=feats),
         "decisions": int(k), "train_decisions": int(tr.size), "final_loss": float(np.mean(losses[-50:])),
-        "fit_seconds": time.perf_counter() - t0, "parameters": net.num_parameters,
+        "feature_seconds": t_feat, "fit_seconds": time.perf_counter() - t0, "parameters": net.num_parameters,
         "network": asdict(net.config),
     }  # fmt: skip
     return net.cpu(), report

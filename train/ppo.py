@@ -61,6 +61,7 @@ from mjenv.vector import NUM_ACTIONS, VectorEnv
 CKPT_FORMAT = "mjenv-train-ppo/1"
 OPPONENTS = ("rule", "random", "pool")
 OWN_LEARNER, OWN_RULE, OWN_RANDOM, OWN_POOL = 0, 1, 2, 3  # chair owner codes; pool slot j is OWN_POOL + j
+_SPAN = 40.0  # legal logits are kept within this of the row's best (probabilities >= e^-40, no subnormals)
 _NEG = -1e8  # finite logit of illegal actions in training (keeps entropy and gradients free of NaN)
 
 
@@ -87,7 +88,7 @@ class PPOConfig:
     min_fan: int = 8
     """RuleConfig.min_fan of the training tables (lower it for denser rewards)"""
     channels: int = 16
-    """agents.nn network: convolution width"""
+    """agents.nn network: per-tile width"""
     hidden: int = 128
     """agents.nn network: hidden width"""
     init_from: str | None = None
@@ -105,6 +106,9 @@ class PPOConfig:
     vf_coef: float = 0.5
     ent_coef: float = 0.01
     max_grad_norm: float = 0.5
+    value_warmup: int = 0
+    """updates at the start that train the value head alone (the rest of the network frozen): a BC
+    checkpoint's value head is untrained, and advantages from it would first push the imitated policy around"""
     target_kl: float | None = 0.05
     """stop the epochs of an update early when the approximate KL exceeds this (None: never)"""
     opponent_prob: float = 0.5
@@ -118,6 +122,8 @@ class PPOConfig:
     """duplicate evaluation against the rule agent every this many updates (0: never)"""
     eval_walls: int = 200
     eval_seed: int = 12345
+    keep_eval_policies: bool = True
+    """write the learner of every evaluation to run_dir/evals/policy_uNNNNNN.safetensors (~0.3 MB each)"""
     save_every: int = 25
     """write the checkpoint every this many updates (and at the end)"""
     device: str = "auto"
@@ -141,7 +147,8 @@ def check_config(cfg: PPOConfig) -> PPOConfig:
     ints = {
         "seed": 0, "updates": 1, "num_envs": 1, "rollout_steps": 1, "threads": 1, "torch_threads": 1,
         "min_fan": 0, "channels": 1, "hidden": 1, "epochs": 1, "minibatch_size": 1, "pool_size": 1,
-        "pool_every": 1, "eval_every": 0, "eval_walls": 1, "eval_seed": 0, "save_every": 1, "workers": 0,
+        "pool_every": 1, "value_warmup": 0, "eval_every": 0, "eval_walls": 1, "eval_seed": 0, "save_every": 1,
+        "workers": 0,
     }  # fmt: skip
     for name, lo in ints.items():
         v = getattr(cfg, name)
@@ -224,9 +231,14 @@ def gae_kernel(rew, val, done, nxt, boot, gamma, lam, adv):
         adv[k] = rew[k] + gamma * nv - val[k] + gamma * lam * na
 
 
-def masked_logits(net: ann.PolicyValueNet, obs: torch.Tensor, masks: torch.Tensor):
-    """``(logits with illegal actions at -1e8, value)``: finite, so entropies and gradients have no NaN."""
-    logits, value = net(obs, None)
+def masked_logits(net: ann.PolicyValueNet, tile: torch.Tensor, glob: torch.Tensor, masks: torch.Tensor):
+    """``(logits with illegal actions at -1e8, value)`` from the network's features (:func:`agents.nn.
+    obs_features`): finite, so entropies and gradients have no NaN."""
+    logits, value = net.forward_features(tile, glob, None)
+    # legal logits are floored at the best legal one - _SPAN: a confident (BC) policy otherwise gives legal actions
+    # probabilities below float32's normal range, and the exp / softmax backward on subnormals is slow on CPU
+    top = logits.detach().masked_fill(~masks, float("-inf")).max(1, keepdim=True).values
+    logits = torch.maximum(logits, top - _SPAN)
     return logits.masked_fill(~masks, _NEG), value
 
 
@@ -276,6 +288,8 @@ class Collector:
         n, steps = cfg.num_envs, cfg.rollout_steps
         cap = n * steps
         obs_b = np.empty((cap, OBS_SIZE), np.uint8)
+        tile_b = np.empty((cap, 34, ann.NUM_TILE_FEATURES), np.float32)
+        glob_b = np.empty((cap, ann.NUM_GLOBAL), np.float32)
         mask_b = np.empty((cap, NUM_ACTIONS), np.bool_)
         act_b = np.empty(cap, np.int64)
         logp_b = np.empty(cap, np.float32)
@@ -298,18 +312,21 @@ class Collector:
             lr_rows = np.flatnonzero(own == OWN_LEARNER)
             m = lr_rows.size
             if m:
-                o = torch.from_numpy(env.obs[lr_rows]).to(device)
-                mk = torch.from_numpy(env.masks[lr_rows]).to(device)
+                ob_l, mk_l = env.obs[lr_rows], env.masks[lr_rows]
+                tile, glob = ann.obs_features(ob_l, mk_l)
+                mk = torch.from_numpy(mk_l).to(device)
                 with torch.no_grad():
-                    logits, value = masked_logits(net, o, mk)
+                    logits, value = masked_logits(net, tile.to(device), glob.to(device), mk)
                     logp_all = torch.log_softmax(logits, 1)
                     a = torch.multinomial(logp_all.exp(), 1, generator=gen).squeeze(1)
                     lp = logp_all.gather(1, a[:, None]).squeeze(1)
                 a_np = a.cpu().numpy()
                 actions[lr_rows] = a_np
                 sl = slice(k, k + m)
-                obs_b[sl] = env.obs[lr_rows]
-                mask_b[sl] = env.masks[lr_rows]
+                obs_b[sl] = ob_l
+                mask_b[sl] = mk_l
+                tile_b[sl] = tile.numpy()
+                glob_b[sl] = glob.numpy()
                 act_b[sl] = a_np
                 logp_b[sl] = lp.cpu().numpy()
                 val_b[sl] = value.cpu().numpy()
@@ -324,10 +341,10 @@ class Collector:
                 elif code == OWN_RANDOM:
                     actions[r] = random_legal_actions(env.masks[r], self.rng)
                 else:
-                    o = torch.from_numpy(env.obs[r]).to(device)
+                    tile, glob = ann.obs_features(env.obs[r], env.masks[r])
                     mk = torch.from_numpy(env.masks[r]).to(device)
                     with torch.no_grad():
-                        logits, _ = masked_logits(pool[code - OWN_POOL], o, mk)
+                        logits, _ = masked_logits(pool[code - OWN_POOL], tile.to(device), glob.to(device), mk)
                         actions[r] = (
                             torch.multinomial(torch.softmax(logits, 1), 1, generator=gen)[:, 0].cpu().numpy()
                         )
@@ -360,13 +377,13 @@ class Collector:
             ob = np.empty((tab.size, OBS_SIZE), np.uint8)
             observe_rows_kernel(env.states, tab.astype(np.int64), seat.astype(np.int64), ob)
             with torch.no_grad():
-                _, v = net(torch.from_numpy(ob).to(device), None)
+                _, v = net.forward_features(*net.features(ob, None), None)
             boot[last[tab, seat]] = v.cpu().numpy()
         adv = np.zeros(k, np.float32)
         gae_kernel(rew_b[:k], val_b[:k], done_b[:k], nxt_b[:k], boot, cfg.gamma, cfg.gae_lambda, adv)
         timers["gae_s"] += time.perf_counter() - t3
         return {
-            "obs": obs_b[:k], "masks": mask_b[:k], "actions": act_b[:k], "logp": logp_b[:k],
+            "obs": obs_b[:k], "tile": tile_b[:k], "glob": glob_b[:k], "masks": mask_b[:k], "actions": act_b[:k], "logp": logp_b[:k],
             "values": val_b[:k], "advantages": adv, "returns": adv + val_b[:k],
             "decisions": n * steps, "hands": hands, "learner_hands": learner_hands,
             "learner_points": learner_points, "learner_wins": learner_wins,
@@ -376,16 +393,21 @@ class Collector:
 # ------------------------------------------------------------------------------------------------ update
 def ppo_update(
     net: ann.PolicyValueNet, opt: torch.optim.Optimizer, batch: dict[str, Any], cfg: PPOConfig,
-    rng: np.random.Generator, device: torch.device,
+    rng: np.random.Generator, device: torch.device, warmup: bool = False,
 ) -> dict[str, float]:  # fmt: skip
-    """``epochs`` passes of minibatch PPO over ``batch`` (the stored behaviour log-probs are the "old" ones)."""
+    """``epochs`` passes of minibatch PPO over ``batch`` (the stored behaviour log-probs are the "old" ones);
+    ``warmup``: the value loss trains the value head only (every other parameter keeps its value, so the
+    policy does not move)."""
     k = batch["actions"].shape[0]
-    obs = torch.from_numpy(batch["obs"]).to(device)
+    tile_all = torch.from_numpy(batch["tile"]).to(device)
+    glob_all = torch.from_numpy(batch["glob"]).to(device)
     masks = torch.from_numpy(batch["masks"]).to(device)
     act = torch.from_numpy(batch["actions"]).to(device)
     old_lp = torch.from_numpy(batch["logp"]).to(device)
     adv_all = torch.from_numpy(batch["advantages"]).to(device)
     ret = torch.from_numpy(batch["returns"]).to(device)
+    head = {id(p) for p in net.value_head.parameters()}
+    frozen = [p for p in net.parameters() if id(p) not in head]
     stats = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
     n_mb = 0
     epochs_done = 0
@@ -394,7 +416,7 @@ def ppo_update(
         kl_sum, kl_n = 0.0, 0
         for s in range(0, k, cfg.minibatch_size):
             idx = perm[s : s + cfg.minibatch_size]
-            logits, v = masked_logits(net, obs[idx], masks[idx])
+            logits, v = masked_logits(net, tile_all[idx], glob_all[idx], masks[idx])
             logp_all = torch.log_softmax(logits, 1)
             lp = logp_all.gather(1, act[idx].unsqueeze(1)).squeeze(1)
             entropy = -(logp_all.exp() * logp_all).sum(1).mean()
@@ -405,9 +427,15 @@ def ppo_update(
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
             pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
             v_loss = 0.5 * F.mse_loss(v, ret[idx])
-            loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+            if warmup:
+                loss = cfg.vf_coef * v_loss
+            else:
+                loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
             opt.zero_grad(set_to_none=True)
             loss.backward()
+            if warmup:  # Adam skips parameters without a gradient: only the value head moves
+                for p in frozen:
+                    p.grad = None
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
             opt.step()
             with torch.no_grad():
@@ -524,13 +552,15 @@ class Trainer:
         self.cfg = check_config(cfg)
         self.device = resolve_device(cfg.device)
         torch.set_num_threads(cfg.torch_threads)
+        # subnormal floats make CPU matmuls many times slower (seen with BC-initialised weights): flush them
+        torch.set_flush_denormal(True)
         self.run_dir = Path(cfg.run_dir)
         ckpt = None
         if cfg.resume:
             ckpt = read_checkpoint(self.run_dir / "checkpoint.safetensors")
             saved = json.loads(ckpt[1]["config"])
-            keep = {"updates", "resume", "progress", "run_dir", "device", "eval_every", "save_every", "workers",
-                    "ray_address", "ray_num_cpus", "ray_ship_code"}  # fmt: skip
+            keep = {"updates", "resume", "progress", "run_dir", "device", "eval_every", "save_every",
+                    "keep_eval_policies", "workers", "ray_address", "ray_num_cpus", "ray_ship_code"}  # fmt: skip
             diff = {
                 k: (saved[k], v)
                 for k, v in asdict(cfg).items()
@@ -610,7 +640,9 @@ class Trainer:
             batch = self.col.collect(self.net, self.pool, self.gen, self.device, timers)
         t0 = time.perf_counter()
         stats = (
-            ppo_update(self.net, self.opt, batch, cfg, self.rng, self.device) if batch["actions"].size else {}
+            ppo_update(self.net, self.opt, batch, cfg, self.rng, self.device, warmup=u < cfg.value_warmup)
+            if batch["actions"].size
+            else {}
         )
         timers["update_s"] += time.perf_counter() - t0
         self.counters["update"] = u + 1
@@ -708,6 +740,8 @@ class Trainer:
                         "eval_ci_hi": a["ci95"][1],
                     }
                     row.update(last_eval)
+                    if cfg.keep_eval_policies:  # the evaluated learner, to ship the best one later
+                        ann.save(self.net, self.run_dir / "evals" / f"policy_u{u:06d}.safetensors")
                 for key, val in row.items():
                     if key != "update" and isinstance(val, (int, float)):
                         writer.add_scalar(key, val, u)
