@@ -125,7 +125,7 @@ def test_rollout_workers_are_reproducible_and_pack_exactly():
     timers = {k: 0.0 for k in ("env_s", "inference_s", "gae_s", "update_s", "other_s")}
     ref = col.collect(net, [], gen, torch.device("cpu"), timers)
     got = merge_batches([a])
-    for k in ("obs", "masks", "actions", "logp", "values", "advantages", "returns"):
+    for k in ("obs", "tile", "glob", "masks", "actions", "logp", "values", "advantages", "returns"):
         assert got[k].dtype == ref[k].dtype and np.array_equal(got[k], ref[k]), k
     assert a["obs"].dtype == np.uint8 and a["masks"].shape[1] == 14 and a["actions"].dtype == np.uint8
 

@@ -11,7 +11,8 @@ How it runs
   the rule agent) and a CPU copy of the learner and of the opponent pool. One remote call per rollout
   (:meth:`RolloutWorker.collect`): ``rollout_steps`` steps of every table, GAE on the worker (the same
   ``Collector.collect`` and ``gae_kernel`` as the single-process loop), returned as compact numpy: uint8
-  observations, bit-packed masks, uint8 actions, float32 log-probs, values and advantages (returns are
+  observations, the network's float32 features (``agents.features``: computed once, where the rollout is played),
+  bit-packed masks, uint8 actions, float32 log-probs, values and advantages (returns are
   ``advantages + values``, recomputed by the learner). An update trains on ``workers * num_envs *
   rollout_steps`` decisions.
 * **Broadcast**: the learner's weights are put in the object store once per update (``ray.put``) and every
@@ -70,6 +71,7 @@ def pack_batch(batch: dict[str, Any]) -> dict[str, Any]:
     out.update(
         obs=batch["obs"], masks=np.packbits(batch["masks"], axis=1), actions=batch["actions"].astype(np.uint8),
         logp=batch["logp"], values=batch["values"], advantages=batch["advantages"],
+        tile=batch["tile"], glob=batch["glob"],
     )  # fmt: skip
     return out
 
@@ -78,6 +80,8 @@ def merge_batches(parts: list[dict[str, Any]]) -> dict[str, Any]:
     """Concatenate packed batches (in the given order) into the learner's batch (``ppo_update``'s input)."""
     out: dict[str, Any] = {}
     for k in ("obs", "logp", "values", "advantages"):
+        out[k] = np.concatenate([p[k] for p in parts])
+    for k in ("tile", "glob"):
         out[k] = np.concatenate([p[k] for p in parts])
     packed = np.concatenate([p["masks"] for p in parts])
     out["masks"] = np.unpackbits(packed, axis=1, count=NUM_ACTIONS).view(np.bool_)
