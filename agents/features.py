@@ -87,31 +87,6 @@ G_TVAL, G_REG, G_TGT, G_CLAIM = (_GO[k] for k in ("target_value", "regular_shant
 
 _BIG = 10 * R.NO
 _DANGER_WALL = 20  # the rule agent's default (play safe at this many wall tiles or fewer when far)
-_P5 = np.array([5**r for r in range(9)] * 3 + [5**r for r in range(7)], np.int64)
-
-
-@njit(inline="always")
-def _adj(k, t, d):
-    """Group keys (:func:`mjenv.hand.keys_kernel`) after adding ``d`` copies of tile ``t``."""
-    g = t // 9
-    x = d * _P5[t]
-    if g == 0:
-        return (k[0] + x, k[1], k[2], k[3])
-    if g == 1:
-        return (k[0], k[1] + x, k[2], k[3])
-    if g == 2:
-        return (k[0], k[1], k[2] + x, k[3])
-    return (k[0], k[1], k[2], k[3] + x)
-
-
-@njit
-def _regular(k, n, tabs):
-    """Regular-shape shanten of an ``n``-tile standing hand with keys ``k`` (mjenv.hand's block scores)."""
-    need = n // 3
-    v = H.inc_score_kernel(tabs[2][k[0]], tabs[2][k[1]], tabs[2][k[2]], tabs[3][k[3]], need)
-    if v < 0:
-        v = H.regular_score_kernel(tabs[0], tabs[1], k[0], k[1], k[2], k[3], need)
-    return 2 * need - v
 
 
 _KS = [i for i, nm_ in enumerate(R.TARGET_NAMES) if nm_ == "knitted_straight"][0]
@@ -148,35 +123,6 @@ def _best_value(conc, k, n, nm, mk, mt, tabs, shapes, bound):
 
 
 @njit
-def _danger(t, vis, dbo):
-    left = 4 - vis[t]
-    if left <= 0:
-        return 0
-    if t >= 27:
-        d = 1 if vis[t] >= 2 else 3
-    else:
-        r = t % 9
-        d = 3 if r == 0 or r == 8 else (4 if r == 1 or r == 7 else 5)
-    if dbo[t]:
-        d -= 1
-    return d
-
-
-@njit
-def _isolation(conc, t):
-    """Other copies of ``t`` and tiles within two ranks held (neighbours count double; honours: copies x 2)."""
-    c = conc[t] - 1
-    if t < 27:
-        r = t % 9
-        for d in range(-2, 3):
-            if d != 0 and 0 <= r + d <= 8:
-                c += conc[t + d] * (2 if d == 1 or d == -1 else 1)
-    else:
-        c *= 2
-    return c
-
-
-@njit
 def _useful(conc, k, n, nm, mk, mt, tgt, s, unseen, tabs, shapes):
     """Unseen copies of the tiles whose draw lowers target ``tgt``'s shanten ``s`` of the ``n``-tile hand."""
     u = 0
@@ -194,7 +140,7 @@ def _useful(conc, k, n, nm, mk, mt, tgt, s, unseen, tabs, shapes):
         if kind == 3 and shape == H.HONORS_KNITTED and conc[t] > 0:
             continue
         conc[t] += 1
-        v = _tsh(conc, _adj(k, t, 1), n + 1, nm, mk, mt, tgt, tabs, shapes, s)
+        v = _tsh(conc, R.add_keys(k, t, 1), n + 1, nm, mk, mt, tgt, tabs, shapes, s)
         conc[t] -= 1
         if v < s:
             u += unseen[t]
@@ -285,7 +231,7 @@ def _row(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, tabs, shapes):
             f[t, F_DBO] = 1.0
         f[t, F_SUIT + t // 9] = 1.0
         f[t, F_RANK + (t % 9 if t < 27 else t - 27)] = 1.0
-        f[t, F_DANGER] = _danger(t, vis, dbo) / 5.0
+        f[t, F_DANGER] = R.discard_danger(t, vis, dbo) / 5.0
     if phase >= 0:
         g[G_PHASE + phase] = 1.0
     g[G_CONC] = n / 14.0
@@ -297,7 +243,7 @@ def _row(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, tabs, shapes):
     tgt, now = _best(conc, k, n, nm, mk, mt, tabs, shapes, _BIG)
     g[G_TVAL + min(now, 7)] = 1.0
     g[G_TGT + tgt] = 1.0
-    g[G_REG + min(max(_regular(k, n, tabs), 0), 7)] = 1.0
+    g[G_REG + min(max(R.regular_shanten(k, n, tabs), 0), 7)] = 1.0
     if (phase == 0 or phase == 1) and n % 3 == 2:
         # ---- own turn: every discard, then the rule agent's candidates
         best_s = _BIG
@@ -308,15 +254,15 @@ def _row(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, tabs, shapes):
             if conc[t] > 0 and mask[A.DISCARD + t]:
                 f[t, F_LEGAL] = 1.0
                 conc[t] -= 1
-                k1 = _adj(k, t, -1)
+                k1 = R.add_keys(k, t, -1)
                 sh[t] = _tsh(conc, k1, n - 1, nm, mk, mt, tgt, tabs, shapes, R.NO)
-                pre[t] = _regular(k1, n - 1, tabs)
+                pre[t] = R.regular_shanten(k1, n - 1, tabs)
                 conc[t] += 1
                 best_s = min(best_s, sh[t])
                 best_r = min(best_r, pre[t])
             f[t, F_ALLOW] = 1.0 if R.T_ALLOW[tgt, t] else 0.0
             if conc[t] > 0:
-                f[t, F_ISO] = min(_isolation(conc, t), 16) / 8.0
+                f[t, F_ISO] = min(R.neighbours_held(conc, t), 16) / 8.0
         if best_s >= _BIG:
             return
         for t in range(34):
@@ -328,13 +274,13 @@ def _row(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, tabs, shapes):
                 conc[t] -= 4
                 mk[nm] = 2
                 mt[nm] = t
-                s = R.target_shanten(conc, _adj(k, t, -4), n - 4, nm + 1, mk, mt, tgt, tabs, shapes)
+                s = R.target_shanten(conc, R.add_keys(k, t, -4), n - 4, nm + 1, mk, mt, tgt, tabs, shapes)
                 conc[t] += 4
                 if s <= best_s:
                     f[t, F_CKONG] = 1.0
             if mask[A.ADDED_KONG + t] and conc[t] >= 1:
                 conc[t] -= 1
-                s = R.target_shanten(conc, _adj(k, t, -1), n - 1, nm, mk, mt, tgt, tabs, shapes)
+                s = R.target_shanten(conc, R.add_keys(k, t, -1), n - 1, nm, mk, mt, tgt, tabs, shapes)
                 conc[t] += 1
                 if s <= best_s:
                     f[t, F_AKONG] = 1.0
@@ -345,8 +291,8 @@ def _row(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, tabs, shapes):
             s = sh[t]
             key = _BIG << 40
             if s < _BIG:
-                dg = _danger(t, vis, dbo)
-                iso = _isolation(conc, t)
+                dg = R.discard_danger(t, vis, dbo)
+                iso = R.neighbours_held(conc, t)
                 if safe:
                     if s <= best_s + 1:
                         key = ((dg * 4 + (s - best_s)) << 20) + (iso << 8) + dg
@@ -370,7 +316,7 @@ def _row(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, tabs, shapes):
             pre[t] = _BIG << 40
             f[t, F_PRE + rank] = 1.0
             conc[t] -= 1
-            u = _useful(conc, _adj(k, t, -1), n - 1, nm, mk, mt, tgt, sh[t], unseen, tabs, shapes)
+            u = _useful(conc, R.add_keys(k, t, -1), n - 1, nm, mk, mt, tgt, sh[t], unseen, tabs, shapes)
             conc[t] += 1
             f[t, F_USE] = min(u, 64) / 32.0
     elif phase == 2 and offer >= 0 and n % 3 == 1 and nm < 4:
@@ -394,7 +340,7 @@ def _row(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, tabs, shapes):
                     for d in range(3):
                         if lo + d != x:
                             conc[lo + d] -= 1
-                            kk = _adj(kk, lo + d, -1)
+                            kk = R.add_keys(kk, lo + d, -1)
                     mk[nm] = 1
                     mt[nm] = lo
                     v = _best_value(conc, kk, n - 2, nm + 1, mk, mt, tabs, shapes, now + 1)
@@ -409,7 +355,7 @@ def _row(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, tabs, shapes):
                     conc[x] -= m
                     mk[nm] = 2
                     mt[nm] = x
-                    v = _best_value(conc, _adj(k, x, -m), n - m, nm + 1, mk, mt, tabs, shapes, now + 1)
+                    v = _best_value(conc, R.add_keys(k, x, -m), n - m, nm + 1, mk, mt, tabs, shapes, now + 1)
                     conc[x] += m
             if not ok:
                 continue

@@ -187,7 +187,7 @@ _P5 = np.array([5**r for r in range(9)] * 3 + [5**r for r in range(7)], np.int64
 
 
 @njit(inline="always")
-def _adj(k, t, d):
+def add_keys(k, t, d):
     """Keys ``k`` after adding ``d`` copies of tile ``t``."""
     g = t // 9
     x = d * _P5[t]
@@ -211,7 +211,7 @@ def _score(k0, k1, k2, k3, need, tabs):
 
 
 @njit
-def _regular(k, n, tabs):
+def regular_shanten(k, n, tabs):
     """Regular-shape shanten of the ``n``-tile standing hand with keys ``k``."""
     need = n // 3
     return 2 * need - _score(k[0], k[1], k[2], k[3], need, tabs)
@@ -514,7 +514,7 @@ def _useful(conc, k, n, nm, mk, mt, tgt, s, unseen, tabs, shapes):
         elif kind == 3 and shape == H.HONORS_KNITTED and conc[t] > 0:
             continue  # it counts distinct tiles only: another copy changes nothing
         conc[t] += 1
-        v = _tsh(conc, _adj(k, t, 1), n + 1, nm, mk, mt, tgt, tabs, shapes, s)
+        v = _tsh(conc, add_keys(k, t, 1), n + 1, nm, mk, mt, tgt, tabs, shapes, s)
         conc[t] -= 1
         if v < s:
             u += unseen[t]
@@ -522,7 +522,7 @@ def _useful(conc, k, n, nm, mk, mt, tgt, s, unseen, tabs, shapes):
 
 
 @njit
-def _neighbours(conc, t):
+def neighbours_held(conc, t):
     """Other copies of ``t`` and tiles within two ranks of it held (honours: copies only)."""
     c = conc[t] - 1
     if t < 27:
@@ -536,7 +536,7 @@ def _neighbours(conc, t):
 
 
 @njit
-def _danger(t, vis, disc_by_others):
+def discard_danger(t, vis, disc_by_others):
     """Rough danger of discarding ``t`` (0 = safe): all copies visible, honours with copies visible and tiles
     other players discarded are safer; middle suit tiles are the most dangerous."""
     left = 4 - vis[t]  # copies neither visible nor in our hand (ours counted in vis)
@@ -688,7 +688,7 @@ def _chow_rest(conc, k, nm, mk, mt, tgt, inu):
             t = T_CHOWS[tgt, j] + d
             inu[t] = 1
             if conc[t] > 0:
-                r = _adj(r, t, -1)
+                r = add_keys(r, t, -1)
             else:
                 missing += 1
     return 1 - extra, missing, r
@@ -699,7 +699,7 @@ def _chow_less(conc, t, missing, r, inu):
     """``(missing, r)`` of :func:`_chow_rest` after one copy of ``t`` leaves the hand (``conc`` before)."""
     if inu[t] and conc[t] == 1:
         return missing + 1, r  # the chow's only copy
-    return missing, _adj(r, t, -1)
+    return missing, add_keys(r, t, -1)
 
 
 @njit(inline="always")
@@ -754,7 +754,7 @@ def _chow_useful(conc, tgt, rest, r, sc, unseen, inu, tabs):
                     break
         if not near:
             continue
-        r1 = _adj(r, t, 1)
+        r1 = add_keys(r, t, 1)
         if _score(r1[0], r1[1], r1[2], r1[3], rest, tabs) > sc:
             u += unseen[t]
     return u
@@ -1057,7 +1057,7 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
             else:
                 # values past best + 1 are never used: the knitted straight may stop there
                 conc[t] -= 1
-                s = _tsh(conc, _adj(k, t, -1), n - 1, nm, mk, mt, tgt, tabs, shapes, min(best_s + 2, NO))
+                s = _tsh(conc, add_keys(k, t, -1), n - 1, nm, mk, mt, tgt, tabs, shapes, min(best_s + 2, NO))
                 conc[t] += 1
             sh[t] = s
             best_s = min(best_s, s)
@@ -1068,13 +1068,13 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
             conc[t] -= 4
             mk[nm] = 2
             mt[nm] = t
-            s = target_shanten(conc, _adj(k, t, -4), n - 4, nm + 1, mk, mt, tgt, tabs, shapes)
+            s = target_shanten(conc, add_keys(k, t, -4), n - 4, nm + 1, mk, mt, tgt, tabs, shapes)
             conc[t] += 4
             if s <= best_s:
                 return A.CONCEALED_KONG + t
         if mask[A.ADDED_KONG + t]:
             conc[t] -= 1
-            s = target_shanten(conc, _adj(k, t, -1), n - 1, nm, mk, mt, tgt, tabs, shapes)
+            s = target_shanten(conc, add_keys(k, t, -1), n - 1, nm, mk, mt, tgt, tabs, shapes)
             conc[t] += 1
             if s <= best_s:
                 return A.ADDED_KONG + t
@@ -1086,13 +1086,13 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
         s = sh[t]
         if s >= 10 * NO:
             continue
-        dg = _danger(t, vis, disc_by_others)
+        dg = discard_danger(t, vis, disc_by_others)
         if safe_mode:
             if s > best_s + 1:
                 continue
-            pre[t] = ((dg * 4 + (s - best_s)) << 20) + (_neighbours(conc, t) << 8) + dg
+            pre[t] = ((dg * 4 + (s - best_s)) << 20) + (neighbours_held(conc, t) << 8) + dg
         elif s == best_s:
-            pre[t] = (_neighbours(conc, t) << 8) + dg
+            pre[t] = (neighbours_held(conc, t) << 8) + dg
     if not safe_mode and T_KIND[tgt] <= 1:
         # a tile the target's filter rules out: all such discards leave the same useful tiles, so take the
         # most isolated (then safest) of them without counting
@@ -1121,9 +1121,9 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
             break
         pre[t] = 1 << 60
         s = sh[t]
-        dg = _danger(t, vis, disc_by_others)
+        dg = discard_danger(t, vis, disc_by_others)
         key = ((dg * 4 + (s - best_s)) << 40) if safe_mode else 0
-        k1 = _adj(k, t, -1)
+        k1 = add_keys(k, t, -1)
         if mode == 1:
             m1, r1 = _chow_less(conc, t, missing, r, inu)
             if (inu[t] and conc[t] == 1) or _res_single(conc, inu, t):
@@ -1163,7 +1163,7 @@ def _turn(mask, conc, k, n, nm, mk, mt, vis, unseen, disc_by_others, wall, dange
         else:
             conc[t] -= 1
             u = _useful(conc, k1, n - 1, nm, mk, mt, tgt, s, unseen, tabs, shapes)
-        reg = _regular(k1, n - 1, tabs)
+        reg = regular_shanten(k1, n - 1, tabs)
         conc[t] += 1
         key += ((200 - u) << 20) + (min(reg + 1, 15) << 8) + (dg << 4)
         if key < best_key:
@@ -1221,7 +1221,7 @@ def _claim(mask, conc, k, n, nm, mk, mt, x, ws, tabs, shapes):
         conc[x] -= 2
         mk[nm] = 2
         mt[nm] = x
-        v = _claim_value(conc, _adj(k, x, -2), n - 2, nm + 1, mk, mt, vals, now, tabs, shapes)
+        v = _claim_value(conc, add_keys(k, x, -2), n - 2, nm + 1, mk, mt, vals, now, tabs, shapes)
         conc[x] += 2
         if v < best:
             best = v
@@ -1233,7 +1233,7 @@ def _claim(mask, conc, k, n, nm, mk, mt, x, ws, tabs, shapes):
             for d in range(3):
                 if lo + d != x:
                     conc[lo + d] -= 1
-                    kk = _adj(kk, lo + d, -1)
+                    kk = add_keys(kk, lo + d, -1)
             mk[nm] = 1
             mt[nm] = lo
             v = _claim_value(conc, kk, n - 2, nm + 1, mk, mt, vals, now, tabs, shapes)
@@ -1247,7 +1247,7 @@ def _claim(mask, conc, k, n, nm, mk, mt, x, ws, tabs, shapes):
         conc[x] -= 3
         mk[nm] = 2
         mt[nm] = x
-        v = _claim_value(conc, _adj(k, x, -3), n - 3, nm + 1, mk, mt, vals, now + 1, tabs, shapes)
+        v = _claim_value(conc, add_keys(k, x, -3), n - 3, nm + 1, mk, mt, vals, now + 1, tabs, shapes)
         conc[x] += 3
         if v <= now and v <= best:
             act = A.KONG
