@@ -27,9 +27,9 @@ Specification in mjenv
     (0 normal, 1 kong replacement, 2 flower replacement), JUST_CLAIMED (1: must discard), FRONT, BACK, N_STEPS,
     N_DRAWS, LAST_ACTOR, LAST_ACTION, EVENTS (EV_* bits of what happened this hand), DEALER, PREVALENT, WINNER, LOSER, WIN_TILE, WIN_FLAGS, WIN_TOTAL, DICE (d1*10+d2), SEED_LO SEED_HI (episode seed),
     RNG_LO RNG_HI (splitmix64 state)
-    RULES       8     the rules block (mjenv.rules.RULE_FIELDS: MIN_FAN, BASE_PAY, FALSE_WIN_PAY, ILLEGAL_PAY,
-                      ILLEGAL_MODE, HAS_FLOWERS, ASK_ALL, a spare word), copied from RuleConfig.encode() by
-                      reset_kernel: the only place the kernels read rule options and amounts from
+    RULES       9     the rules block (mjenv.rules.RULE_FIELDS: MIN_FAN, BASE_PAY, FALSE_WIN_PAY, ILLEGAL_PAY,
+                      ILLEGAL_MODE, HAS_FLOWERS, ASK_ALL, PRIVATE_WALLS, KNITTED_WAIT), copied from
+                      RuleConfig.encode() by reset_kernel: the only place the kernels read rule options and amounts
     PWALL       4     private walls (rules.private_walls): tiles left in each seat's own part of WALL (seat i
                       owns WALL[part*i : part*(i+1)], part = n_tiles // 4, and pops WALL[part*i + PWALL[i] - 1]);
                       FRONT stays 0 and BACK - FRONT is the total left, as with the shared wall

@@ -1,4 +1,4 @@
-"""Replay the Botzone judge corpus (``../shared/botzone/judge_games_dev.jsonl.gz``) through mjenv's judge.
+"""Replay the Botzone judge corpus (``judge_games_dev.jsonl.gz``, outside the repository) through mjenv's judge.
 
 Every judge output of every game is compared with :class:`mjenv.botzone.Judge` fed the same bot answers (one
 incremental pass per game, which is what :func:`mjenv.botzone.judge` does on each log prefix). At k = 0 the

@@ -2,9 +2,10 @@
 
 ``PYTHONPATH=. python scripts/botzone_dataset_bench.py [--rounds 2000]``: (1) the text format (``data.txt``
 grammar) of engine games played by a shanten-free eager policy and written with ``humanlog.export_text``, (2) the
-shared Botzone JSON corpus (``../shared/botzone/judge_games_dev.jsonl.gz``) when present. Each is timed warm
-(kernels compiled by a first small call), median of 3 runs, wall and process CPU time (the machine may be shared:
-rounds per CPU-second is the figure to compare).
+Botzone judge corpus when present (not part of the repository: ``/work/shared/botzone/judge_games_dev.jsonl.gz``
+on the project's machines; ``docs/botzone.md``). Each is timed warm (kernels compiled by a first small call),
+median of 3 runs, wall and process CPU time (the machine may be shared: rounds per CPU-second is the figure to
+compare).
 """
 
 from __future__ import annotations

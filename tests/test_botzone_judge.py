@@ -1,7 +1,7 @@
 """The Botzone variant (RuleConfig.botzone) and the drop-in judge against the corpus of real judge outputs.
 
-The corpus (``../shared/botzone/judge_games_dev.jsonl.gz``, 600 games, 78,756 judge outputs) is the oracle; the
-tests skip when it is not there (set ``MJENV_BOTZONE_CORPUS`` to its path).
+The corpus (``judge_games_dev.jsonl.gz``, 600 games, 78,756 judge outputs; not part of the repository, read from
+``/work/shared/botzone/`` or ``MJENV_BOTZONE_CORPUS``) is the oracle; the tests skip when it is not there.
 """
 
 from __future__ import annotations

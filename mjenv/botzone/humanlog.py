@@ -27,8 +27,8 @@ Specification in mjenv
   exhaustive draw comes when the drawer's own part is empty, and claims are illegal when the next seat's part is
   empty). A round whose draws do not fit (more than 34 tiles for a seat, a tile more than 4 times) is a
   ``ValueError`` naming the round.
-* A Botzone JSON log (``{"log": [...]}`` as in ``../shared/botzone``) is converted to the same events from the
-  judge outputs (DRAW, PLAY, PENG, CHI, GANG, BUGANG, HU, HUANG) and the bots' answers (claims not taken become
+* A Botzone JSON log (``{"log": [...]}``, ``docs/botzone.md`` "Match logs") is converted to the same events from
+  the judge outputs (DRAW, PLAY, PENG, CHI, GANG, BUGANG, HU, HUANG) and the bots' answers (claims not taken become
   ignores); a WA / WH / TLE / RE / MLE ending becomes a ``Penalty`` event of the offender, which the engine pays
   as its terminate mode (-30 / +10). Logs with flowers (BUHUA) are refused (``ValueError``).
 * :func:`export_text` writes rounds played in the engine (:func:`record_round`) in the text grammar, so

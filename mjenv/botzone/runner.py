@@ -18,7 +18,7 @@ Specification in mjenv
   output without an answer gets ``RE``; garbage is passed to the judge as the answer (``WA``, or ``WH`` for a
   false ``HU``), exactly as the judge handles verdicts: the offender -30, the others +10.
 * The record (:func:`play_match`'s return value, one line of :func:`write_log`) is the corpus format of
-  ``../shared/botzone/README.md``: ``id``, ``init_input``, ``initdata``, ``log`` (judge outputs and answers
+  ``docs/botzone.md`` ("Match logs"): ``id``, ``init_input``, ``initdata``, ``log`` (judge outputs and answers
   ``{"verdict", "response"}``), ``scores``, ``bots`` (the seat specs) and ``meta`` (per-seat debug lines and
   answer times).
 * :func:`play_engine` plays the same game straight on the engine (no protocol: the policies get

@@ -9,9 +9,9 @@ the offender, as ``humanlog`` pays it.
 
 Specification in mjenv
 ----------------------
-* :func:`records_from_log` takes a Botzone JSON match log (a dict with a ``"log"`` list, as in the corpus of
-  ``../shared/botzone`` or as Botzone's site exports it, or a list of them) or a human log (the ``data.txt`` text
-  grammar of :mod:`mjenv.botzone.humanlog`, one or more rounds) and returns one record per round.
+* :func:`records_from_log` takes a Botzone JSON match log (a dict with a ``"log"`` list, in the format of
+  ``docs/botzone.md`` "Match logs", as Botzone's site exports it, or a list of them) or a human log (the
+  ``data.txt`` text grammar of :mod:`mjenv.botzone.humanlog`, one or more rounds) and returns one record per round.
 * The record's wall is given (``"wall_given": true``): the judge's ``initdata.walltiles`` when the log carries a
   136-tile one holding every tile the log deals and draws where the log took it, else the wall :func:`~mjenv.botzone.humanlog.rebuild_wall`
   rebuilds from the deals and draws (the undrawn tiles' order is arbitrary; only their number matters).
