@@ -201,7 +201,7 @@ def main() -> None:
                 k = str(rng.choice(["isSelfDrawn", "is4thTile", "isAboutKong", "isWallLast"]))
                 m[k] = not m[k]
                 m["flowerCount"] = 0 if fan == Fan.FLOWER_TILES else m["flowerCount"]
-            try:  # stay within 4 copies of a tile (the reference scores impossible hands; see README)
+            try:  # stay within 4 copies of a tile (the reference scores impossible hands; see docs/verification.md)
                 ours.MahjongFanCalculator(**m)
             except TypeError as e:
                 if "GREATER_THAN_4" in str(e):
