@@ -171,6 +171,23 @@ def _prefetch_cold(states, i):
 
 
 @numba.njit(nogil=True, cache=CACHE)
+def _prefetch_observed(states, obs, i):
+    """With observations: start fetching what ``observe_kernel`` of table ``i`` reads beyond the hot prefix
+    (every seat's discards, not only the acting seat's next slot) and the table's observation row. Reads the
+    hot prefix (the discard counts), so it follows :func:`_prefetch_hot` of the same table by one table."""
+    st = states[i]
+    for p in range(4):
+        nd = min(max(st[G.N_DISC + p], 0), G.MAX_DISCARDS)
+        base = G.DISC + G.MAX_DISCARDS * p
+        for k in range(0, nd, 16):  # one hint per 64-byte line of int32
+            _prefetch(states, i, base + k)
+        if nd > 0:
+            _prefetch(states, i, base + nd - 1)
+    for k in range(0, OBS_SIZE, 64 // obs.itemsize):
+        _prefetch(obs, i, k)
+
+
+@numba.njit(nogil=True, cache=CACHE)
 def _record(state, i, winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds):
     """Copy the outcome of the finished hand in ``state`` into row ``i`` of the result arrays."""
     winner[i] = state[G.WINNER]
@@ -288,6 +305,8 @@ def _step_batch(
             _prefetch_hot(states, masks, legal, i + 2)
         if i + 1 < n:
             _prefetch_cold(states, i + 1)
+            if observe:
+                _prefetch_observed(states, obs, i + 1)
         st = states[i]
         rw = rewards[i]
         a = actions[i]
