@@ -72,8 +72,9 @@ Specification in mjenv
   since a batch's state rows (2.7 kB each) do not fit the caches and each step touches a few scattered lines of
   a row. ``_step_batch`` therefore prefetches (``llvm.prefetch`` hints, no effect on results) the hot prefix
   of the state row two tables ahead (``game.HOT_WORDS``: the layout puts the fields a step touches first),
-  the wall and discard words the next table will touch, and the output rows; the batch check of the actions
-  reads 16 bytes of legality bits per table. Win checks are bit tests on the engine's cached waits.
+  the wall and discard words the next table will touch, and the output rows (with observations: every seat's
+  discards, which the observation reads); the batch check of the actions reads 16 bytes of legality bits per
+  table. Win checks are bit tests on the engine's cached waits.
 """
 
 from __future__ import annotations
@@ -171,10 +172,11 @@ def _prefetch_cold(states, i):
 
 
 @numba.njit(nogil=True, cache=CACHE)
-def _prefetch_observed(states, obs, i):
-    """With observations: start fetching what ``observe_kernel`` of table ``i`` reads beyond the hot prefix
-    (every seat's discards, not only the acting seat's next slot) and the table's observation row. Reads the
-    hot prefix (the discard counts), so it follows :func:`_prefetch_hot` of the same table by one table."""
+def _prefetch_discards(states, i):
+    """With observations: start fetching every seat's discards of table ``i`` (``observe_kernel`` reads them
+    all; the step itself touches one slot). Reads the hot prefix (the discard counts), so it follows
+    :func:`_prefetch_hot` of the same table by one table. (Prefetching the observation row as well measured no
+    gain: its writes are sequential.)"""
     st = states[i]
     for p in range(4):
         nd = min(max(st[G.N_DISC + p], 0), G.MAX_DISCARDS)
@@ -183,8 +185,6 @@ def _prefetch_observed(states, obs, i):
             _prefetch(states, i, base + k)
         if nd > 0:
             _prefetch(states, i, base + nd - 1)
-    for k in range(0, OBS_SIZE, 64 // obs.itemsize):
-        _prefetch(obs, i, k)
 
 
 @numba.njit(nogil=True, cache=CACHE)
@@ -306,7 +306,7 @@ def _step_batch(
         if i + 1 < n:
             _prefetch_cold(states, i + 1)
             if observe:
-                _prefetch_observed(states, obs, i + 1)
+                _prefetch_discards(states, i + 1)
         st = states[i]
         rw = rewards[i]
         a = actions[i]
