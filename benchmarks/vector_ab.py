@@ -10,6 +10,10 @@ not what this measures). Both envs of a mode run repeat by repeat in turn with t
 shared machine's load hits both alike; it prints medians of decisions/s (wall, and per CPU-second of the process)
 and the ratio working tree / base. The base modules are compiled once into a cache folder under the system temp
 directory named by the base files' contents.
+
+``--kernel`` also times the two ``observe_kernel`` alone (one thread, inside Numba, CPU time): over the states of
+a random-play corpus (``benchmarks.profile_vector``), each written into its own row of an ``[N, OBS_SIZE]``
+buffer in table order, with the vector env's prefetch hints for the next tables, as ``_step_batch`` does.
 """
 
 from __future__ import annotations
@@ -64,6 +68,60 @@ def load_base(ref: str):
     return mod
 
 
+def _kernel_timer(kern):
+    """A Numba loop writing ``kern``'s observation of every corpus state into its own row, prefetching ahead."""
+    import numba
+
+    from mjenv import game as G
+
+    @numba.njit
+    def run(states, out, masks, legal, reps):
+        n = states.shape[0]
+        for _ in range(reps):
+            for i in range(n):
+                if i + 2 < n:
+                    vec_new._prefetch_hot(states, masks, legal, i + 2)
+                if i + 1 < n:
+                    vec_new._prefetch_discards(states, i + 1)
+                kern(states[i], states[i, G.CUR], out[i])
+
+    return run
+
+
+def kernel_ab(base, n_states: int = 1024, repeats: int = 9) -> dict:
+    """CPU nanoseconds per ``observe_kernel`` call, base against working tree, both dtypes (medians)."""
+    from benchmarks.profile_vector import _corpus
+    from mjenv import game as G
+    from mjenv.observation import OBS_SIZE, observe_kernel
+
+    states, _ = _corpus(n_states, 1, *G.win_tables())
+    masks = np.zeros((n_states, vec_new.NUM_ACTIONS), np.bool_)
+    legal = np.zeros((n_states, vec_new.NUM_ACTIONS), np.uint8)
+    timers = {"base": _kernel_timer(base.observe_kernel), "new": _kernel_timer(observe_kernel)}
+    reps = max(3, 100_000 // n_states)
+    out = {}
+    for dt in ("uint8", "float32"):
+        bufs = {k: np.zeros((n_states, OBS_SIZE), dt) for k in timers}
+        for k, f in timers.items():
+            f(states, bufs[k], masks, legal, 1)
+        if not np.array_equal(bufs["base"], bufs["new"]):
+            raise SystemExit(f"the observations differ from the base's ({dt})")
+        ns: dict[str, list[float]] = {k: [] for k in timers}
+        for _ in range(repeats):
+            for k, f in timers.items():
+                c = time.process_time()
+                f(states, bufs[k], masks, legal, reps)
+                ns[k].append(1e9 * (time.process_time() - c) / (reps * n_states))
+        row = {k: statistics.median(v) for k, v in ns.items()}
+        row["ratio"] = row["new"] / row["base"]
+        out[dt] = row
+        print(
+            f"observe_kernel {dt:8s} base {row['base']:7.1f} ns  working tree {row['new']:7.1f} ns per call "
+            f"(CPU, {n_states} states, median of {repeats})  ratio {row['ratio']:.2f}"
+        )
+    return out
+
+
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", default="main", help="git ref to compare the working tree with (default main)")
@@ -72,6 +130,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--steps", type=int, default=30, help="steps per timed repeat")
     ap.add_argument("--repeats", type=int, default=21)
     ap.add_argument("--modes", default=",".join(MODES), help="comma-separated subset of " + ",".join(MODES))
+    ap.add_argument("--kernel", action="store_true", help="also time observe_kernel alone (see above)")
     ap.add_argument("--json", default=None)
     a = ap.parse_args(argv)
     modes = a.modes.split(",")
@@ -117,6 +176,8 @@ def main(argv: list[str] | None = None) -> dict:
             f"({row['new']['per_cpu_s_median'] / 1e6:.3f}M per CPU-s)  ratio {row['ratio']:.2f} "
             f"(per CPU-s {row['ratio_per_cpu_s']:.2f})"
         )
+    if a.kernel:
+        out["observe_kernel_ns"] = kernel_ab(base)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(out, f, indent=1)
