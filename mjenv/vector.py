@@ -67,8 +67,10 @@ Specification in mjenv
   for a machine of your own.
 * Speed (``benchmarks/profile_vector.py``, 1024 tables, one thread, CPU time on a loaded 2-core machine): a
   decision costs about 0.55 us of CPU in ``env.step`` masks-only and 2.1 us with the observation; the numpy
-  random policy 0.06 us. The kernels' own work is smaller (on 256 states that stay in the caches:
-  ``legal_mask_kernel`` ~0.04 us, ``step_kernel`` ~0.2, ``observe_kernel`` ~0.4): the rest is memory latency,
+  random policy 0.06 us (the observation figure predates the faster ``observe_kernel`` of issue 12: about half
+  the CPU per uint8 observation, ``benchmarks/vector_ab.py --kernel``; docs/performance.md). The kernels' own
+  work is smaller (on 256 states that stay in the caches: ``legal_mask_kernel`` ~0.04 us, ``step_kernel`` ~0.2,
+  ``observe_kernel`` ~0.4 then): the rest is memory latency,
   since a batch's state rows (2.7 kB each) do not fit the caches and each step touches a few scattered lines of
   a row. ``_step_batch`` therefore prefetches (``llvm.prefetch`` hints, no effect on results) the hot prefix
   of the state row two tables ahead (``game.HOT_WORDS``: the layout puts the fields a step touches first),
