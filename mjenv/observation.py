@@ -97,7 +97,7 @@ _MD = G.MAX_DISCARDS
 
 # Speed (the VectorEnv writes one observation per decision): indices are cast to unsigned (``_U``) so that numba
 # emits no negative-index wraparound code for them, the per-player writer is inlined, and the hand planes and the
-# signs of discard_seq are written without branches (benchmarks/profile_vector.py; docs/performance.md).
+# signs of discard_seq are written without branches (``benchmarks/vector_ab.py --kernel``; docs/performance.md).
 _U = np.uint64
 
 
