@@ -95,78 +95,99 @@ O_FROM, O_PHASE, O_TURN, O_NOWIN = (OBS_OFFSETS[k] for k in ("offer_from", "phas
 _MD = G.MAX_DISCARDS
 
 
-@njit
-def _observe_player(state, seat, r, p, obs):
-    """Public facts of player ``p`` (relative index ``r``) and, for r == 0, the concealed-kong faces."""
-    n_conc = 0
-    for t in range(34):
-        n_conc += state[G.HAND + 34 * p + t]
-    for i in range(state[G.N_MELDS + p]):
-        m = state[G.MELDS + 4 * p + i]
+# Speed (the VectorEnv writes one observation per decision): indices are cast to unsigned (``_U``) so that numba
+# emits no negative-index wraparound code for them, the per-player writer is inlined, and the hand planes and the
+# signs of discard_seq are written without branches (``benchmarks/vector_ab.py --kernel``; docs/performance.md).
+_U = np.uint64
+
+
+@njit(inline="always")
+def _observe_player(state, r, p, obs):
+    """Public facts of player ``p`` (relative index ``r``) and, for r == 0, the concealed-kong faces (the
+    concealed-tile counts are written by :func:`observe_kernel`)."""
+    mb = O_MELDS + 136 * r
+    for i in range(state[_U(G.N_MELDS + p)]):
+        m = state[_U(G.MELDS + 4 * p + i)]
         kind = meld_kind(m)
         t = meld_tile(m)
         offer = meld_offer(m)
         code = kind
         if kind == 3:
             code = 5 if offer == 0 else (4 if meld_added(m) else 3)
-        base = O_MSEQ + 12 * r + 3 * i
+        base = _U(O_MSEQ + 12 * r + 3 * i)
         obs[base] = code
-        obs[base + 2] = offer
+        obs[base + _U(2)] = offer
         if code == 5 and r != 0:
             continue
-        obs[base + 1] = t + 1
+        obs[base + _U(1)] = t + 1
         if kind == 1:
             for d in range(-1, 2):
-                obs[O_MELDS + 136 * r + 34 * _first_free(obs, O_MELDS + 136 * r, t + d) + t + d] = 1
+                _add_copy(obs, mb, t + d)
         else:
             for _ in range(4 if kind == 3 else 3):
-                obs[O_MELDS + 136 * r + 34 * _first_free(obs, O_MELDS + 136 * r, t) + t] = 1
-    nd = min(state[G.N_DISC + p], _MD)
+                _add_copy(obs, mb, t)
+    nd = min(state[_U(G.N_DISC + p)], _MD)
+    db = O_DISCARDS + 136 * r
+    seq = _U(O_DSEQ + _MD * r)
+    src = _U(G.DISC + _MD * p)
     for i in range(nd):
-        v = state[G.DISC + _MD * p + i]
+        v = state[src + _U(i)]
         t = v & 63
-        obs[O_DSEQ + _MD * r + i] = -(t + 1) if v & G.CLAIMED_BIT else t + 1
-        obs[O_DISCARDS + 136 * r + 34 * _first_free(obs, O_DISCARDS + 136 * r, t) + t] = 1
-    obs[O_FLOWERS + r] = state[G.FLOWERS + p]
-    obs[O_CONCEALED + r] = n_conc
+        obs[seq + _U(i)] = (t + 1) * (1 - ((v >> 5) & 2))  # -(t + 1) when claimed (CLAIMED_BIT = 64)
+        _add_copy(obs, db, t)
+    obs[_U(O_FLOWERS + r)] = state[_U(G.FLOWERS + p)]
 
 
 @njit
-def _first_free(obs, base, t):
+def _add_copy(obs, base, t):
+    """Count one more copy of tile ``t`` in the "at least k+1 copies" planes at ``obs[base:base + 136]``."""
     k = 0
-    while k < 3 and obs[base + 34 * k + t] != 0:
+    while k < 3 and obs[_U(base + 34 * k + t)] != 0:
         k += 1
-    return k
+    obs[_U(base + 34 * k + t)] = 1
 
 
 @njit
 def observe_kernel(state, seat, obs):
-    """Fill ``obs`` (``float32[OBS_SIZE]``) with what ``seat`` knows (see the module docstring)."""
+    """Fill ``obs`` (``float32[OBS_SIZE]`` or the compact ``uint8``) with what ``seat`` knows (see the module
+    docstring). ``ValueError`` for a seat outside 0..3."""
+    if seat < 0 or seat > 3:  # the indices below are unsigned: never read outside the state
+        raise ValueError("observe_kernel: seat must be 0..3")
     obs[:] = 0
+    h = _U(G.HAND + 34 * seat)
     for t in range(34):
-        c = state[G.HAND + 34 * seat + t]
-        for k in range(c):
-            obs[O_HAND + 34 * k + t] = 1
+        c = state[h + _U(t)]
+        o = _U(O_HAND + t)
+        obs[o] = c > 0
+        obs[o + _U(34)] = c > 1
+        obs[o + _U(68)] = c > 2
+        obs[o + _U(102)] = c > 3
     for r in range(4):
-        _observe_player(state, seat, r, (seat + r) % 4, obs)
+        _observe_player(state, r, (seat + r) % 4, obs)
+    for r in range(4):
+        h = _U(G.HAND + 34 * ((seat + r) % 4))
+        n_conc = 0
+        for t in range(34):
+            n_conc += state[h + _U(t)]
+        obs[_U(O_CONCEALED + r)] = n_conc
     ph = state[G.PHASE]
     turn = state[G.TURN]
     if ph == G.PH_TURN and turn == seat and state[G.DRAWN] >= 0:
-        obs[O_DRAWN + state[G.DRAWN]] = 1
-    obs[O_SEAT + (seat - state[G.DEALER]) % 4] = 1
-    obs[O_PREV + state[G.PREVALENT]] = 1
+        obs[_U(O_DRAWN + state[G.DRAWN])] = 1
+    obs[_U(O_SEAT + (seat - state[G.DEALER]) % 4)] = 1
+    obs[_U(O_PREV + state[G.PREVALENT])] = 1
     obs[O_WALL] = state[G.BACK] - state[G.FRONT]
     # a claim or robbing window is shown only to the seat being asked now: to anyone else an open window would
     # tell that some seat holds a claim (who is asked depends on hidden hands), so they see the discard (or the
     # declared kong) with no window and no phase
     if ph == G.PH_TURN:
-        obs[O_PHASE + state[G.JUST_CLAIMED]] = 1
+        obs[_U(O_PHASE + state[G.JUST_CLAIMED])] = 1
     elif state[G.CUR] == seat and (ph == G.PH_CLAIM or ph == G.PH_ROB):
-        obs[O_PHASE + (2 if ph == G.PH_CLAIM else 3)] = 1
-        obs[O_OFFER + state[G.OFFER_TILE]] = 1
-        obs[O_FROM + (state[G.OFFER_SEAT] - seat) % 4] = 1
+        obs[_U(O_PHASE + (2 if ph == G.PH_CLAIM else 3))] = 1
+        obs[_U(O_OFFER + state[G.OFFER_TILE])] = 1
+        obs[_U(O_FROM + (state[G.OFFER_SEAT] - seat) % 4)] = 1
     if ph != G.PH_OVER:
-        obs[O_TURN + (turn - seat) % 4] = 1
+        obs[_U(O_TURN + (turn - seat) % 4)] = 1
     obs[O_NOWIN] = state[G.NO_WIN + seat]
 
 

@@ -67,13 +67,16 @@ Specification in mjenv
   for a machine of your own.
 * Speed (``benchmarks/profile_vector.py``, 1024 tables, one thread, CPU time on a loaded 2-core machine): a
   decision costs about 0.55 us of CPU in ``env.step`` masks-only and 2.1 us with the observation; the numpy
-  random policy 0.06 us. The kernels' own work is smaller (on 256 states that stay in the caches:
-  ``legal_mask_kernel`` ~0.04 us, ``step_kernel`` ~0.2, ``observe_kernel`` ~0.4): the rest is memory latency,
+  random policy 0.06 us (the observation figure predates the faster ``observe_kernel`` of issue 12: about half
+  the CPU per uint8 observation, ``benchmarks/vector_ab.py --kernel``; docs/performance.md). The kernels' own
+  work is smaller (on 256 states that stay in the caches: ``legal_mask_kernel`` ~0.04 us, ``step_kernel`` ~0.2,
+  ``observe_kernel`` ~0.4 then): the rest is memory latency,
   since a batch's state rows (2.7 kB each) do not fit the caches and each step touches a few scattered lines of
   a row. ``_step_batch`` therefore prefetches (``llvm.prefetch`` hints, no effect on results) the hot prefix
   of the state row two tables ahead (``game.HOT_WORDS``: the layout puts the fields a step touches first),
-  the wall and discard words the next table will touch, and the output rows; the batch check of the actions
-  reads 16 bytes of legality bits per table. Win checks are bit tests on the engine's cached waits.
+  the wall and discard words the next table will touch, and the output rows (with observations: every seat's
+  discards, which the observation reads); the batch check of the actions reads 16 bytes of legality bits per
+  table. Win checks are bit tests on the engine's cached waits.
 """
 
 from __future__ import annotations
@@ -168,6 +171,22 @@ def _prefetch_cold(states, i):
     off = st[G.OFFER_SEAT] & 3
     last = min(max(st[G.N_DISC + off] - 1, 0), G.MAX_DISCARDS - 1)
     _prefetch(states, i, G.DISC + G.MAX_DISCARDS * off + last)
+
+
+@numba.njit(nogil=True, cache=CACHE)
+def _prefetch_discards(states, i):
+    """With observations: start fetching every seat's discards of table ``i`` (``observe_kernel`` reads them
+    all; the step itself touches one slot). Reads the hot prefix (the discard counts), so it follows
+    :func:`_prefetch_hot` of the same table by one table. (Prefetching the observation row as well measured no
+    gain: its writes are sequential.)"""
+    st = states[i]
+    for p in range(4):
+        nd = min(max(st[G.N_DISC + p], 0), G.MAX_DISCARDS)
+        base = G.DISC + G.MAX_DISCARDS * p
+        for k in range(0, nd, 16):  # one hint per 64-byte line of int32
+            _prefetch(states, i, base + k)
+        if nd > 0:
+            _prefetch(states, i, base + nd - 1)
 
 
 @numba.njit(nogil=True, cache=CACHE)
@@ -288,6 +307,8 @@ def _step_batch(
             _prefetch_hot(states, masks, legal, i + 2)
         if i + 1 < n:
             _prefetch_cold(states, i + 1)
+            if observe:
+                _prefetch_discards(states, i + 1)
         st = states[i]
         rw = rewards[i]
         a = actions[i]
