@@ -44,19 +44,23 @@ def __getattr__(name):  # lazy fronts: importing mjenv imports neither pettingzo
 
 WARMUP_MODULES = ("mjenv.hand", "mjenv.fans", "mjenv.game", "mjenv.vector")
 
-#: The compile-only tasks of a parallel warmup: (name, the modules whose shared kernels the task stubs).
+#: The compile-only tasks of a parallel warmup: name -> the modules whose shared kernels the task stubs.
 #: ``hand``: ``mjenv.hand.warmup()``; ``fans``: import ``mjenv.fans`` (the scorer's shared kernels) and its
 #: ``warmup`` (the batch scorer); ``game``: import ``mjenv.game`` (the engine's shared kernels: waits, step,
-#: reset) without compiling the scorer first; ``vector``: the vector kernel with zero tables, without compiling
-#: the scorer or the engine first. Every task fills numba's on-disk cache; none depends on another's result.
+#: reset) without compiling the scorer first; ``vector``: the vector kernel with zero tables (and the
+#: single-table fronts' kernels that ``mjenv.game.warmup`` calls), without compiling the scorer or the engine
+#: first. Every task fills numba's on-disk cache; none needs another's result. In this order, any subset can
+#: run one after the other in one process (a task never needs real what an earlier one stubbed).
 _TASKS = {
     "hand": (),
     "fans": (),
     "game": ("mjenv.fans",),
     "vector": ("mjenv.fans", "mjenv.game"),
 }
-#: Longest first (cold CPU seconds on a 2-core machine, measured: see docs/performance.md "Cold start")
-_TASK_ORDER = ("game", "hand", "fans", "vector")
+#: Cold CPU seconds of each task alone (2-core machine, docs/performance.md "Cold start"), and of starting a
+#: worker process: only their ratios matter, to spread the tasks evenly over the processes.
+_TASK_COST = {"hand": 27.0, "fans": 24.0, "game": 25.0, "vector": 20.0}
+_START_COST = 1.5
 
 
 def default_jobs() -> int:
@@ -85,20 +89,41 @@ def _tasks_for(modules, imports, kwargs) -> list[tuple[str, dict]]:
     """The parallel tasks (name, arguments) that compile what ``warmup(modules, imports, **kwargs)`` needs."""
     wanted = set(modules) | set(imports)
     out = []
-    for name in _TASK_ORDER:
-        mod = f"mjenv.{name}"
-        if name == "vector":
-            if mod in modules:
-                out.append((name, {"observations": bool(kwargs.get("observations", True))}))
-        elif name == "hand":
-            if mod in modules:
-                out.append((name, {}))
-        elif name == "fans":
-            if mod in wanted:
-                out.append((name, {"warmup": mod in modules}))
-        elif mod in wanted or "mjenv.vector" in wanted:
-            out.append((name, {}))
+    if "mjenv.hand" in modules:
+        out.append(("hand", {}))
+    if "mjenv.fans" in wanted:
+        out.append(("fans", {"warmup": "mjenv.fans" in modules}))
+    if wanted & {"mjenv.game", "mjenv.vector"}:
+        out.append(("game", {}))
+    if "mjenv.vector" in modules:
+        obs = bool(kwargs.get("observations", True))
+        out.append(("vector", {"observations": obs, "fronts": "mjenv.game" in modules}))
+    elif "mjenv.game" in modules:  # game.warmup's front kernels without the vector kernel
+        out.append(("vector", {"observations": False, "fronts": True, "kernel": False}))
     return out
+
+
+def _plan(tasks, jobs: int) -> list[list[tuple[str, dict]]]:
+    """Split ``tasks`` over at most ``jobs`` worker processes so that the busiest one has the least work
+    (:data:`_TASK_COST`, all splits tried: there are at most 4 tasks); each process runs its tasks in the order
+    of :data:`_TASKS`."""
+    import itertools
+
+    order = list(_TASKS)
+    tasks = sorted(tasks, key=lambda t: order.index(t[0]) if t[0] in order else len(order))
+    jobs = max(1, min(jobs, len(tasks)))
+    best, best_cost = None, None
+    for assign in itertools.product(range(jobs), repeat=len(tasks)):
+        if assign and assign[0] != 0:  # processes are interchangeable: the first task goes to the first
+            continue
+        load = [0.0] * jobs
+        for t, j in zip(tasks, assign):
+            load[j] += _TASK_COST.get(t[0], 10.0) + (_START_COST if load[j] == 0 else 0.0)
+        cost = (max(load), sum(1 for x in load if x > 0))
+        if best_cost is None or cost < best_cost:
+            best, best_cost = assign, cost
+    chains = [[t for t, j in zip(tasks, best) if j == k] for k in range(jobs)]
+    return [c for c in chains if c]
 
 
 def _task_marker(name: str, args: dict):
@@ -120,14 +145,16 @@ def _marker_text() -> str:
 
 
 def _task_done(name: str, args: dict) -> bool:
-    try:
-        m = _task_marker(name, args)
-        if m.read_text() == _marker_text():
-            return True
-        if name == "fans" and not args.get("warmup"):  # a full fans task covers an import-only one
-            return _task_marker(name, {"warmup": True}).read_text() == _marker_text()
-    except OSError:
-        pass
+    """Whether the kernels of a task are known to be in the cache (a marker of the current sources)."""
+    covering = [args]
+    if name == "fans" and not args.get("warmup"):  # a full fans task covers an import-only one
+        covering.append({**args, "warmup": True})
+    for a in covering:
+        try:
+            if _task_marker(name, a).read_text() == _marker_text():
+                return True
+        except OSError:
+            pass
     return False
 
 
@@ -139,48 +166,84 @@ def _mark_done(tasks) -> None:
             pass
 
 
-def _warm_worker(name: str, args: dict) -> None:
-    """Body of a compile-only worker process of :func:`warmup` (``python -c``): fill the cache for one task.
-    Compile notes go to stdout as ``note <text>`` lines for the parent's progress bar."""
+def _warm_worker(tasks) -> None:
+    """Body of a compile-only worker process of :func:`warmup` (``python -c``): fill the cache for ``tasks``
+    (``[name, args]`` pairs, in the order of :data:`_TASKS`). Compile notes go to stdout as ``note <text>`` lines
+    and the end of a task as ``done <name>``, for the parent's progress bar."""
+    import importlib
+
     import numpy as np
 
     from mjenv import _jit
 
-    _jit.stub_modules = frozenset(_TASKS[name])
     _jit.note_hook = lambda text: print("note", text, flush=True)
-    import importlib
+    for name, args in tasks:
+        if name not in _TASKS:
+            raise ValueError(f"unknown warmup task {name!r}")
+        _jit.stub_modules = frozenset(_TASKS[name])  # only modules not imported yet are affected
+        if name == "hand":
+            importlib.import_module("mjenv.hand").warmup()
+        elif name == "fans":
+            mod = importlib.import_module("mjenv.fans")
+            if args.get("warmup", True):
+                mod.warmup()
+        elif name == "game":
+            importlib.import_module("mjenv.game")  # its shared kernels compile on import
+        elif name == "vector":
+            vector = importlib.import_module("mjenv.vector")
+            if args.get("kernel", True):
+                n = 5
+                env = vector.VectorEnv(n, seed=0, observations=args.get("observations", True), threads=1)
+                real = vector._step_batch
 
-    if name == "hand":
-        importlib.import_module("mjenv.hand").warmup()
-    elif name == "fans":
-        mod = importlib.import_module("mjenv.fans")
-        if args.get("warmup", True):
-            mod.warmup()
-    elif name == "game":
-        importlib.import_module("mjenv.game")  # its shared kernels compile on import (the scorer is stubbed)
-    elif name == "vector":
-        vector = importlib.import_module("mjenv.vector")
-        n = 5
-        env = vector.VectorEnv(n, seed=0, observations=args.get("observations", True), threads=1)
-        real = vector._step_batch
+                def zero_tables(
+                    *a, n=n, real=real
+                ):  # the real argument types, zero tables: runs no engine code
+                    return real(
+                        *(x[:0] if isinstance(x, np.ndarray) and x.ndim and x.shape[0] == n else x for x in a)
+                    )
 
-        def zero_tables(*a):  # the real argument types, zero tables: compiles the kernel, runs no engine code
-            return real(
-                *(x[:0] if isinstance(x, np.ndarray) and x.ndim and x.shape[0] == n else x for x in a)
-            )
-
-        vector._step_batch = zero_tables
-        try:
-            env.reset()
-        finally:
-            vector._step_batch = real
-    else:  # pragma: no cover
-        raise ValueError(f"unknown warmup task {name!r}")
+                vector._step_batch = zero_tables
+                try:
+                    env.reset()
+                finally:
+                    vector._step_batch = real
+            if args.get("fronts", False):
+                _compile_game_fronts(importlib.import_module("mjenv.game"))
+        print("done", name, flush=True)
 
 
-def _run_parallel(tasks, jobs: int, bar) -> None:
-    """Run ``tasks`` in up to ``jobs`` worker processes at a time (each a fresh ``python``), updating ``bar``. A
-    worker that fails only costs time (the caller compiles what is missing): it is reported as a warning."""
+def _compile_game_fronts(G) -> None:
+    """Compile, without running them (the scorer is a stub in this worker), the kernels ``mjenv.game.warmup``
+    calls, for the argument types it calls them with (Python ints are ``int64``, as numba types them)."""
+    import numba
+    import numpy as np
+
+    from mjenv.observation import OBS_SIZE, observe_kernel, observe_mask_kernel
+
+    tab = G.win_tables()
+    st = G.new_state()
+    mask = np.zeros(G.NUM_ACTIONS, np.bool_)
+    obs = np.zeros(OBS_SIZE, np.float32)
+    rewards = np.zeros(4, np.float32)
+    for kernel, args in (
+        (G.reset_kernel, (st, 0, 0, 0, G.DEFAULT_RULES, *tab)),
+        (G.legal_mask_kernel, (st, 0, mask)),
+        (observe_kernel, (st, 0, obs)),
+        (G.step_kernel, (st, 0, rewards, *tab)),
+        (G.front_step_kernel, (st, 0, rewards, *tab)),
+        (observe_mask_kernel, (st, 0, True, obs, np.zeros(G.NUM_ACTIONS, np.int8))),
+        (G.penalize_kernel, (st, 0, 2, rewards)),
+        (G.next_seed_kernel, (st,)),
+    ):
+        kernel.compile(tuple(numba.typeof(a) for a in args))
+
+
+def _run_parallel(tasks, jobs: int, bar) -> int:
+    """Run ``tasks`` in up to ``jobs`` worker processes (fresh ``python`` processes, :func:`_plan`), updating
+    ``bar`` per task. A worker that fails only costs time (the caller then compiles what is missing in its own
+    process): it is reported as a ``RuntimeWarning`` with the end of its error output. Returns the number of
+    processes."""
     import json
     import os
     import subprocess
@@ -194,61 +257,66 @@ def _run_parallel(tasks, jobs: int, bar) -> None:
     root = str(Path(__file__).resolve().parent.parent)  # the children import this very copy of mjenv
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
-    env.pop("MJENV_QUIET", None)  # notes go to the parent's bar, which MJENV_QUIET silences there
     quiet = os.environ.get("MJENV_QUIET", "") in ("1", "true", "yes")
-    pending = list(tasks)
-    running: dict[str, tuple] = {}
-    notes: dict[str, str] = {}
+    env.pop("MJENV_QUIET", None)  # the workers' notes go to this process's bar (which MJENV_QUIET silences)
     lock = threading.Lock()
+    now: dict[int, str] = {}  # process -> what it compiles now
 
     def show():
         with lock:
-            text = ", ".join(
-                f"{n}: {notes.get(n, 'starting').removeprefix('compiling mjenv.')}" for n in running
-            )
-        bar.set_postfix_str(f"{len(running)} processes: {text}"[:120], refresh=True)
+            text = "; ".join(now.values())
+        bar.set_postfix_str(f"{len(now)} processes: {text}"[:150], refresh=True)
 
-    def read(name, stream):
+    def read(k, chain, stream):
         for line in stream:
-            if line.startswith("note ") and not quiet:
-                with lock:
-                    notes[name] = line[5:].strip()
-                show()
-
-    try:
-        while pending or running:
-            while pending and len(running) < jobs:
-                name, args = pending.pop(0)
-                err = tempfile.TemporaryFile(mode="w+")
-                code = f"import json, mjenv; mjenv._warm_worker({name!r}, json.loads({json.dumps(json.dumps(args))}))"
-                proc = subprocess.Popen(
-                    [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=err, text=True, env=env
-                )
-                t = threading.Thread(target=read, args=(name, proc.stdout), daemon=True)
-                t.start()
-                running[name] = (proc, err, t)
-                show()
-            time.sleep(0.05)
-            for name, (proc, err, t) in list(running.items()):
-                if proc.poll() is None:
+            word, _, rest = line.strip().partition(" ")
+            with lock:
+                if word == "note" and not quiet:
+                    now[k] = f"{chain[0][0]}: {rest.removeprefix('compiling mjenv.')}"
+                elif word == "done":
+                    chain.pop(0)
+                    now[k] = chain[0][0] if chain else "done"
+                    bar.update(1)
+                else:
                     continue
-                t.join()
-                del running[name]
-                if proc.returncode != 0:
-                    err.seek(0)
-                    tail = err.read()[-2000:]
-                    warnings.warn(
-                        f"mjenv.warmup: the worker compiling {name!r} failed (exit {proc.returncode}); "
-                        f"its kernels are compiled in this process instead:\n{tail}",
-                        RuntimeWarning,
-                    )
-                err.close()
-                bar.update(1)
-                show()
+            show()
+
+    procs = []
+    plan = _plan(tasks, jobs)
+    try:
+        for k, chain in enumerate(plan):
+            err = tempfile.TemporaryFile(mode="w+")
+            arg = json.dumps(json.dumps([[n, a] for n, a in chain]))
+            code = f"import json, mjenv; mjenv._warm_worker(json.loads({arg}))"
+            proc = subprocess.Popen(
+                [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=err, text=True, env=env
+            )
+            chain = list(chain)
+            now[k] = chain[0][0]
+            t = threading.Thread(target=read, args=(k, chain, proc.stdout), daemon=True)
+            t.start()
+            procs.append((proc, err, t, chain))
+        show()
+        for proc, err, t, chain in procs:
+            while proc.poll() is None:
+                time.sleep(0.05)
+            t.join()
+            if proc.returncode != 0:
+                err.seek(0)
+                tail = err.read()[-2000:]
+                names = ", ".join(repr(n) for n, _ in chain)
+                warnings.warn(
+                    f"mjenv.warmup: the worker compiling {names} failed (exit {proc.returncode}); "
+                    f"what it did not cache is compiled in this process instead:\n{tail}",
+                    RuntimeWarning,
+                )
+                bar.update(len(chain))
+        return len(plan)
     finally:
-        for proc, err, _t in running.values():
-            proc.kill()
-            proc.wait()
+        for proc, err, _t, _chain in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
             err.close()
 
 
@@ -297,6 +365,8 @@ def warmup(
     imports = tuple(m for m in imports if m not in modules)
     tasks = _tasks_for(modules, imports, kwargs) if _jit.CACHE and not numba.config.DISABLE_JIT else []
     todo = [t for t in tasks if not _task_done(*t)] if jobs > 1 else []
+    if len(todo) < 2:  # one task: nothing runs beside it, so compiling it here is as fast
+        todo = []
     out: dict[str, float] = {}
     disable = None if progress is None else not progress  # None: tqdm shows the bar only on a terminal
     bar = tqdm(
@@ -307,11 +377,11 @@ def warmup(
     try:
         if todo:
             t0 = time.perf_counter()
-            _run_parallel(todo, min(jobs, len(todo)), bar)
-            out[f"compile ({min(jobs, len(todo))} processes)"] = time.perf_counter() - t0
+            n_procs = _run_parallel(todo, jobs, bar)
+            key = f"compile ({n_procs} processes)"
+            out[key] = time.perf_counter() - t0
             if verbose:
-                bar.write(f"compile in {min(jobs, len(todo))} processes ({', '.join(n for n, _ in todo)}): "
-                          f"{out[next(reversed(out))]:.1f} s")  # fmt: skip
+                bar.write(f"{key}: {', '.join(name for name, _ in todo)}: {out[key]:.1f} s")
         for name in (*imports, *modules):
             bar.set_postfix_str(name.removeprefix("mjenv."), refresh=True)
             t0 = time.perf_counter()
