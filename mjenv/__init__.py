@@ -146,9 +146,8 @@ def _marker_text() -> str:
 
 def _task_done(name: str, args: dict) -> bool:
     """Whether the kernels of a task are known to be in the cache (a marker of the current sources)."""
-    covering = [args]
-    if name == "fans" and not args.get("warmup"):  # a full fans task covers an import-only one
-        covering.append({**args, "warmup": True})
+    covering = [args]  # a task that does more covers this one: fans with its warmup, vector with the fronts
+    covering += [{**args, k: True} for k in ("warmup", "fronts") if args.get(k) is False]
     for a in covering:
         try:
             if _task_marker(name, a).read_text() == _marker_text():
@@ -211,6 +210,13 @@ def _warm_worker(tasks) -> None:
             if args.get("fronts", False):
                 _compile_game_fronts(importlib.import_module("mjenv.game"))
         print("done", name, flush=True)
+    try:
+        import resource
+
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        print("cpu", f"{ru.ru_utime + ru.ru_stime:.2f}", flush=True)
+    except ImportError:  # pragma: no cover - Windows
+        pass
 
 
 def _compile_game_fronts(G) -> None:
@@ -239,11 +245,11 @@ def _compile_game_fronts(G) -> None:
         kernel.compile(tuple(numba.typeof(a) for a in args))
 
 
-def _run_parallel(tasks, jobs: int, bar) -> int:
+def _run_parallel(tasks, jobs: int, bar, cpu: list | None = None) -> int:
     """Run ``tasks`` in up to ``jobs`` worker processes (fresh ``python`` processes, :func:`_plan`), updating
     ``bar`` per task. A worker that fails only costs time (the caller then compiles what is missing in its own
     process): it is reported as a ``RuntimeWarning`` with the end of its error output. Returns the number of
-    processes."""
+    processes; ``cpu`` (a list) receives ``(task names, CPU seconds)`` per process."""
     import json
     import os
     import subprocess
@@ -273,6 +279,9 @@ def _run_parallel(tasks, jobs: int, bar) -> int:
             with lock:
                 if word == "note" and not quiet:
                     now[k] = f"{chain[0][0]}: {rest.removeprefix('compiling mjenv.')}"
+                elif word == "cpu" and cpu is not None:
+                    cpu.append((names[k], float(rest)))
+                    continue
                 elif word == "done":
                     chain.pop(0)
                     now[k] = chain[0][0] if chain else "done"
@@ -283,6 +292,7 @@ def _run_parallel(tasks, jobs: int, bar) -> int:
 
     procs = []
     plan = _plan(tasks, jobs)
+    names = [", ".join(n for n, _ in chain) for chain in plan]
     try:
         for k, chain in enumerate(plan):
             err = tempfile.TemporaryFile(mode="w+")
@@ -377,11 +387,13 @@ def warmup(
     try:
         if todo:
             t0 = time.perf_counter()
-            n_procs = _run_parallel(todo, jobs, bar)
+            cpu: list = []
+            n_procs = _run_parallel(todo, jobs, bar, cpu)
             key = f"compile ({n_procs} processes)"
             out[key] = time.perf_counter() - t0
             if verbose:
-                bar.write(f"{key}: {', '.join(name for name, _ in todo)}: {out[key]:.1f} s")
+                per = "; ".join(f"{names}: {s:.1f} CPU-s" for names, s in cpu)
+                bar.write(f"{key}: {out[key]:.1f} s ({per})")
         for name in (*imports, *modules):
             bar.set_postfix_str(name.removeprefix("mjenv."), refresh=True)
             t0 = time.perf_counter()
