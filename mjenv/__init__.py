@@ -126,15 +126,18 @@ def _plan(tasks, jobs: int) -> list[list[tuple[str, dict]]]:
     return [c for c in chains if c]
 
 
-def _task_marker(name: str, args: dict):
-    """The file that says a task's kernels are in the cache (written after a warmup that ran them in-process)."""
+def _task_marker(name: str, args: dict, folder=None):
+    """The file that says a task's kernels are in the cache (written after a warmup that ran them in-process);
+    ``folder``: :func:`mjenv._jit.cache_dir` (computed when not given)."""
     from mjenv import _jit
 
     tag = "-".join([name, *(f"{k}{int(v)}" for k, v in sorted(args.items()))])
-    return _jit.cache_dir() / f"mjenv-warm-{tag}.ok"
+    return (folder or _jit.cache_dir()) / f"mjenv-warm-{tag}.ok"
 
 
 def _marker_text() -> str:
+    """What a marker holds: the kernel sources' stamp and the numba and Python versions (a cache of other
+    sources or another numba is not the one the marker vouches for)."""
     import sys
 
     import numba
@@ -144,23 +147,25 @@ def _marker_text() -> str:
     return f"{_jit.source_stamp()} numba {numba.__version__} python {sys.version.split()[0]}\n"
 
 
-def _task_done(name: str, args: dict) -> bool:
+def _task_done(name: str, args: dict, text: str | None = None, folder=None) -> bool:
     """Whether the kernels of a task are known to be in the cache (a marker of the current sources)."""
+    text = text or _marker_text()
     covering = [args]  # a task that does more covers this one: fans with its warmup, vector with the fronts
     covering += [{**args, k: True} for k in ("warmup", "fronts") if args.get(k) is False]
     for a in covering:
         try:
-            if _task_marker(name, a).read_text() == _marker_text():
+            if _task_marker(name, a, folder).read_text() == text:
                 return True
         except OSError:
             pass
     return False
 
 
-def _mark_done(tasks) -> None:
+def _mark_done(tasks, text: str | None = None, folder=None) -> None:
+    text = text or _marker_text()
     for name, args in tasks:
         try:
-            _task_marker(name, args).write_text(_marker_text())
+            _task_marker(name, args, folder).write_text(text)
         except OSError:  # a read-only cache: numba falls back to its own, markers are only a shortcut
             pass
 
@@ -374,7 +379,13 @@ def warmup(
     jobs = _check_jobs(jobs)
     imports = tuple(m for m in imports if m not in modules)
     tasks = _tasks_for(modules, imports, kwargs) if _jit.CACHE and not numba.config.DISABLE_JIT else []
-    todo = [t for t in tasks if not _task_done(*t)] if jobs > 1 else []
+    text = folder = None
+    if tasks:
+        text, folder = _marker_text(), _jit.cache_dir()
+    todo = [t for t in tasks if not _task_done(*t, text, folder)]
+    unmarked = list(todo)
+    if jobs == 1:
+        todo = []
     if len(todo) < 2:  # one task: nothing runs beside it, so compiling it here is as fast
         todo = []
     out: dict[str, float] = {}
@@ -409,7 +420,7 @@ def warmup(
     finally:
         _jit.note_hook = old_hook
         bar.close()
-    _mark_done(tasks)
+    _mark_done(unmarked, text, folder)
     return out
 
 
