@@ -278,10 +278,8 @@ def _cmd_warmup(args) -> int:
     import mjenv
 
     t0 = time.perf_counter()
-    times = mjenv.warmup(jobs=args.jobs, progress=not args.no_progress)
-    for name, s in times.items():
-        print(f"{name:24s} {s:6.1f} s")
-    print(f"{'total':24s} {time.perf_counter() - t0:6.1f} s")
+    mjenv.warmup(jobs=args.jobs, progress=not args.no_progress, verbose=True)  # prints seconds per step
+    print(f"total: {time.perf_counter() - t0:.1f} s")
     return 0
 
 
