@@ -20,6 +20,7 @@ __all__ = [
     "RandomPolicy",
     "score",
     "warmup",
+    "default_jobs",
 ]
 
 _LAZY = {
@@ -43,22 +44,323 @@ def __getattr__(name):  # lazy fronts: importing mjenv imports neither pettingzo
 
 WARMUP_MODULES = ("mjenv.hand", "mjenv.fans", "mjenv.game", "mjenv.vector")
 
+#: The compile-only tasks of a parallel warmup: name -> the modules whose shared kernels the task stubs.
+#: ``hand``: ``mjenv.hand.warmup()``; ``fans``: import ``mjenv.fans`` (the scorer's shared kernels) and its
+#: ``warmup`` (the batch scorer); ``game``: import ``mjenv.game`` (the engine's shared kernels: waits, step,
+#: reset) without compiling the scorer first; ``vector``: the vector kernel with zero tables (and the
+#: single-table fronts' kernels that ``mjenv.game.warmup`` calls), without compiling the scorer or the engine
+#: first. Every task fills numba's on-disk cache; none needs another's result. In this order, any subset can
+#: run one after the other in one process (a task never needs real what an earlier one stubbed).
+_TASKS = {
+    "hand": (),
+    "fans": (),
+    "game": ("mjenv.fans",),
+    "vector": ("mjenv.fans", "mjenv.game"),
+}
+#: Cold CPU seconds of each task alone (2-core machine, docs/performance.md "Cold start"), and of starting a
+#: worker process: only their ratios matter, to spread the tasks evenly over the processes.
+_TASK_COST = {"hand": 27.0, "fans": 24.0, "game": 25.0, "vector": 20.0}
+_START_COST = 1.5
+
+
+def default_jobs() -> int:
+    """Worker processes of a cold :func:`warmup` by default: the CPUs this process may use, at most 4 (there
+    are 4 independent compile tasks)."""
+    import os
+
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        n = os.cpu_count() or 1
+    return max(1, min(n, len(_TASKS)))
+
+
+def _check_jobs(jobs) -> int:
+    if jobs is None:
+        return default_jobs()
+    if isinstance(jobs, bool) or not isinstance(jobs, int):
+        raise TypeError(f"jobs must be an int >= 1 or None, got {type(jobs).__name__}")
+    if jobs < 1:
+        raise ValueError(f"jobs must be >= 1 (1: compile in this process), got {jobs}")
+    return jobs
+
+
+def _tasks_for(modules, imports, kwargs) -> list[tuple[str, dict]]:
+    """The parallel tasks (name, arguments) that compile what ``warmup(modules, imports, **kwargs)`` needs."""
+    wanted = set(modules) | set(imports)
+    out = []
+    if "mjenv.hand" in modules:
+        out.append(("hand", {}))
+    if "mjenv.fans" in wanted:
+        out.append(("fans", {"warmup": "mjenv.fans" in modules}))
+    if wanted & {"mjenv.game", "mjenv.vector"}:
+        out.append(("game", {}))
+    if "mjenv.vector" in modules:
+        obs = bool(kwargs.get("observations", True))
+        out.append(("vector", {"observations": obs, "fronts": "mjenv.game" in modules}))
+    elif "mjenv.game" in modules:  # game.warmup's front kernels without the vector kernel
+        out.append(("vector", {"observations": False, "fronts": True, "kernel": False}))
+    return out
+
+
+def _plan(tasks, jobs: int) -> list[list[tuple[str, dict]]]:
+    """Split ``tasks`` over at most ``jobs`` worker processes so that the busiest one has the least work
+    (:data:`_TASK_COST`, all splits tried: there are at most 4 tasks); each process runs its tasks in the order
+    of :data:`_TASKS`."""
+    import itertools
+
+    order = list(_TASKS)
+    tasks = sorted(tasks, key=lambda t: order.index(t[0]) if t[0] in order else len(order))
+    jobs = max(1, min(jobs, len(tasks)))
+    best, best_cost = None, None
+    for assign in itertools.product(range(jobs), repeat=len(tasks)):
+        if assign and assign[0] != 0:  # processes are interchangeable: the first task goes to the first
+            continue
+        load = [0.0] * jobs
+        for t, j in zip(tasks, assign):
+            load[j] += _TASK_COST.get(t[0], 10.0) + (_START_COST if load[j] == 0 else 0.0)
+        cost = (max(load), sum(1 for x in load if x > 0))
+        if best_cost is None or cost < best_cost:
+            best, best_cost = assign, cost
+    chains = [[t for t, j in zip(tasks, best) if j == k] for k in range(jobs)]
+    return [c for c in chains if c]
+
+
+def _task_marker(name: str, args: dict, folder=None):
+    """The file that says a task's kernels are in the cache (written after a warmup that ran them in-process);
+    ``folder``: :func:`mjenv._jit.cache_dir` (computed when not given)."""
+    from mjenv import _jit
+
+    tag = "-".join([name, *(f"{k}{int(v)}" for k, v in sorted(args.items()))])
+    return (folder or _jit.cache_dir()) / f"mjenv-warm-{tag}.ok"
+
+
+def _marker_text() -> str:
+    """What a marker holds: the kernel sources' stamp and the numba and Python versions (a cache of other
+    sources or another numba is not the one the marker vouches for)."""
+    import sys
+
+    import numba
+
+    from mjenv import _jit
+
+    return f"{_jit.source_stamp()} numba {numba.__version__} python {sys.version.split()[0]}\n"
+
+
+def _task_done(name: str, args: dict, text: str | None = None, folder=None) -> bool:
+    """Whether the kernels of a task are known to be in the cache (a marker of the current sources)."""
+    text = text or _marker_text()
+    covering = [args]  # a task that does more covers this one: fans with its warmup, vector with the fronts
+    covering += [{**args, k: True} for k in ("warmup", "fronts") if args.get(k) is False]
+    for a in covering:
+        try:
+            if _task_marker(name, a, folder).read_text() == text:
+                return True
+        except OSError:
+            pass
+    return False
+
+
+def _mark_done(tasks, text: str | None = None, folder=None) -> None:
+    text = text or _marker_text()
+    for name, args in tasks:
+        try:
+            _task_marker(name, args, folder).write_text(text)
+        except OSError:  # a read-only cache: numba falls back to its own, markers are only a shortcut
+            pass
+
+
+def _warm_worker(tasks) -> None:
+    """Body of a compile-only worker process of :func:`warmup` (``python -c``): fill the cache for ``tasks``
+    (``[name, args]`` pairs, in the order of :data:`_TASKS`). Compile notes go to stdout as ``note <text>`` lines
+    and the end of a task as ``done <name>``, for the parent's progress bar."""
+    import importlib
+
+    import numpy as np
+
+    from mjenv import _jit
+
+    _jit.note_hook = lambda text: print("note", text, flush=True)
+    for name, args in tasks:
+        if name not in _TASKS:
+            raise ValueError(f"unknown warmup task {name!r}")
+        _jit.stub_modules = frozenset(_TASKS[name])  # only modules not imported yet are affected
+        if name == "hand":
+            importlib.import_module("mjenv.hand").warmup()
+        elif name == "fans":
+            mod = importlib.import_module("mjenv.fans")
+            if args.get("warmup", True):
+                mod.warmup()
+        elif name == "game":
+            importlib.import_module("mjenv.game")  # its shared kernels compile on import
+        elif name == "vector":
+            vector = importlib.import_module("mjenv.vector")
+            if args.get("kernel", True):
+                n = 5
+                env = vector.VectorEnv(n, seed=0, observations=args.get("observations", True), threads=1)
+                real = vector._step_batch
+
+                def zero_tables(
+                    *a, n=n, real=real
+                ):  # the real argument types, zero tables: runs no engine code
+                    return real(
+                        *(x[:0] if isinstance(x, np.ndarray) and x.ndim and x.shape[0] == n else x for x in a)
+                    )
+
+                vector._step_batch = zero_tables
+                try:
+                    env.reset()
+                finally:
+                    vector._step_batch = real
+            if args.get("fronts", False):
+                _compile_game_fronts(importlib.import_module("mjenv.game"))
+        print("done", name, flush=True)
+    try:
+        import resource
+
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        print("cpu", f"{ru.ru_utime + ru.ru_stime:.2f}", flush=True)
+    except ImportError:  # pragma: no cover - Windows
+        pass
+
+
+def _compile_game_fronts(G) -> None:
+    """Compile, without running them (the scorer is a stub in this worker), the kernels ``mjenv.game.warmup``
+    calls, for the argument types it calls them with (Python ints are ``int64``, as numba types them)."""
+    import numba
+    import numpy as np
+
+    from mjenv.observation import OBS_SIZE, observe_kernel, observe_mask_kernel
+
+    tab = G.win_tables()
+    st = G.new_state()
+    mask = np.zeros(G.NUM_ACTIONS, np.bool_)
+    obs = np.zeros(OBS_SIZE, np.float32)
+    rewards = np.zeros(4, np.float32)
+    for kernel, args in (
+        (G.reset_kernel, (st, 0, 0, 0, G.DEFAULT_RULES, *tab)),
+        (G.legal_mask_kernel, (st, 0, mask)),
+        (observe_kernel, (st, 0, obs)),
+        (G.step_kernel, (st, 0, rewards, *tab)),
+        (G.front_step_kernel, (st, 0, rewards, *tab)),
+        (observe_mask_kernel, (st, 0, True, obs, np.zeros(G.NUM_ACTIONS, np.int8))),
+        (G.penalize_kernel, (st, 0, 2, rewards)),
+        (G.next_seed_kernel, (st,)),
+    ):
+        kernel.compile(tuple(numba.typeof(a) for a in args))
+
+
+def _run_parallel(tasks, jobs: int, bar, cpu: list | None = None) -> int:
+    """Run ``tasks`` in up to ``jobs`` worker processes (fresh ``python`` processes, :func:`_plan`), updating
+    ``bar`` per task. A worker that fails only costs time (the caller then compiles what is missing in its own
+    process): it is reported as a ``RuntimeWarning`` with the end of its error output. Returns the number of
+    processes; ``cpu`` (a list) receives ``(task names, CPU seconds)`` per process."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    import threading
+    import time
+    import warnings
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parent.parent)  # the children import this very copy of mjenv
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
+    quiet = os.environ.get("MJENV_QUIET", "") in ("1", "true", "yes")
+    env.pop("MJENV_QUIET", None)  # the workers' notes go to this process's bar (which MJENV_QUIET silences)
+    lock = threading.Lock()
+    now: dict[int, str] = {}  # process -> what it compiles now
+
+    def show():
+        with lock:
+            text = "; ".join(now.values())
+        bar.set_postfix_str(f"{len(now)} processes: {text}"[:150], refresh=True)
+
+    def read(k, chain, stream):
+        for line in stream:
+            word, _, rest = line.strip().partition(" ")
+            with lock:
+                if word == "note" and not quiet:
+                    now[k] = f"{chain[0][0]}: {rest.removeprefix('compiling mjenv.')}"
+                elif word == "cpu" and cpu is not None:
+                    cpu.append((names[k], float(rest)))
+                    continue
+                elif word == "done":
+                    chain.pop(0)
+                    now[k] = chain[0][0] if chain else "done"
+                    bar.update(1)
+                else:
+                    continue
+            show()
+
+    procs = []
+    plan = _plan(tasks, jobs)
+    names = [", ".join(n for n, _ in chain) for chain in plan]
+    try:
+        for k, chain in enumerate(plan):
+            err = tempfile.TemporaryFile(mode="w+")
+            arg = json.dumps(json.dumps([[n, a] for n, a in chain]))
+            code = f"import json, mjenv; mjenv._warm_worker(json.loads({arg}))"
+            proc = subprocess.Popen(
+                [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=err, text=True, env=env
+            )
+            chain = list(chain)
+            now[k] = chain[0][0]
+            t = threading.Thread(target=read, args=(k, chain, proc.stdout), daemon=True)
+            t.start()
+            procs.append((proc, err, t, chain))
+        show()
+        for proc, err, t, chain in procs:
+            while proc.poll() is None:
+                time.sleep(0.05)
+            t.join()
+            if proc.returncode != 0:
+                err.seek(0)
+                tail = err.read()[-2000:]
+                names = ", ".join(repr(n) for n, _ in chain)
+                warnings.warn(
+                    f"mjenv.warmup: the worker compiling {names} failed (exit {proc.returncode}); "
+                    f"what it did not cache is compiled in this process instead:\n{tail}",
+                    RuntimeWarning,
+                )
+                bar.update(len(chain))
+        return len(plan)
+    finally:
+        for proc, err, _t, _chain in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            err.close()
+
 
 def warmup(
     verbose: bool = False,
     modules=WARMUP_MODULES,
     progress: bool | None = None,
     imports=(),
+    jobs: int | None = None,
     **kwargs,
 ) -> dict[str, float]:
     """Compile (or load from numba's on-disk cache) the kernels of ``modules``; returns seconds per module.
 
     Kernels compile lazily on first use, so calling this is optional; benchmarks and long runs call it first
-    so that compile time is reported apart from run time. The first run on a machine compiles (about a
-    minute on 2 cores); later runs load the cache (about a second). ``progress`` shows a tqdm bar on stderr
-    (which module, how far, which kernel is compiling; default: when stderr is a terminal); ``verbose``
-    prints the seconds per module. ``kwargs`` go to every module's ``warmup`` that takes them (the vector
-    env's ``observations``).
+    so that compile time is reported apart from run time. The first run on a machine compiles (about half a
+    minute of wall time on 2 cores); later runs load the cache (about a second). ``progress`` shows a tqdm bar
+    on stderr (which module, how far, which kernel is compiling; default: when stderr is a terminal);
+    ``verbose`` prints the seconds per module. ``kwargs`` go to every module's ``warmup`` that takes them (the
+    vector env's ``observations``).
+
+    ``jobs`` (default :func:`default_jobs`: the usable CPUs, at most 4): when kernels are not in the cache yet,
+    up to ``jobs`` worker processes compile them at the same time, each filling the cache with an independent
+    part (the hand kernels, the scorer, the engine, the vector kernel: see ``_TASKS``; a worker compiling the
+    engine does not first compile the scorer, it calls it through a symbol that stays unresolved until a
+    process that runs the engine loads both), and then this process loads everything from the cache. Their
+    time is the ``"compile (N processes)"`` entry of the result. A task already known to be cached (a marker
+    file beside the cache, written after a warmup) starts no process, so a warm start costs no more than with
+    ``jobs=1``, which compiles in this process only (as before). Without numba's cache (``MJENV_NO_CACHE=1``,
+    ``NUMBA_DISABLE_JIT=1``) there is nothing to share and ``jobs`` is ignored.
 
     ``imports`` are modules only imported first, each a step of the bar (their shared kernels compile or load
     on import), without their own ``warmup``: ``mjenv selfplay`` passes ``("mjenv.fans", "mjenv.game")`` and
@@ -69,17 +371,40 @@ def warmup(
     import inspect
     import time
 
+    import numba
     from tqdm import tqdm
 
     from mjenv import _jit
 
+    jobs = _check_jobs(jobs)
     imports = tuple(m for m in imports if m not in modules)
+    tasks = _tasks_for(modules, imports, kwargs) if _jit.CACHE and not numba.config.DISABLE_JIT else []
+    text = folder = None
+    if tasks:
+        text, folder = _marker_text(), _jit.cache_dir()
+    todo = [t for t in tasks if not _task_done(*t, text, folder)]
+    unmarked = list(todo)
+    if jobs == 1:
+        todo = []
+    if len(todo) < 2:  # one task: nothing runs beside it, so compiling it here is as fast
+        todo = []
     out: dict[str, float] = {}
     disable = None if progress is None else not progress  # None: tqdm shows the bar only on a terminal
-    bar = tqdm(total=len(imports) + len(modules), desc="mjenv kernels", unit="module", disable=disable)
+    bar = tqdm(
+        total=len(todo) + len(imports) + len(modules), desc="mjenv kernels", unit="step", disable=disable
+    )
     old_hook = _jit.note_hook
     _jit.note_hook = lambda text: bar.set_postfix_str(text.removeprefix("compiling mjenv."), refresh=True)
     try:
+        if todo:
+            t0 = time.perf_counter()
+            cpu: list = []
+            n_procs = _run_parallel(todo, jobs, bar, cpu)
+            key = f"compile ({n_procs} processes)"
+            out[key] = time.perf_counter() - t0
+            if verbose:
+                per = "; ".join(f"{names}: {s:.1f} CPU-s" for names, s in cpu)
+                bar.write(f"{key}: {out[key]:.1f} s ({per})")
         for name in (*imports, *modules):
             bar.set_postfix_str(name.removeprefix("mjenv."), refresh=True)
             t0 = time.perf_counter()
@@ -95,6 +420,7 @@ def warmup(
     finally:
         _jit.note_hook = old_hook
         bar.close()
+    _mark_done(unmarked, text, folder)
     return out
 
 

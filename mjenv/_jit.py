@@ -105,6 +105,81 @@ if CACHE:
     drop_stale_caches()
 
 
+# ------------------------------------------------------------------------------- concurrent cache writes
+def _lock_cache_saves() -> bool:
+    """Serialize numba's cache writes per cache folder with an advisory file lock, so that processes filling one
+    cache at the same time (a parallel :func:`mjenv.warmup`, ``pytest -n 2``) cannot corrupt it.
+
+    numba writes each index (``*.nbi``) and data file (``*.nbc``) atomically (a temporary file, then
+    ``os.replace``), but ``IndexDataCacheFile.save`` is a read-modify-write of the index: two processes saving
+    two specializations of one function at once both read the old index, both pick the same free data file
+    name, and the last index written maps the other process's signature to a data file that holds this one's
+    code, which the next process would load and call with the wrong argument types. Under the lock the
+    read-modify-write is one step. Loads are not locked (a half-finished save is a cache miss, never wrong
+    code). POSIX only (``fcntl``); elsewhere numba's own behaviour applies. Returns whether the lock is on.
+    """
+    try:
+        import fcntl
+
+        from numba.core import caching
+    except ImportError:  # pragma: no cover - Windows
+        return False
+    cls = caching.IndexDataCacheFile
+    save = cls.save
+    if getattr(save, "_mjenv_locked", False):
+        return True
+
+    def locked_save(self, key, data):
+        try:
+            fd = os.open(os.path.join(self._cache_path, "mjenv-cache.lock"), os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError:  # read-only cache folder: numba will fail to save anyway (and says so)
+            return save(self, key, data)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            return save(self, key, data)
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    locked_save._mjenv_locked = True
+    cls.save = locked_save
+    return True
+
+
+CACHE_LOCKED = _lock_cache_saves() if CACHE else False
+
+
+def cache_dir() -> Path:
+    """The folder numba caches this package's kernels in (``mjenv/__pycache__``, or under ``NUMBA_CACHE_DIR``)."""
+    from numba.core.caching import FunctionCache
+
+    return Path(FunctionCache(source_stamp)._cache_path)
+
+
+#: Modules whose shared kernels are NOT compiled in this process: their symbols point at a function that aborts.
+#: Set only by the compile-only worker processes of a parallel :func:`mjenv.warmup` (``mjenv._warm_worker``):
+#: a worker compiling the engine's kernels stubs ``mjenv.fans``, so it does not first compile the scorer, which
+#: another worker compiles at the same time. The callers' code holds a call to the symbol, not its address
+#: (the symbol is resolved when the code is loaded), so what such a worker writes to the cache is the same
+#: code a normal process writes; the worker itself never runs a kernel that reaches a stub.
+stub_modules: frozenset[str] = frozenset()
+_STUB = []
+
+
+def _stub_address() -> int:
+    """Address of a C-callable function that aborts the process (a stub symbol must never be called)."""
+    if not _STUB:
+        import ctypes
+
+        def called():  # pragma: no cover - only reached by a bug in a compile-only worker
+            os.write(2, b"mjenv: a stub shared kernel was called in a compile-only warmup worker\n")
+            os.abort()
+
+        _STUB.append(ctypes.CFUNCTYPE(None)(called))
+    import ctypes
+
+    return ctypes.cast(_STUB[0], ctypes.c_void_p).value
+
+
 # ------------------------------------------------------------------------------------------ shared kernels
 note_hook = None  # when set (mjenv.warmup's progress bar), compile notes go to note_hook(text) instead
 
@@ -172,8 +247,12 @@ def shared_kernel(symbol: str, signature, py_func):
     from numba.core import cgutils, types
     from numba.extending import intrinsic
 
-    cf = _compile_cfunc(py_func, signature)
-    llb.add_symbol(symbol, cf.address)
+    if py_func.__module__ in stub_modules:  # a compile-only worker of a parallel warmup: see stub_modules
+        cf = None
+        llb.add_symbol(symbol, _stub_address())
+    else:
+        cf = _compile_cfunc(py_func, signature)
+        llb.add_symbol(symbol, cf.address)
     params = tuple(signature.args)
 
     def typer(args):

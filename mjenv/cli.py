@@ -22,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     _register_hand(sub)
     _register_view(sub)
     _register_eval(sub)
+    _register_warmup(sub)
     return parser
 
 
@@ -255,6 +256,30 @@ def _cmd_selfplay(args) -> int:
         rules=_rules_from_args(args, illegal="raise"),
     )  # fmt: skip
     print(json.dumps(rec, indent=1) if args.json else format_report(rec))
+    return 0
+
+
+def _register_warmup(sub) -> None:
+    p = sub.add_parser(
+        "warmup",
+        help="compile the kernels once (in parallel processes), so that later runs load them from the cache",
+        description="Compile (or load from numba's on-disk cache) every kernel: the first run on a machine "
+        "compiles, in up to --jobs processes at once; later runs load the cache in about a second.",
+    )
+    p.add_argument("--jobs", type=int, default=None, help="worker processes for a cold start (default: the "
+                   "usable CPUs, at most 4; 1: compile in this process)")  # fmt: skip
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_warmup)
+
+
+def _cmd_warmup(args) -> int:
+    import time
+
+    import mjenv
+
+    t0 = time.perf_counter()
+    mjenv.warmup(jobs=args.jobs, progress=not args.no_progress, verbose=True)  # prints seconds per step
+    print(f"total: {time.perf_counter() - t0:.1f} s")
     return 0
 
 

@@ -78,6 +78,7 @@ def test_package_warmup_compiles_every_module():
     import mjenv
 
     times = mjenv.warmup()
+    times = {k: v for k, v in times.items() if not k.startswith("compile (")}  # a cold start's parallel part
     assert set(times) == {"mjenv.hand", "mjenv.fans", "mjenv.game", "mjenv.vector"}
     assert all(isinstance(t, float) and t > 0 for t in times.values())
     # every module's entry kernels are compiled (or loaded) now
@@ -107,10 +108,10 @@ def test_warmup_imports_only_import(monkeypatch):
     monkeypatch.setattr(fans, "warmup", fail)
     calls = []
     monkeypatch.setattr(vector, "warmup", lambda observations=True: calls.append(observations) or 0.0)
-    times = mjenv.warmup(imports=("mjenv.fans",), modules=("mjenv.vector",), observations=False)
+    times = mjenv.warmup(imports=("mjenv.fans",), modules=("mjenv.vector",), observations=False, jobs=1)
     assert list(times) == ["mjenv.fans", "mjenv.vector"] and calls == [False]
     # a module in both lists gets its full warmup once
-    times = mjenv.warmup(imports=("mjenv.vector",), modules=("mjenv.vector",))
+    times = mjenv.warmup(imports=("mjenv.vector",), modules=("mjenv.vector",), jobs=1)
     assert list(times) == ["mjenv.vector"] and calls == [False, True]
 
 
