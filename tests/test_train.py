@@ -19,7 +19,7 @@ from train.ppo import PPOConfig, Trainer, check_config, read_checkpoint, train  
 TINY = {
     "num_envs": 16, "rollout_steps": 16, "threads": 1, "torch_threads": 1, "channels": 4, "hidden": 16, "updates": 4,
     "minibatch_size": 64, "epochs": 2, "pool_every": 1, "pool_size": 2, "eval_every": 0, "save_every": 1, "progress": False,
-    "opponents": ("rule", "pool", "random"), "opponent_prob": 0.5, "min_fan": 4,
+    "opponents": ("rule", "pool", "random"), "opponent_prob": 0.5, "min_fan": 4, "value_warmup": 0,
 }  # fmt: skip
 
 
@@ -170,7 +170,7 @@ def test_tiny_ppo_improves_against_random(tmp_path):
     cfg = PPOConfig(
         run_dir=str(tmp_path / "p"), num_envs=128, rollout_steps=64, threads=1, torch_threads=1, channels=8,
         hidden=32, updates=16, minibatch_size=1024, epochs=3, lr=3e-3, opponents=("random",), opponent_prob=0.75,
-        min_fan=0, eval_every=0, save_every=100, progress=False, ent_coef=0.0, seed=3, target_kl=None,
+        min_fan=0, eval_every=0, save_every=100, progress=False, ent_coef=0.0, seed=3, target_kl=None, value_warmup=0,
     )  # fmt: skip
     tr = Trainer(cfg)
     tr.save()
