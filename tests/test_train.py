@@ -249,3 +249,38 @@ def test_learning_curve_plot(tmp_path):
     (tmp_path / "none.csv").write_text(rows[0] + "\n1,10,,,\n")
     with pytest.raises(ValueError, match="no evaluation rows"):
         plot_curve.read_evals(tmp_path / "none.csv")
+
+
+def test_eval_checkpoints_rows_and_curve(tmp_path):
+    """Offline evaluation of kept policies: one row per checkpoint with the update and the run's seconds at
+    it (from progress.csv), readable by train.plot_curve; bad inputs fail before any play."""
+    from agents import nn as ann
+    from train import eval_checkpoints as ec
+    from train.plot_curve import plot, read_evals
+
+    paths = []
+    for u in (4, 8):
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(u)
+            net = ann.PolicyValueNet(ann.NNConfig(4, 8))
+        paths.append(tmp_path / "evals" / f"policy_u{u:06d}.safetensors")
+        ann.save(net, paths[-1])
+    prog = tmp_path / "progress.csv"
+    prog.write_text("update,seconds\n" + "".join(f"{u},{1.5 * u}\n" for u in range(1, 9)))
+    out = tmp_path / "offline.csv"
+    rows = ec.main([*map(str, paths), "--walls", "3", "--seed", "5", "--progress-csv", str(prog), "--out", str(out),
+                    "--threads", "1"])  # fmt: skip
+    assert [r["update"] for r in rows] == [4, 8] and [r["seconds"] for r in rows] == [6.0, 12.0]
+    assert all(r["hands"] == 12 and r["eval_ci_lo"] <= r["eval_mean"] <= r["eval_ci_hi"] for r in rows)
+    assert rows[0]["eval_mean"] != rows[1]["eval_mean"] or rows[0]["eval_ci_lo"] != rows[1]["eval_ci_lo"]
+    ev = read_evals(out)
+    assert [r["update"] for r in ev] == [4.0, 8.0]
+    assert plot(out, tmp_path / "curve.png").stat().st_size > 1000
+    with pytest.raises(FileNotFoundError, match="no checkpoint"):
+        ec.evaluate([tmp_path / "missing.safetensors"], 3, 5)
+    with pytest.raises(ValueError, match="walls must be"):
+        ec.evaluate(paths, 0, 5)
+    other = tmp_path / "policy.safetensors"
+    ann.save(net, other)
+    with pytest.raises(ValueError, match="no update in its name"):
+        ec.evaluate([other], 3, 5, progress_csv=prog)
