@@ -34,7 +34,13 @@ from typing import Any
 def _cfg(run_dir: str, **kw):
     from train.ppo import PPOConfig
 
-    base = {"run_dir": run_dir, "eval_every": 0, "progress": False, "save_every": 10**9}
+    # the settings of the figures in docs/distributed.md (the PPOConfig defaults before the 2-thread, rule-only ones)
+    base = {
+        "run_dir": run_dir, "eval_every": 0, "progress": False, "save_every": 10**9, "num_envs": 256,
+        "rollout_steps": 32, "threads": 1, "torch_threads": 1, "epochs": 2, "lr": 3e-4, "ent_coef": 0.01,
+        "target_kl": 0.05, "opponents": ("rule", "pool"), "opponent_prob": 0.5, "updates": 2000,
+        "value_warmup": 0,
+    }  # fmt: skip
     base.update(kw)
     return PPOConfig(**base)
 

@@ -22,6 +22,8 @@ def _tiny(run_dir, **kw):
     base = dict(
         run_dir=str(run_dir), num_envs=32, rollout_steps=8, updates=4, eval_every=0, progress=False,
         minibatch_size=256, channels=8, hidden=32, pool_every=2, workers=2,
+        # the small settings these tests were written for (not PPOConfig's 2-thread, rule-only defaults)
+        threads=1, torch_threads=1, epochs=2, opponents=("rule", "pool"), opponent_prob=0.5, value_warmup=0,
     )  # fmt: skip
     base.update(kw)
     return PPOConfig(**base)

@@ -19,7 +19,7 @@ from train.ppo import PPOConfig, Trainer, check_config, read_checkpoint, train  
 TINY = {
     "num_envs": 16, "rollout_steps": 16, "threads": 1, "torch_threads": 1, "channels": 4, "hidden": 16, "updates": 4,
     "minibatch_size": 64, "epochs": 2, "pool_every": 1, "pool_size": 2, "eval_every": 0, "save_every": 1, "progress": False,
-    "opponents": ("rule", "pool", "random"), "opponent_prob": 0.5, "min_fan": 4,
+    "opponents": ("rule", "pool", "random"), "opponent_prob": 0.5, "min_fan": 4, "value_warmup": 0,
 }  # fmt: skip
 
 
@@ -170,7 +170,7 @@ def test_tiny_ppo_improves_against_random(tmp_path):
     cfg = PPOConfig(
         run_dir=str(tmp_path / "p"), num_envs=128, rollout_steps=64, threads=1, torch_threads=1, channels=8,
         hidden=32, updates=16, minibatch_size=1024, epochs=3, lr=3e-3, opponents=("random",), opponent_prob=0.75,
-        min_fan=0, eval_every=0, save_every=100, progress=False, ent_coef=0.0, seed=3, target_kl=None,
+        min_fan=0, eval_every=0, save_every=100, progress=False, ent_coef=0.0, seed=3, target_kl=None, value_warmup=0,
     )  # fmt: skip
     tr = Trainer(cfg)
     tr.save()
@@ -249,3 +249,38 @@ def test_learning_curve_plot(tmp_path):
     (tmp_path / "none.csv").write_text(rows[0] + "\n1,10,,,\n")
     with pytest.raises(ValueError, match="no evaluation rows"):
         plot_curve.read_evals(tmp_path / "none.csv")
+
+
+def test_eval_checkpoints_rows_and_curve(tmp_path):
+    """Offline evaluation of kept policies: one row per checkpoint with the update and the run's seconds at
+    it (from progress.csv), readable by train.plot_curve; bad inputs fail before any play."""
+    from agents import nn as ann
+    from train import eval_checkpoints as ec
+    from train.plot_curve import plot, read_evals
+
+    paths = []
+    for u in (4, 8):
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(u)
+            net = ann.PolicyValueNet(ann.NNConfig(4, 8))
+        paths.append(tmp_path / "evals" / f"policy_u{u:06d}.safetensors")
+        ann.save(net, paths[-1])
+    prog = tmp_path / "progress.csv"
+    prog.write_text("update,seconds\n" + "".join(f"{u},{1.5 * u}\n" for u in range(1, 9)))
+    out = tmp_path / "offline.csv"
+    rows = ec.main([*map(str, paths), "--walls", "3", "--seed", "5", "--progress-csv", str(prog), "--out", str(out),
+                    "--threads", "1"])  # fmt: skip
+    assert [r["update"] for r in rows] == [4, 8] and [r["seconds"] for r in rows] == [6.0, 12.0]
+    assert all(r["hands"] == 12 and r["eval_ci_lo"] <= r["eval_mean"] <= r["eval_ci_hi"] for r in rows)
+    assert rows[0]["eval_mean"] != rows[1]["eval_mean"] or rows[0]["eval_ci_lo"] != rows[1]["eval_ci_lo"]
+    ev = read_evals(out)
+    assert [r["update"] for r in ev] == [4.0, 8.0]
+    assert plot(out, tmp_path / "curve.png").stat().st_size > 1000
+    with pytest.raises(FileNotFoundError, match="no checkpoint"):
+        ec.evaluate([tmp_path / "missing.safetensors"], 3, 5)
+    with pytest.raises(ValueError, match="walls must be"):
+        ec.evaluate(paths, 0, 5)
+    other = tmp_path / "policy.safetensors"
+    ann.save(net, other)
+    with pytest.raises(ValueError, match="no update in its name"):
+        ec.evaluate([other], 3, 5, progress_csv=prog)

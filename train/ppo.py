@@ -74,17 +74,18 @@ class PPOConfig:
     """folder of the logs and checkpoints"""
     seed: int = 0
     """seed of the tables, the chair assignments, the initial weights and the sampling"""
-    updates: int = 2000
+    updates: int = 1200
     """number of PPO updates (each: one rollout, then ``epochs`` passes)"""
-    num_envs: int = 256
+    num_envs: int = 512
     """tables of the VectorEnv"""
-    rollout_steps: int = 32
+    rollout_steps: int = 64
     """env steps per rollout (one decision at every table per step)"""
-    threads: int = 1
-    """Numba threads of the env and the rule agent (1: measured 2x faster end to end than 2 on the loaded
-    2-core machine, where the env is ~2% of the time anyway)"""
-    torch_threads: int = 1
-    """torch intra-op threads (1: on a loaded 2-core machine a second torch thread made steps 10-100x slower)"""
+    threads: int = 2
+    """Numba threads of the env, the features and the rule agent (2 on a 2-core machine of your own; on a
+    loaded or shared machine pass ``--threads 1 --torch-threads 1``: there a second thread of each waits on
+    the other processes and was measured 2-4x slower end to end)"""
+    torch_threads: int = 2
+    """torch intra-op threads (see ``threads``; 1 on a loaded machine)"""
     min_fan: int = 8
     """RuleConfig.min_fan of the training tables (lower it for denser rewards)"""
     channels: int = 16
@@ -93,27 +94,29 @@ class PPOConfig:
     """agents.nn network: hidden width"""
     init_from: str | None = None
     """agents.nn checkpoint (e.g. from train.bc) to start from; its config replaces channels/hidden"""
-    lr: float = 3e-4
+    lr: float = 1.5e-3
+    """Adam learning rate (a BC policy is confident: smaller rates barely move it, see docs/training.md)"""
     anneal_lr: bool = True
     """anneal the learning rate linearly to 0 over ``updates``"""
     gamma: float = 1.0
     gae_lambda: float = 0.95
     reward_scale: float = 1 / 32
     """rewards are the hand's payments (score deltas) times this"""
-    epochs: int = 2
+    epochs: int = 3
     minibatch_size: int = 4096
     clip_coef: float = 0.2
     vf_coef: float = 0.5
-    ent_coef: float = 0.01
+    ent_coef: float = 0.002
     max_grad_norm: float = 0.5
-    value_warmup: int = 0
+    value_warmup: int = 10
     """updates at the start that train the value head alone (the rest of the network frozen): a BC
     checkpoint's value head is untrained, and advantages from it would first push the imitated policy around"""
-    target_kl: float | None = 0.05
+    target_kl: float | None = 0.03
     """stop the epochs of an update early when the approximate KL exceeds this (None: never)"""
-    opponent_prob: float = 0.5
-    """probability that a chair (never all four of a table) is played by an opponent instead of the learner"""
-    opponents: tuple[str, ...] = ("rule", "pool")
+    opponent_prob: float = 0.75
+    """probability that a chair (never all four of a table) is played by an opponent instead of the learner
+    (0.75 with ``rule``: most tables look like the 1v3 evaluation against the rule agent)"""
+    opponents: tuple[str, ...] = ("rule",)
     """opponent kinds drawn uniformly: rule, random, pool (frozen past checkpoints)"""
     pool_size: int = 8
     pool_every: int = 25
