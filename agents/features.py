@@ -151,16 +151,7 @@ def _useful(conc, k, n, nm, mk, mt, tgt, s, unseen, tabs, shapes):
 def _row(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, tabs, shapes):
     """Features of one observation row ``ob`` (uint8 encoding) with legal mask ``mask`` into ``f`` [34, F_t]
     and ``g`` [F_g] (both zeroed by the caller)."""
-    n = 0
-    for t in range(34):
-        c = 0
-        for j in range(4):
-            if ob[O.O_HAND + 34 * j + t] != 0:
-                c += 1
-        conc[t] = c
-        n += c
-        vis[t] = c
-        dbo[t] = False
+    n, nm = R.decode_view(ob, conc, vis, dbo, mk, mt, True)  # claimed discards count as seen here
     for p in range(4):
         for j in range(4):
             for t in range(34):
@@ -168,45 +159,6 @@ def _row(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, tabs, shapes):
                     f[t, F_MELDED + p] += 0.25
                 if ob[O.O_DISCARDS + 136 * p + 34 * j + t] != 0:
                     f[t, F_DISC + p] += 0.25
-    for p in range(4):  # melds from meld_seq (others' concealed kongs have no face: skipped)
-        for i in range(4):
-            kind = int(ob[O.O_MSEQ + 12 * p + 3 * i])
-            t = int(ob[O.O_MSEQ + 12 * p + 3 * i + 1]) - 1
-            if kind <= 0 or kind > 5:
-                break
-            if t < 0 or t > 33:
-                continue
-            if kind == 1:
-                if 1 <= t % 9 <= 7 and t < 27:
-                    vis[t - 1] += 1
-                    vis[t] += 1
-                    vis[t + 1] += 1
-            else:
-                vis[t] += 3 if kind == 2 else 4
-    for p in range(4):
-        for j in range(O._MD):
-            x = int(ob[O.O_DSEQ + O._MD * p + j])
-            if x == 0:
-                break
-            if x >= 128:  # a claimed discard -(t + 1), two's-complement byte
-                x -= 256
-            if x < 0:
-                x = -x
-            if 0 < x <= 34:
-                vis[x - 1] += 1
-                if p != 0:
-                    dbo[x - 1] = True
-    nm = 0
-    for i in range(4):
-        kind = int(ob[O.O_MSEQ + 3 * i])
-        if kind <= 0 or kind > 5:
-            break
-        t = int(ob[O.O_MSEQ + 3 * i + 1]) - 1
-        if t < 0 or t > 33 or (kind == 1 and (t % 9 == 0 or t % 9 == 8 or t >= 27)):
-            continue
-        mk[nm] = 1 if kind == 1 else 2
-        mt[nm] = t - 1 if kind == 1 else t
-        nm += 1
     wall = int(ob[O.O_WALL])
     phase = -1
     for j in range(4):

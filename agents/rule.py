@@ -553,21 +553,15 @@ def discard_danger(t, vis, disc_by_others):
     return d
 
 
-@njit
-def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, mk, mt, ws, tabs, shapes):
-    """One decision from one observation row ``ob`` and its mask (``ws``: int64[10, 34] scratch); returns the
-    action id."""
-    n_legal = 0
-    only = -1
-    for a in range(A.NUM_ACTIONS):
-        if mask[a]:
-            n_legal += 1
-            only = a
-    if mask[A.WIN]:
-        return A.WIN
-    if n_legal <= 1:
-        return only
-    # ---- decode the observation
+@njit(inline="always")  # inlined at its two call sites (the rule agent's turn, the network's features)
+def decode_view(ob, conc, vis, disc_by_others, mk, mt, count_claimed):
+    """Decode what the rule agent reads from one observation row ``ob`` (float32 or uint8 encoding).
+
+    Fills ``conc`` (own concealed counts), ``vis`` (tiles seen: own hand, every meld in ``meld_seq``, the
+    discards; uncapped), ``disc_by_others`` (tiles another player discarded) and the own melds ``mk`` / ``mt``
+    (1 chow at its low tile, 2 pung or kong); returns ``(n, nm)``: concealed tiles and own melds. With
+    ``count_claimed`` the discards that were claimed count as seen too (the features do; the agent does not).
+    """
     n = 0
     for t in range(34):
         c = 0
@@ -600,6 +594,8 @@ def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, 
                 break
             if x >= 128:  # uint8 observations: a claimed discard -(t + 1) as a two's-complement byte
                 x -= 256
+            if count_claimed and x < 0:
+                x = -x
             if 0 < x <= 34:
                 vis[x - 1] += 1
                 if p != 0:
@@ -619,6 +615,25 @@ def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, 
             mk[nm] = 2
             mt[nm] = t
         nm += 1
+    return n, nm
+
+
+@njit
+def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, mk, mt, ws, tabs, shapes):
+    """One decision from one observation row ``ob`` and its mask (``ws``: int64[10, 34] scratch); returns the
+    action id."""
+    n_legal = 0
+    only = -1
+    for a in range(A.NUM_ACTIONS):
+        if mask[a]:
+            n_legal += 1
+            only = a
+    if mask[A.WIN]:
+        return A.WIN
+    if n_legal <= 1:
+        return only
+    # ---- decode the observation
+    n, nm = decode_view(ob, conc, vis, disc_by_others, mk, mt, False)
     wall = int(ob[O.O_WALL])
     phase = 0
     for j in range(4):
