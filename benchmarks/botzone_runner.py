@@ -19,7 +19,18 @@ package's own random policy) the script times, in one process and one after the 
   (the fan calculator) as the C++ judge's replay does; :func:`mjenv.botzone.judge` skips that for the steps whose
   output it does not return, so the plain figure above is the cheaper, conservative baseline;
 * ``match per call`` (``--full``): the same game played through ``play_match(judge_mode="per-call")``, the
-  policies answering their requests: the whole call-per-turn match.
+  policies answering their requests: the whole call-per-turn match;
+* ``process start per call``: what the protocol costs before any replay. Botzone starts the judge as a new
+  process every round; our ``judge()`` calls above run in this process, so they leave that cost out. This row
+  starts a minimal compiled C program once per round (built with ``cc`` into a temporary folder; skipped when
+  there is no C compiler), writes that round's request (the log so far, as JSON) to its stdin and reads its
+  one-line answer: a floor that any per-call judge, in any language, pays. ``judge per call + process start``
+  adds it to the judge's own time (with and without ``canHu`` on every replayed step).
+
+What this stands in for, and what it cannot: the C++ judge itself cannot be built here, so its replay is
+represented by our judge's (Python over Numba kernels, about 100-200 us per replayed step). A C++ replay is
+probably faster per step, so against the real judge the ratio lies between the ``process start`` ratio and
+the ``judge per call + process start`` ratio.
 
 Every log is checked identical across the ways it was played. Ratios are taken per game and the medians are
 reported (the machine is shared: quote medians). ``policy`` is the time spent inside the policies' calls on the
@@ -35,8 +46,12 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import shutil
 import statistics
+import subprocess
+import tempfile
 import time
+from pathlib import Path
 
 from mjenv.botzone import judge
 from mjenv.botzone.runner import PolicyBot, play_match, random_initdata
@@ -87,7 +102,46 @@ def judge_per_call_cpp_like(log: list, initdata: dict) -> float:
     return time.perf_counter() - t0
 
 
+_FLOOR_C = r"""
+#include <stdio.h>
+int main(void) {
+    static char buf[1 << 16];
+    size_t n, total = 0;
+    while ((n = fread(buf, 1, sizeof buf, stdin)) > 0) total += n;
+    printf("{\"command\":\"request\",\"bytes\":%zu}\n", total);
+    return 0;
+}
+"""
+
+
+def build_floor_program(folder: Path) -> Path | None:
+    """Compile the minimal per-call program (reads stdin, prints one line) with ``cc``; None without a compiler."""
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        return None
+    src, exe = folder / "floor.c", folder / "floor"
+    src.write_text(_FLOOR_C)
+    subprocess.run([cc, "-O2", "-o", str(exe), str(src)], check=True, capture_output=True)
+    return exe
+
+
+def process_start_per_call(log: list, initdata: dict, exe: Path) -> float:
+    """Seconds to start ``exe`` once per round with that round's request on stdin and read its answer."""
+    t0 = time.perf_counter()
+    for k in range(0, len(log), 2):
+        request = json.dumps({"log": log[:k], "initdata": initdata}, ensure_ascii=False).encode()
+        out = subprocess.run([str(exe)], input=request, capture_output=True, check=True).stdout
+        if not out.startswith(b"{"):
+            raise RuntimeError(f"the floor program answered {out[:80]!r}")
+    return time.perf_counter() - t0
+
+
 def bench(games: int, full: bool) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        return _bench(games, full, build_floor_program(Path(tmp)))
+
+
+def _bench(games: int, full: bool, floor_exe: Path | None) -> dict:
     play_match(_seats(10_000), random_initdata(10_000))  # compile / load the kernels
     rows = []
     for g in range(games):
@@ -111,6 +165,8 @@ def bench(games: int, full: bool) -> dict:
             "judge_per_call_cpp_like_s": t_cpp,
             "same_log": rec_p["log"] == rec["log"],
         }
+        if floor_exe is not None:
+            row["process_start_s"] = process_start_per_call(rec["log"], rec["initdata"], floor_exe)
         if full:
             t0 = time.perf_counter()
             rec_c = play_match(_seats(g), init, judge_mode="per-call")
@@ -121,6 +177,7 @@ def bench(games: int, full: bool) -> dict:
             f"game {g}: {row['log_len']} log entries, runner {t_run * 1e3:.1f} ms (policies {clock[0] * 1e3:.1f}),"
             f" runner (requests) {t_proto * 1e3:.1f} ms, judge per call {t_call * 1e3:.0f} ms"
             f" (canHu on every replayed step: {t_cpp * 1e3:.0f} ms)"
+            + (f", process start per call {row['process_start_s'] * 1e3:.0f} ms" if floor_exe else "")
             + (f", match per call {row['match_per_call_s'] * 1e3:.0f} ms" if full else "")
             + ("" if row["same_log"] else "  LOGS DIFFER"),
             flush=True,
@@ -145,6 +202,15 @@ def bench(games: int, full: bool) -> dict:
         ),
         "all_logs_identical": all(r["same_log"] for r in rows),
     }
+    if floor_exe is not None:
+        summary["process_start_ms"] = med(r["process_start_s"] for r in rows) * 1e3
+        summary["ratio_process_start"] = med(r["process_start_s"] / r["runner_s"] for r in rows)
+        summary["ratio_judge_per_call_with_process_start"] = med(
+            (r["judge_per_call_s"] + r["process_start_s"]) / r["runner_s"] for r in rows
+        )
+        summary["ratio_cpp_like_with_process_start"] = med(
+            (r["judge_per_call_cpp_like_s"] + r["process_start_s"]) / r["runner_s"] for r in rows
+        )
     if full:
         summary["match_per_call_ms"] = med(r["match_per_call_s"] for r in rows) * 1e3
         summary["ratio_match_per_call"] = med(r["match_per_call_s"] / r["runner_s"] for r in rows)
@@ -181,6 +247,14 @@ def main(argv: list[str] | None = None) -> None:
         f" {s['ratio_judge_per_call_requests_runner']:.0f}x)"
         f"\nratio judge per call with canHu on every replayed step / runner: median"
         f" {s['ratio_judge_per_call_cpp_like']:.0f}x"
+        + (
+            f"\nprocess start per call (a minimal C program, per round): median {s['process_start_ms']:.1f} ms;"
+            f" ratio to the runner {s['ratio_process_start']:.1f}x; judge per call + process start / runner:"
+            f" {s['ratio_judge_per_call_with_process_start']:.0f}x; with canHu on every replayed step too:"
+            f" {s['ratio_cpp_like_with_process_start']:.0f}x"
+            if "process_start_ms" in s
+            else "\n(no C compiler: process start per call not measured)"
+        )
         + (
             f"\nratio match per call / runner: median {s['ratio_match_per_call']:.0f}x"
             if "ratio_match_per_call" in s
