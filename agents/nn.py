@@ -321,7 +321,7 @@ def make(
     return NNPolicy(net, seed=seed, device=str(dev), greedy=greedy)
 
 
-#: the trained checkpoint shipped with the repository (how it was made: docs/training.md, "Shipped baseline")
+#: the shipped trained checkpoint (how it was made: docs/training.md, "The shipped baseline (session 7)")
 BASELINE_PATH = Path(__file__).with_name("baseline.safetensors")
 
 
