@@ -202,6 +202,33 @@ def check_config(cfg: PPOConfig) -> PPOConfig:
     return cfg
 
 
+def keep_freed_memory() -> bool:
+    """Ask glibc's malloc to keep freed memory in the process (``mallopt``): blocks up to 32 MiB come from the
+    heap instead of fresh ``mmap`` pages, and the heap is trimmed only beyond 1 GiB free at its top.
+
+    Why: PyTorch's CPU allocator does not cache, so every minibatch allocates its gathered inputs (25 MiB) and
+    activations (9 MiB each) anew, and with glibc's defaults many of them were fresh pages, each one a page
+    fault and a zeroing: measured with the default settings (1 + 1 threads, loaded machine) 27,000-36,000
+    minor faults per update, 6,800-7,100 with these settings (system time 0.11-0.20 s against 0.10-0.12 s per
+    update). Nothing computed changes (allocation only); the cost is that the process keeps its peak heap.
+    Returns whether the settings were applied (``False`` off glibc, e.g. macOS or musl: a no-op there).
+    """
+    import ctypes
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        mallopt = ctypes.CDLL("libc.so.6").mallopt
+    except (OSError, AttributeError):
+        return False
+    m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3  # glibc's malloc.h
+    ok = mallopt(m_mmap_threshold, 32 << 20) == 1
+    ok &= mallopt(m_trim_threshold, 1 << 30) == 1
+    ok &= mallopt(m_top_pad, 64 << 20) == 1
+    return bool(ok)
+
+
 def resolve_device(name: str) -> torch.device:
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -575,6 +602,7 @@ class Trainer:
         torch.set_num_threads(cfg.torch_threads)
         # subnormal floats make CPU matmuls many times slower (seen with BC-initialised weights): flush them
         torch.set_flush_denormal(True)
+        keep_freed_memory()  # no page faults on every minibatch's fresh tensors (see there)
         self.run_dir = Path(cfg.run_dir)
         ckpt = None
         if cfg.resume:
