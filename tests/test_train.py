@@ -284,3 +284,24 @@ def test_eval_checkpoints_rows_and_curve(tmp_path):
     ann.save(net, other)
     with pytest.raises(ValueError, match="no update in its name"):
         ec.evaluate([other], 3, 5, progress_csv=prog)
+
+
+def test_masked_probs_equal_exp_of_the_masked_log_softmax():
+    # train.ppo's fast exp (clamp, then the illegal entries at exactly 0) must give every value and gradient of
+    # logp.exp(): the PPO loop's results may not depend on the speed-up
+    from train.ppo import _NEG, masked_probs
+
+    g = torch.Generator().manual_seed(3)
+    for scale in (0.1, 3.0, 30.0):
+        logits = torch.randn(257, 109, generator=g) * scale
+        illegal = torch.rand(257, 109, generator=g) < 0.7
+        illegal[:, 5] = False
+        top = logits.masked_fill(illegal, float("-inf")).amax(1, keepdim=True)
+        lp = torch.log_softmax(torch.maximum(logits, top - 40).masked_fill(illegal, _NEG), 1)
+        x = lp.clone().requires_grad_(True)
+        (-(x.exp() * x).sum(1).mean()).backward()
+        y = lp.clone().requires_grad_(True)
+        p = masked_probs(y, illegal)
+        (-(p * y).sum(1).mean()).backward()
+        assert torch.equal(p.detach(), lp.exp()) and torch.equal(x.grad, y.grad)
+        assert bool((p[illegal] == 0).all()) and bool((p[~illegal] > 0).all())

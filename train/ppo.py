@@ -202,6 +202,33 @@ def check_config(cfg: PPOConfig) -> PPOConfig:
     return cfg
 
 
+def keep_freed_memory() -> bool:
+    """Ask glibc's malloc to keep freed memory in the process (``mallopt``): blocks up to 32 MiB come from the
+    heap instead of fresh ``mmap`` pages, and the heap is trimmed only beyond 1 GiB free at its top.
+
+    Why: PyTorch's CPU allocator does not cache, so every minibatch allocates its gathered inputs (25 MiB) and
+    activations (9 MiB each) anew, and with glibc's defaults many of them were fresh pages, each one a page
+    fault and a zeroing: measured with the default settings (1 + 1 threads, loaded machine) 27,000-36,000
+    minor faults per update, 6,800-7,100 with these settings (system time 0.11-0.20 s against 0.10-0.12 s per
+    update). Nothing computed changes (allocation only); the cost is that the process keeps its peak heap.
+    Returns whether the settings were applied (``False`` off glibc, e.g. macOS or musl: a no-op there).
+    """
+    import ctypes
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        mallopt = ctypes.CDLL("libc.so.6").mallopt
+    except (OSError, AttributeError):
+        return False
+    m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3  # glibc's malloc.h
+    ok = mallopt(m_mmap_threshold, 32 << 20) == 1
+    ok &= mallopt(m_trim_threshold, 1 << 30) == 1
+    ok &= mallopt(m_top_pad, 64 << 20) == 1
+    return bool(ok)
+
+
 def resolve_device(name: str) -> torch.device:
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -234,15 +261,29 @@ def gae_kernel(rew, val, done, nxt, boot, gamma, lam, adv):
         adv[k] = rew[k] + gamma * nv - val[k] + gamma * lam * na
 
 
-def masked_logits(net: ann.PolicyValueNet, tile: torch.Tensor, glob: torch.Tensor, masks: torch.Tensor):
+def masked_logits(
+    net: ann.PolicyValueNet, tile: torch.Tensor, glob: torch.Tensor, masks: torch.Tensor,
+    illegal: torch.Tensor | None = None,
+):  # fmt: skip
     """``(logits with illegal actions at -1e8, value)`` from the network's features (:func:`agents.nn.
-    obs_features`): finite, so entropies and gradients have no NaN."""
+    obs_features`): finite, so entropies and gradients have no NaN. ``illegal``: ``~masks`` when the caller has
+    it already (the update computes it once per rollout)."""
     logits, value = net.forward_features(tile, glob, None)
+    if illegal is None:
+        illegal = ~masks
     # legal logits are floored at the best legal one - _SPAN: a confident (BC) policy otherwise gives legal actions
     # probabilities below float32's normal range, and the exp / softmax backward on subnormals is slow on CPU
-    top = logits.detach().masked_fill(~masks, float("-inf")).max(1, keepdim=True).values
+    top = logits.detach().masked_fill(illegal, float("-inf")).amax(1, keepdim=True)
     logits = torch.maximum(logits, top - _SPAN)
-    return logits.masked_fill(~masks, _NEG), value
+    return logits.masked_fill(illegal, _NEG), value
+
+
+def masked_probs(logp: torch.Tensor, illegal: torch.Tensor) -> torch.Tensor:
+    """``logp.exp()`` of :func:`masked_logits`' log-softmax, computed fast: the illegal entries (about -1e8)
+    make ``exp`` take its slow underflow path (measured 10x slower on CPU), so they are clamped first and set
+    to their exact value 0 after; legal log-probabilities are >= -_SPAN - log(NUM_ACTIONS) (about -45), far
+    above the clamp, so every value (and gradient) is the same as ``logp.exp()``'s."""
+    return logp.clamp_min(-80.0).exp().masked_fill(illegal, 0.0)
 
 
 # ------------------------------------------------------------------------------------------------ collection
@@ -317,11 +358,11 @@ class Collector:
             if m:
                 ob_l, mk_l = env.obs[lr_rows], env.masks[lr_rows]
                 tile, glob = ann.obs_features(ob_l, mk_l)
-                mk = torch.from_numpy(mk_l).to(device)
-                with torch.no_grad():
-                    logits, value = masked_logits(net, tile.to(device), glob.to(device), mk)
+                illegal = ~torch.from_numpy(mk_l).to(device)
+                with torch.inference_mode():
+                    logits, value = masked_logits(net, tile.to(device), glob.to(device), None, illegal)
                     logp_all = torch.log_softmax(logits, 1)
-                    a = torch.multinomial(logp_all.exp(), 1, generator=gen).squeeze(1)
+                    a = torch.multinomial(masked_probs(logp_all, illegal), 1, generator=gen).squeeze(1)
                     lp = logp_all.gather(1, a[:, None]).squeeze(1)
                 a_np = a.cpu().numpy()
                 actions[lr_rows] = a_np
@@ -404,7 +445,7 @@ def ppo_update(
     k = batch["actions"].shape[0]
     tile_all = torch.from_numpy(batch["tile"]).to(device)
     glob_all = torch.from_numpy(batch["glob"]).to(device)
-    masks = torch.from_numpy(batch["masks"]).to(device)
+    illegal_all = ~torch.from_numpy(batch["masks"]).to(device)  # once per rollout, not per minibatch
     act = torch.from_numpy(batch["actions"]).to(device)
     old_lp = torch.from_numpy(batch["logp"]).to(device)
     adv_all = torch.from_numpy(batch["advantages"]).to(device)
@@ -419,10 +460,14 @@ def ppo_update(
         kl_sum, kl_n = 0.0, 0
         for s in range(0, k, cfg.minibatch_size):
             idx = perm[s : s + cfg.minibatch_size]
-            logits, v = masked_logits(net, tile_all[idx], glob_all[idx], masks[idx])
+            # index_select gathers whole rows (memcpy); advanced indexing (``tile_all[idx]``) was 3x slower
+            illegal = illegal_all.index_select(0, idx)
+            logits, v = masked_logits(
+                net, tile_all.index_select(0, idx), glob_all.index_select(0, idx), None, illegal
+            )
             logp_all = torch.log_softmax(logits, 1)
             lp = logp_all.gather(1, act[idx].unsqueeze(1)).squeeze(1)
-            entropy = -(logp_all.exp() * logp_all).sum(1).mean()
+            entropy = -(masked_probs(logp_all, illegal) * logp_all).sum(1).mean()
             log_ratio = lp - old_lp[idx]
             ratio = log_ratio.exp()
             adv = adv_all[idx]
@@ -557,6 +602,7 @@ class Trainer:
         torch.set_num_threads(cfg.torch_threads)
         # subnormal floats make CPU matmuls many times slower (seen with BC-initialised weights): flush them
         torch.set_flush_denormal(True)
+        keep_freed_memory()  # no page faults on every minibatch's fresh tensors (see there)
         self.run_dir = Path(cfg.run_dir)
         ckpt = None
         if cfg.resume:
@@ -581,7 +627,9 @@ class Trainer:
                 torch.manual_seed(cfg.seed)
                 net = ann.PolicyValueNet(nc)
         self.net = net.to(self.device)
-        self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
+        # foreach: one multi-tensor kernel per Adam operation instead of a loop over the 16 parameters (the
+        # default on CUDA; on CPU it was 1.6x faster per step and gives bitwise the same parameters)
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5, foreach=True)
         self.rng = np.random.default_rng([cfg.seed, 2])
         self.gen = torch.Generator(device="cpu" if self.device.type == "cpu" else self.device)
         self.gen.manual_seed(cfg.seed)
