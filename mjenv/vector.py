@@ -142,10 +142,36 @@ def _prefetch(typingctx, arr, i, j):
     return sig, codegen
 
 
+@intrinsic
+def _fetch_add(typingctx, arr, i, v):
+    """Atomically add ``v`` to ``arr[i]`` (a 1-D int64 array) and return the old value (LLVM ``atomicrmw``)."""
+    sig = types.int64(arr, i, v)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
+        val = context.cast(builder, args[2], signature.args[2], types.int64)
+        # monotonic: the counter only hands out work items; the parallel region's join orders the results
+        return builder.atomic_rmw("add", ptr, val, "monotonic")
+
+    return sig, codegen
+
+
 if numba.config.DISABLE_JIT:  # pure-Python runs (coverage, debugging): an intrinsic cannot run there
 
     def _prefetch(arr, i, j):
         """No-op stand-in for the prefetch hint."""
+
+    def _fetch_add(arr, i, v):
+        """Serial stand-in for the atomic add (pure-Python runs are single-threaded)."""
+        old = int(arr[i])
+        arr[i] = old + v
+        return old
+
+
+#: tables per work item of ``_step_batch``: the threads take items from a shared counter as they come free
+CHUNK = 16
 
 
 @numba.njit(nogil=True, cache=CACHE)
@@ -264,6 +290,7 @@ def _step_batch(
     sq_seed, sq_dealer, sq_prev, sq_head, sq_len, stop_when_empty, active,
     seats, masks, n_legal, legal, bits, obs, rewards, terminated, illegal, hands_done,
     winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds, suit_win, honor_win,
+    work, threads,
 ):  # fmt: skip
     """Apply ``actions[i]`` at every table, auto-reset finished hands, write the next decision's outputs.
 
@@ -295,54 +322,84 @@ def _step_batch(
             n_bad += 1 if bad else 0
         if n_bad > 0:
             return n_bad
-    for i in prange(n):
-        if not active[i]:  # a stopped table (schedule exhausted): nothing happens
-            terminated[i] = False
-            illegal[i] = False
-            for p in range(4):
-                rewards[i, p] = 0
-            continue
-        # memory latency, not work, bounds a step: fetch ahead (hints only, no effect on results)
-        if i + 2 < n:
-            _prefetch_hot(states, masks, legal, i + 2)
-        if i + 1 < n:
-            _prefetch_cold(states, i + 1)
-            if observe:
-                _prefetch_discards(states, i + 1)
-        st = states[i]
-        rw = rewards[i]
-        a = actions[i]
-        bad = False
-        if not raise_mode:
-            bad = not _is_legal(bits, i, a)
-            illegal[i] = bad
-        n_bad += 1 if bad else 0
-        if bad:
-            G.penalize_kernel(st, st[G.CUR], G.penalty_kind_kernel(st, a), rw)
-        else:
-            G.step_kernel(st, a, rw, suit_win, honor_win)
-        done = st[G.PHASE] == G.PH_OVER
-        terminated[i] = done
-        if done:
-            _record(st, i, winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds)
-            hands_done[i] += 1
-            h = sq_head[i]
-            if h < sq_len[i]:
-                sq_head[i] = h + 1
-                G.reset_kernel(st, sq_seed[i, h], sq_dealer[i, h], sq_prev[i, h], rules, suit_win, honor_win)
-            elif stop_when_empty:
-                active[i] = False
-                seats[i] = -1
-                masks[i, :] = False
-                n_legal[i] = 0
-                bits[i, 0] = 0
-                bits[i, 1] = 0
-                continue
-            else:
-                G.reset_kernel(
-                    st, G.next_seed_kernel(st), dealers[i], prevalents[i], rules, suit_win, honor_win
-                )
-        _prepare(st, i, observe, seats, masks, n_legal, legal, bits, obs)
+    # work sharing: each thread takes CHUNK tables at a time from a shared counter, so a thread that starts late
+    # (woken from sleep) or is preempted on a shared machine does not hold up the batch
+    n_items = (n + CHUNK - 1) // CHUNK
+    work[0] = 0
+    for _w in prange(min(threads, n_items)):  # one loop per thread
+        item = _fetch_add(work, 0, 1)
+        while item < n_items:
+            lo = item * CHUNK
+            hi = min(lo + CHUNK, n)
+            item = _fetch_add(work, 0, 1)  # claimed now, so its first tables can be prefetched
+            nlo = item * CHUNK
+            for i in range(lo, hi):
+                if not active[i]:  # a stopped table (schedule exhausted): nothing happens
+                    terminated[i] = False
+                    illegal[i] = False
+                    for p in range(4):
+                        rewards[i, p] = 0
+                    continue
+                # memory latency, not work, bounds a step: fetch ahead (hints only, no effect on results) the
+                # tables this thread does next: the next ones of this item, then the first of its next item
+                j = i + 2 if i + 2 < hi else nlo + (i + 2 - hi)
+                if j < n:
+                    _prefetch_hot(states, masks, legal, j)
+                j = i + 1 if i + 1 < hi else nlo
+                if j < n:
+                    _prefetch_cold(states, j)
+                    if observe:
+                        _prefetch_discards(states, j)
+                st = states[i]
+                rw = rewards[i]
+                a = actions[i]
+                bad = False
+                if not raise_mode:
+                    bad = not _is_legal(bits, i, a)
+                    illegal[i] = bad
+                if bad:
+                    G.penalize_kernel(st, st[G.CUR], G.penalty_kind_kernel(st, a), rw)
+                else:
+                    G.step_kernel(st, a, rw, suit_win, honor_win)
+                done = st[G.PHASE] == G.PH_OVER
+                terminated[i] = done
+                if done:
+                    _record(
+                        st,
+                        i,
+                        winner,
+                        loser,
+                        fan_total,
+                        win_flags,
+                        fan_counts,
+                        scores,
+                        hand_steps,
+                        events,
+                        seeds,
+                    )
+                    hands_done[i] += 1
+                    h = sq_head[i]
+                    if h < sq_len[i]:
+                        sq_head[i] = h + 1
+                        G.reset_kernel(
+                            st, sq_seed[i, h], sq_dealer[i, h], sq_prev[i, h], rules, suit_win, honor_win
+                        )
+                    elif stop_when_empty:
+                        active[i] = False
+                        seats[i] = -1
+                        masks[i, :] = False
+                        n_legal[i] = 0
+                        bits[i, 0] = 0
+                        bits[i, 1] = 0
+                        continue
+                    else:
+                        G.reset_kernel(
+                            st, G.next_seed_kernel(st), dealers[i], prevalents[i], rules, suit_win, honor_win
+                        )
+                _prepare(st, i, observe, seats, masks, n_legal, legal, bits, obs)
+    if not raise_mode:  # counted here, not as a reduction of the parallel loop
+        for i in range(n):
+            n_bad += illegal[i]
     return n_bad
 
 
@@ -548,6 +605,7 @@ class VectorEnv:
         self.results = HandResults.empty(n)
         self._actions = np.zeros(n, np.int64)
         self._tab = G.win_tables()
+        self._work = np.zeros(1, np.int64)  # _step_batch's work counter
         self._started = False
 
     # ---------------------------------------------------------------------------------------- helpers
@@ -588,7 +646,7 @@ class VectorEnv:
             self.seats, self.masks, self.n_legal, self.legal_actions,
             self._legal_bits, self._obs_arg,
             self.rewards, self.terminated, self.illegal, self.hands_done, r.winner, r.loser, r.fan_total,
-            r.win_flags, r.fan_counts, r.scores, r.hand_steps, r.events, r.seed, *self._tab,
+            r.win_flags, r.fan_counts, r.scores, r.hand_steps, r.events, r.seed, *self._tab, self._work, self.threads,
         ))  # fmt: skip
 
     # ---------------------------------------------------------------------------------------- API
