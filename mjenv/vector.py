@@ -173,6 +173,12 @@ if numba.config.DISABLE_JIT:  # pure-Python runs (coverage, debugging): an intri
 #: tables per work item of ``_step_batch``: the threads take items from a shared counter as they come free
 CHUNK = 16
 
+# rows of VectorEnv's packed per-table buffers (views of them are the env's public arrays; see _step_batch)
+_I32 = ("dealers", "prevalents", "seats", "n_legal", "winner", "loser", "fan_total", "win_flags", "hand_steps",
+        "events")  # fmt: skip
+_I64 = ("sq_head", "sq_len", "hands_done", "seed")
+_B8 = ("active", "terminated", "illegal")
+
 
 @numba.njit(nogil=True, cache=CACHE)
 def _prefetch_hot(states, masks, legal, i):
@@ -286,11 +292,9 @@ def _is_legal(bits, i, a):
 
 @numba.njit(parallel=True, nogil=True, cache=CACHE)
 def _step_batch(
-    states, actions, do_reset, reset_seeds, rules, dealers, prevalents, observe,
-    sq_seed, sq_dealer, sq_prev, sq_head, sq_len, stop_when_empty, active,
-    seats, masks, n_legal, legal, bits, obs, rewards, terminated, illegal, hands_done,
-    winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds, suit_win, honor_win,
-    work, threads,
+    states, actions, do_reset, threads, reset_seeds, rules, observe, sq_seed, sq_dealer, sq_prev,
+    stop_when_empty, i32, i64, b8, masks, legal, bits, obs, rewards, fan_counts, scores, suit_win, honor_win,
+    work,
 ):  # fmt: skip
     """Apply ``actions[i]`` at every table, auto-reset finished hands, write the next decision's outputs.
 
@@ -305,6 +309,11 @@ def _step_batch(
     ``dealers[i]`` and ``prevalents[i]``, or (``stop_when_empty``) the table stops (``active[i] = False``:
     its actions are ignored, its mask is empty and its seat -1).
     """
+    # the small per-table arrays come packed as rows of three buffers (VectorEnv._I32 / _I64 / _B8)
+    dealers, prevalents, seats, n_legal = i32[0], i32[1], i32[2], i32[3]
+    winner, loser, fan_total, win_flags, hand_steps, events = i32[4], i32[5], i32[6], i32[7], i32[8], i32[9]
+    sq_head, sq_len, hands_done, seeds = i64[0], i64[1], i64[2], i64[3]
+    active, terminated, illegal = b8[0], b8[1], b8[2]
     n = states.shape[0]
     if do_reset:
         for i in prange(n):
@@ -579,34 +588,42 @@ class VectorEnv:
         if after_schedule not in AFTER_SCHEDULE:
             raise ValueError(f"after_schedule must be one of {AFTER_SCHEDULE}, got {after_schedule!r}")
         self.after_schedule = after_schedule
-        # per-table dealer and prevailing wind of the hands not taken from the schedule (reset, "continue")
-        self.dealers = np.full(n, int(rules.dealer), np.int32)
-        self.prevalents = np.full(n, int(rules.prevalent_wind), np.int32)
-        self.active = np.ones(n, np.bool_)
+        # the small per-table arrays are rows of three packed buffers (_I32, _I64, _B8): _step_batch takes 24
+        # arguments instead of 38 (numba unboxes every array argument of every call, ~0.5 us each). dealers and
+        # prevalents: per-table dealer and prevailing wind of the hands not taken from the schedule
+        self._i32 = np.zeros((len(_I32), n), np.int32)
+        self._i64 = np.zeros((len(_I64), n), np.int64)
+        self._b8 = np.zeros((len(_B8), n), np.bool_)
+        self.dealers, self.prevalents, self.seats, self.n_legal = self._i32[:4]
+        self.dealers[:] = int(rules.dealer)
+        self.prevalents[:] = int(rules.prevalent_wind)
+        self._sq_head, self._sq_len, self.hands_done = self._i64[:3]
+        self.active, self.terminated, self.illegal = self._b8
+        self.active[:] = True
         # the seed schedule: row i holds table i's queued hands sq_*[i, sq_head[i]:sq_len[i]]
         self._sq_seed = np.zeros((n, 1), np.int64)
         self._sq_dealer = np.zeros((n, 1), np.int32)
         self._sq_prev = np.zeros((n, 1), np.int32)
-        self._sq_head = np.zeros(n, np.int64)
-        self._sq_len = np.zeros(n, np.int64)
 
         self.states = np.zeros((n, G.STATE_SIZE), np.int32)
-        self.seats = np.zeros(n, np.int32)
         self.masks = np.zeros((n, NUM_ACTIONS), np.bool_)
-        self.n_legal = np.zeros(n, np.int32)
         self.legal_actions = np.zeros((n, NUM_ACTIONS), np.uint8)
         self._legal_bits = np.zeros((n, 2), np.uint64)  # the same as bits (action a: word a // 64, a % 64)
         self.obs = np.zeros((n, OBS_SIZE), self.obs_dtype) if observations else None
         self._obs_arg = self.obs if observations else np.zeros((1, OBS_SIZE), self.obs_dtype)
         self.rewards = np.zeros((n, 4), np.float32)
-        self.terminated = np.zeros(n, np.bool_)
-        self.illegal = np.zeros(n, np.bool_)
-        self.hands_done = np.zeros(n, np.int64)
-        self.results = HandResults.empty(n)
+        i32 = self._i32
+        self.results = HandResults(
+            winner=i32[4], loser=i32[5], fan_total=i32[6], win_flags=i32[7],
+            fan_counts=np.zeros((n, NUM_FANS), np.int16), scores=np.zeros((n, 4), np.int32),
+            hand_steps=i32[8], events=i32[9], seed=self._i64[3],
+        )  # fmt: skip
+        self.results.clear()
         self._actions = np.zeros(n, np.int64)
         self._tab = G.win_tables()
         self._work = np.zeros(1, np.int64)  # _step_batch's work counter
         self._started = False
+        self._bind()
 
     # ---------------------------------------------------------------------------------------- helpers
     @staticmethod
@@ -635,19 +652,21 @@ class VectorEnv:
             return arr.astype(np.int64)
         raise TypeError(f"seed must be an int or an integer array, got {type(seed).__name__}")
 
-    def _call(self, actions: np.ndarray, do_reset: bool) -> int:
-        if numba.get_num_threads() != self.threads:
-            numba.set_num_threads(self.threads)
+    def _bind(self) -> None:
+        """Collect the kernel's arguments after ``actions`` once (again whenever one of those arrays is
+        replaced: new seeds, a grown schedule): a step then passes them without looking each one up."""
         r = self.results
-        return int(_step_batch(
-            self.states, actions, do_reset, self.table_seeds, self._rules, self.dealers, self.prevalents,
-            self.observations, self._sq_seed, self._sq_dealer, self._sq_prev, self._sq_head,
-            self._sq_len, self.after_schedule == "stop", self.active,
-            self.seats, self.masks, self.n_legal, self.legal_actions,
-            self._legal_bits, self._obs_arg,
-            self.rewards, self.terminated, self.illegal, self.hands_done, r.winner, r.loser, r.fan_total,
-            r.win_flags, r.fan_counts, r.scores, r.hand_steps, r.events, r.seed, *self._tab, self._work, self.threads,
-        ))  # fmt: skip
+        self._kargs = (
+            self.threads, self.table_seeds, self._rules, self.observations, self._sq_seed, self._sq_dealer,
+            self._sq_prev, self.after_schedule == "stop", self._i32, self._i64, self._b8, self.masks,
+            self.legal_actions, self._legal_bits, self._obs_arg, self.rewards, r.fan_counts, r.scores,
+            *self._tab, self._work,
+        )  # fmt: skip
+
+    def _call(self, actions: np.ndarray, do_reset: bool) -> int:
+        if numba.get_num_threads() != self.threads:  # numba's thread count is per calling thread
+            numba.set_num_threads(self.threads)
+        return int(_step_batch(self.states, actions, do_reset, *self._kargs))
 
     # ---------------------------------------------------------------------------------------- API
     def reset(
@@ -677,6 +696,7 @@ class VectorEnv:
         p = None if prevalents is None else self._winds(prevalents, "prevalents", (self.num_envs,))
         if seed is not None:
             self.table_seeds = self._seeds(seed)
+            self._bind()
         if d is not None:
             self.dealers[:] = d
         if p is not None:
@@ -796,6 +816,7 @@ class VectorEnv:
             self._sq_seed = np.pad(self._sq_seed, grow)
             self._sq_dealer = np.pad(self._sq_dealer, grow)
             self._sq_prev = np.pad(self._sq_prev, grow)
+            self._bind()
 
     @property
     def scheduled(self) -> np.ndarray:
