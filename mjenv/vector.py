@@ -170,8 +170,10 @@ if numba.config.DISABLE_JIT:  # pure-Python runs (coverage, debugging): an intri
         return old
 
 
-#: tables per work item of ``_step_batch``: the threads take items from a shared counter as they come free
+#: tables per work item of ``_step_batch``: the threads take items from shared counters as they come free
 CHUNK = 16
+_PAD = 8  # int64 words between two counters of the work array (one 64-byte cache line each)
+_BACK = 1 << 32  # a claim from a segment's back (the high half of its counter word)
 
 # rows of VectorEnv's packed per-table buffers (views of them are the env's public arrays; see _step_batch)
 _I32 = ("dealers", "prevalents", "seats", "n_legal", "winner", "loser", "fan_total", "win_flags", "hand_steps",
@@ -331,81 +333,89 @@ def _step_batch(
             n_bad += 1 if bad else 0
         if n_bad > 0:
             return n_bad
-    # work sharing: each thread takes CHUNK tables at a time from a shared counter, so a thread that starts late
-    # (woken from sleep) or is preempted on a shared machine does not hold up the batch
+    # work sharing (see CHUNK): thread w owns the w-th of `workers` equal segments of the batch and takes its
+    # work items from the segment's front; when they are gone it takes items from the back of the other segments.
+    # A segment's counter word holds both claim counts (front: low 32 bits, back: high 32 bits), so one atomic add
+    # claims an item and tells whether it was still free. Each thread steps contiguous runs of tables (their
+    # output rows share cache lines only where two runs meet), and a thread that starts late (woken from sleep)
+    # or is preempted on a shared machine does not hold up the batch: the others take its items.
     n_items = (n + CHUNK - 1) // CHUNK
-    work[0] = 0
-    for _w in prange(min(threads, n_items)):  # one loop per thread
-        item = _fetch_add(work, 0, 1)
-        while item < n_items:
-            lo = item * CHUNK
-            hi = min(lo + CHUNK, n)
-            item = _fetch_add(work, 0, 1)  # claimed now, so its first tables can be prefetched
-            nlo = item * CHUNK
-            for i in range(lo, hi):
-                if not active[i]:  # a stopped table (schedule exhausted): nothing happens
-                    terminated[i] = False
-                    illegal[i] = False
-                    for p in range(4):
-                        rewards[i, p] = 0
-                    continue
-                # memory latency, not work, bounds a step: fetch ahead (hints only, no effect on results) the
-                # tables this thread does next: the next ones of this item, then the first of its next item
-                j = i + 2 if i + 2 < hi else nlo + (i + 2 - hi)
-                if j < n:
-                    _prefetch_hot(states, masks, legal, j)
-                j = i + 1 if i + 1 < hi else nlo
-                if j < n:
-                    _prefetch_cold(states, j)
-                    if observe:
-                        _prefetch_discards(states, j)
-                st = states[i]
-                rw = rewards[i]
-                a = actions[i]
-                bad = False
-                if not raise_mode:
-                    bad = not _is_legal(bits, i, a)
-                    illegal[i] = bad
-                if bad:
-                    G.penalize_kernel(st, st[G.CUR], G.penalty_kind_kernel(st, a), rw)
-                else:
-                    G.step_kernel(st, a, rw, suit_win, honor_win)
-                done = st[G.PHASE] == G.PH_OVER
-                terminated[i] = done
-                if done:
-                    _record(
-                        st,
-                        i,
-                        winner,
-                        loser,
-                        fan_total,
-                        win_flags,
-                        fan_counts,
-                        scores,
-                        hand_steps,
-                        events,
-                        seeds,
-                    )
-                    hands_done[i] += 1
-                    h = sq_head[i]
-                    if h < sq_len[i]:
-                        sq_head[i] = h + 1
-                        G.reset_kernel(
-                            st, sq_seed[i, h], sq_dealer[i, h], sq_prev[i, h], rules, suit_win, honor_win
-                        )
-                    elif stop_when_empty:
-                        active[i] = False
-                        seats[i] = -1
-                        masks[i, :] = False
-                        n_legal[i] = 0
-                        bits[i, 0] = 0
-                        bits[i, 1] = 0
+    workers = min(threads, n_items)
+    seg = (n_items + workers - 1) // workers if workers > 0 else 0
+    for w in range(workers):
+        work[_PAD * w] = 0
+    for w in prange(workers):  # one iteration per thread
+        for k in range(workers):  # its own segment first, then the others'
+            sg = (w + k) % workers
+            first = sg * seg
+            size = min(seg, n_items - first)
+            while size > 0:
+                old = _fetch_add(work, _PAD * sg, 1 if k == 0 else _BACK)
+                front = old & 0xFFFFFFFF
+                back = old >> 32
+                if front + back >= size:
+                    break
+                item = first + front if k == 0 else first + size - 1 - back
+                lo = item * CHUNK
+                hi = min(lo + CHUNK, n)
+                for i in range(lo, hi):
+                    if not active[i]:  # a stopped table (schedule exhausted): nothing happens
+                        terminated[i] = False
+                        illegal[i] = False
+                        for p in range(4):
+                            rewards[i, p] = 0
                         continue
+                    # memory latency, not work, bounds a step: fetch ahead (hints only, no effect on results); the
+                    # next tables are the ones this thread steps next except at the end of a stolen item
+                    if i + 2 < n:
+                        _prefetch_hot(states, masks, legal, i + 2)
+                    if i + 1 < n:
+                        _prefetch_cold(states, i + 1)
+                        if observe:
+                            _prefetch_discards(states, i + 1)
+                    st = states[i]
+                    rw = rewards[i]
+                    a = actions[i]
+                    bad = False
+                    if not raise_mode:
+                        bad = not _is_legal(bits, i, a)
+                        illegal[i] = bad
+                    if bad:
+                        G.penalize_kernel(st, st[G.CUR], G.penalty_kind_kernel(st, a), rw)
                     else:
-                        G.reset_kernel(
-                            st, G.next_seed_kernel(st), dealers[i], prevalents[i], rules, suit_win, honor_win
-                        )
-                _prepare(st, i, observe, seats, masks, n_legal, legal, bits, obs)
+                        G.step_kernel(st, a, rw, suit_win, honor_win)
+                    done = st[G.PHASE] == G.PH_OVER
+                    terminated[i] = done
+                    if done:
+                        _record(
+                            st, i, winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds
+                        )  # fmt: skip
+                        hands_done[i] += 1
+                        h = sq_head[i]
+                        if h < sq_len[i]:
+                            sq_head[i] = h + 1
+                            G.reset_kernel(
+                                st, sq_seed[i, h], sq_dealer[i, h], sq_prev[i, h], rules, suit_win, honor_win
+                            )
+                        elif stop_when_empty:
+                            active[i] = False
+                            seats[i] = -1
+                            masks[i, :] = False
+                            n_legal[i] = 0
+                            bits[i, 0] = 0
+                            bits[i, 1] = 0
+                            continue
+                        else:
+                            G.reset_kernel(
+                                st,
+                                G.next_seed_kernel(st),
+                                dealers[i],
+                                prevalents[i],
+                                rules,
+                                suit_win,
+                                honor_win,
+                            )
+                    _prepare(st, i, observe, seats, masks, n_legal, legal, bits, obs)
     if not raise_mode:  # counted here, not as a reduction of the parallel loop
         for i in range(n):
             n_bad += illegal[i]
@@ -621,7 +631,7 @@ class VectorEnv:
         self.results.clear()
         self._actions = np.zeros(n, np.int64)
         self._tab = G.win_tables()
-        self._work = np.zeros(1, np.int64)  # _step_batch's work counter
+        self._work = np.zeros(_PAD * self.threads, np.int64)  # _step_batch's work counters
         self._started = False
         self._bind()
 

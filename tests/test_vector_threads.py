@@ -1,5 +1,6 @@
-"""The vector env's threads share the tables out in work items (``vector.CHUNK`` tables each, taken from a
-shared counter): whatever thread steps a table, every output is the same as with one thread."""
+"""The vector env's threads share the tables out in work items (``vector.CHUNK`` tables each): each thread takes
+the items of its own segment of the batch from the front, then those of the other segments from the back.
+Whatever thread steps a table, every output is the same as with one thread."""
 
 from __future__ import annotations
 
@@ -45,9 +46,13 @@ def _actions(env: VectorEnv, rng: np.random.Generator, p_illegal: float) -> np.n
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs two numba threads")
-@pytest.mark.parametrize("illegal", ["penalty", "terminate"])
-def test_two_threads_give_the_one_thread_outputs(illegal):
-    n = 5 * CHUNK + 3  # several work items, the last one short
+@pytest.mark.parametrize(
+    ("illegal", "n"),
+    [("penalty", 5 * CHUNK + 3), ("terminate", 5 * CHUNK + 3), ("penalty", 2 * CHUNK + 1), ("penalty", 7)],
+)
+def test_two_threads_give_the_one_thread_outputs(illegal, n):
+    """Batches of several work items (the last one short, an odd count: the threads' segments differ in size,
+    one item only)."""
     envs = [
         VectorEnv(n, seed=7, threads=t, obs_dtype=np.uint8, illegal=illegal, after_schedule="stop")
         for t in (1, 2)
@@ -91,3 +96,25 @@ def test_raise_mode_counts_illegal_actions_with_two_threads():
         env.step(a)
     assert np.flatnonzero(env.illegal).tolist() == bad
     np.testing.assert_array_equal(env.states, before)  # nothing moved
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs two numba threads")
+def test_items_of_a_segment_whose_thread_never_comes_are_stolen(monkeypatch):
+    """An env of two threads run by a team of one: the one thread steps its own segment, then takes every item
+    of the other segment from its back (the path a thread that wakes late or is preempted leaves to the others)."""
+    from mjenv import vector
+
+    n = 4 * CHUNK + 5
+    one = VectorEnv(n, seed=2, threads=1, obs_dtype=np.uint8, illegal="penalty")
+    two = VectorEnv(n, seed=2, threads=2, obs_dtype=np.uint8, illegal="penalty")
+    one.reset()
+    two.reset()
+    numba.set_num_threads(1)
+    monkeypatch.setattr(vector.numba, "get_num_threads", lambda: 2)  # the env does not set its two threads
+    rng = np.random.default_rng(5)
+    for step in range(150):
+        a = _actions(one, rng, 0.02)
+        one.step(a)
+        two.step(a)
+        for name in OUTPUTS:
+            np.testing.assert_array_equal(getattr(one, name), getattr(two, name), err_msg=f"{name}, {step}")
