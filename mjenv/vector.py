@@ -17,7 +17,8 @@ Specification in mjenv
   always have a seat to act: a finished hand is reset inside the same step (auto-reset), and the batch returned
   is the first decision of the new hand, with ``terminated[i] = True`` and the finished hand's outcome in
   :attr:`VectorEnv.results`. A hand cannot be truncated (a hand always ends), so there is no ``truncated``.
-* One kernel, ``_step_batch`` (``@njit(parallel=True)``, ``prange`` over tables; the only ``prange`` in mjenv),
+* One kernel, ``_step_batch`` (``@njit(parallel=True)``, ``prange`` over its threads; the only ``prange`` in
+  mjenv),
   applies one action per table and writes preallocated arrays that are reused every step (views of them stay
   valid and are overwritten in place; ``torch.from_numpy(env.masks)`` shares their memory, no copy):
 
@@ -77,6 +78,15 @@ Specification in mjenv
   the wall and discard words the next table will touch, and the output rows (with observations: every seat's
   discards, which the observation reads); the batch check of the actions reads 16 bytes of legality bits per
   table. Win checks are bit tests on the engine's cached waits.
+* Threads (issue 12): the threads of a parallel region do not start together (on the 2-core VM the second
+  starts 60-100 us after the first, measured under load, ``benchmarks/region_skew.py``), so a fixed split of
+  the batch would leave the early thread idle. ``_step_batch`` hands out work items of ``CHUNK`` tables
+  instead: each thread steps its own contiguous segment from the front, then takes the other segments' items
+  from their back (one atomic counter word per segment), so the threads finish together and each writes
+  contiguous output rows.
+  Which thread steps a table never changes a result (``tests/test_vector_threads.py``). The small per-table
+  arrays are rows of three packed buffers and the kernel's arguments are collected once, so a step passes
+  24 arrays and scalars instead of 38 (numba unboxes each array argument on every call).
 """
 
 from __future__ import annotations
@@ -358,6 +368,7 @@ def _step_batch(
                 item = first + front if k == 0 else first + size - 1 - back
                 lo = item * CHUNK
                 hi = min(lo + CHUNK, n)
+                nxt = hi if k == 0 else lo - CHUNK  # where the next item likely starts
                 for i in range(lo, hi):
                     if not active[i]:  # a stopped table (schedule exhausted): nothing happens
                         terminated[i] = False
@@ -365,14 +376,17 @@ def _step_batch(
                         for p in range(4):
                             rewards[i, p] = 0
                         continue
-                    # memory latency, not work, bounds a step: fetch ahead (hints only, no effect on results); the
-                    # next tables are the ones this thread steps next except at the end of a stolen item
-                    if i + 2 < n:
-                        _prefetch_hot(states, masks, legal, i + 2)
-                    if i + 1 < n:
-                        _prefetch_cold(states, i + 1)
+                    # memory latency, not work, bounds a step: fetch ahead (hints only, no effect on results) the
+                    # tables this thread likely steps next: the rest of this item, then the item after it in the
+                    # thread's own segment, or the one before it in a segment it steals from
+                    j = i + 2 if i + 2 < hi else nxt + (i + 2 - hi)
+                    if 0 <= j < n:
+                        _prefetch_hot(states, masks, legal, j)
+                    j = i + 1 if i + 1 < hi else nxt
+                    if 0 <= j < n:
+                        _prefetch_cold(states, j)
                         if observe:
-                            _prefetch_discards(states, i + 1)
+                            _prefetch_discards(states, j)
                     st = states[i]
                     rw = rewards[i]
                     a = actions[i]
