@@ -17,7 +17,8 @@ Specification in mjenv
   always have a seat to act: a finished hand is reset inside the same step (auto-reset), and the batch returned
   is the first decision of the new hand, with ``terminated[i] = True`` and the finished hand's outcome in
   :attr:`VectorEnv.results`. A hand cannot be truncated (a hand always ends), so there is no ``truncated``.
-* One kernel, ``_step_batch`` (``@njit(parallel=True)``, ``prange`` over tables; the only ``prange`` in mjenv),
+* One kernel, ``_step_batch`` (``@njit(parallel=True)``, ``prange`` over its threads; the only ``prange`` in
+  mjenv),
   applies one action per table and writes preallocated arrays that are reused every step (views of them stay
   valid and are overwritten in place; ``torch.from_numpy(env.masks)`` shares their memory, no copy):
 
@@ -77,6 +78,15 @@ Specification in mjenv
   the wall and discard words the next table will touch, and the output rows (with observations: every seat's
   discards, which the observation reads); the batch check of the actions reads 16 bytes of legality bits per
   table. Win checks are bit tests on the engine's cached waits.
+* Threads (issue 12): the threads of a parallel region do not start together (on the 2-core VM the second
+  starts 60-100 us after the first, measured under load, ``benchmarks/region_skew.py``), so a fixed split of
+  the batch would leave the early thread idle. ``_step_batch`` hands out work items of ``CHUNK`` tables
+  instead: each thread steps its own contiguous segment from the front, then takes the other segments' items
+  from their back (one atomic counter word per segment), so the threads finish together and each writes
+  contiguous output rows.
+  Which thread steps a table never changes a result (``tests/test_vector_threads.py``). The small per-table
+  arrays are rows of three packed buffers and the kernel's arguments are collected once, so a step passes
+  24 arrays and scalars instead of 38 (numba unboxes each array argument on every call).
 """
 
 from __future__ import annotations
@@ -142,10 +152,44 @@ def _prefetch(typingctx, arr, i, j):
     return sig, codegen
 
 
+@intrinsic
+def _fetch_add(typingctx, arr, i, v):
+    """Atomically add ``v`` to ``arr[i]`` (a 1-D int64 array) and return the old value (LLVM ``atomicrmw``)."""
+    sig = types.int64(arr, i, v)
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
+        val = context.cast(builder, args[2], signature.args[2], types.int64)
+        # monotonic: the counter only hands out work items; the parallel region's join orders the results
+        return builder.atomic_rmw("add", ptr, val, "monotonic")
+
+    return sig, codegen
+
+
 if numba.config.DISABLE_JIT:  # pure-Python runs (coverage, debugging): an intrinsic cannot run there
 
     def _prefetch(arr, i, j):
         """No-op stand-in for the prefetch hint."""
+
+    def _fetch_add(arr, i, v):
+        """Serial stand-in for the atomic add (pure-Python runs are single-threaded)."""
+        old = int(arr[i])
+        arr[i] = old + v
+        return old
+
+
+#: tables per work item of ``_step_batch``: the threads take items from shared counters as they come free
+CHUNK = 16
+_PAD = 8  # int64 words between two counters of the work array (one 64-byte cache line each)
+_BACK = 1 << 32  # a claim from a segment's back (the high half of its counter word)
+
+# rows of VectorEnv's packed per-table buffers (views of them are the env's public arrays; see _step_batch)
+_I32 = ("dealers", "prevalents", "seats", "n_legal", "winner", "loser", "fan_total", "win_flags", "hand_steps",
+        "events")  # fmt: skip
+_I64 = ("sq_head", "sq_len", "hands_done", "seed")
+_B8 = ("active", "terminated", "illegal")
 
 
 @numba.njit(nogil=True, cache=CACHE)
@@ -260,10 +304,9 @@ def _is_legal(bits, i, a):
 
 @numba.njit(parallel=True, nogil=True, cache=CACHE)
 def _step_batch(
-    states, actions, do_reset, reset_seeds, rules, dealers, prevalents, observe,
-    sq_seed, sq_dealer, sq_prev, sq_head, sq_len, stop_when_empty, active,
-    seats, masks, n_legal, legal, bits, obs, rewards, terminated, illegal, hands_done,
-    winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds, suit_win, honor_win,
+    states, actions, do_reset, threads, reset_seeds, rules, observe, sq_seed, sq_dealer, sq_prev,
+    stop_when_empty, i32, i64, b8, masks, legal, bits, obs, rewards, fan_counts, scores, suit_win, honor_win,
+    work,
 ):  # fmt: skip
     """Apply ``actions[i]`` at every table, auto-reset finished hands, write the next decision's outputs.
 
@@ -278,6 +321,11 @@ def _step_batch(
     ``dealers[i]`` and ``prevalents[i]``, or (``stop_when_empty``) the table stops (``active[i] = False``:
     its actions are ignored, its mask is empty and its seat -1).
     """
+    # the small per-table arrays come packed as rows of three buffers (VectorEnv._I32 / _I64 / _B8)
+    dealers, prevalents, seats, n_legal = i32[0], i32[1], i32[2], i32[3]
+    winner, loser, fan_total, win_flags, hand_steps, events = i32[4], i32[5], i32[6], i32[7], i32[8], i32[9]
+    sq_head, sq_len, hands_done, seeds = i64[0], i64[1], i64[2], i64[3]
+    active, terminated, illegal = b8[0], b8[1], b8[2]
     n = states.shape[0]
     if do_reset:
         for i in prange(n):
@@ -295,54 +343,96 @@ def _step_batch(
             n_bad += 1 if bad else 0
         if n_bad > 0:
             return n_bad
-    for i in prange(n):
-        if not active[i]:  # a stopped table (schedule exhausted): nothing happens
-            terminated[i] = False
-            illegal[i] = False
-            for p in range(4):
-                rewards[i, p] = 0
-            continue
-        # memory latency, not work, bounds a step: fetch ahead (hints only, no effect on results)
-        if i + 2 < n:
-            _prefetch_hot(states, masks, legal, i + 2)
-        if i + 1 < n:
-            _prefetch_cold(states, i + 1)
-            if observe:
-                _prefetch_discards(states, i + 1)
-        st = states[i]
-        rw = rewards[i]
-        a = actions[i]
-        bad = False
-        if not raise_mode:
-            bad = not _is_legal(bits, i, a)
-            illegal[i] = bad
-        n_bad += 1 if bad else 0
-        if bad:
-            G.penalize_kernel(st, st[G.CUR], G.penalty_kind_kernel(st, a), rw)
-        else:
-            G.step_kernel(st, a, rw, suit_win, honor_win)
-        done = st[G.PHASE] == G.PH_OVER
-        terminated[i] = done
-        if done:
-            _record(st, i, winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds)
-            hands_done[i] += 1
-            h = sq_head[i]
-            if h < sq_len[i]:
-                sq_head[i] = h + 1
-                G.reset_kernel(st, sq_seed[i, h], sq_dealer[i, h], sq_prev[i, h], rules, suit_win, honor_win)
-            elif stop_when_empty:
-                active[i] = False
-                seats[i] = -1
-                masks[i, :] = False
-                n_legal[i] = 0
-                bits[i, 0] = 0
-                bits[i, 1] = 0
-                continue
-            else:
-                G.reset_kernel(
-                    st, G.next_seed_kernel(st), dealers[i], prevalents[i], rules, suit_win, honor_win
-                )
-        _prepare(st, i, observe, seats, masks, n_legal, legal, bits, obs)
+    # work sharing (see CHUNK): thread w owns the w-th of `workers` equal segments of the batch and takes its
+    # work items from the segment's front; when they are gone it takes items from the back of the other segments.
+    # A segment's counter word holds both claim counts (front: low 32 bits, back: high 32 bits), so one atomic add
+    # claims an item and tells whether it was still free. Each thread steps contiguous runs of tables (their
+    # output rows share cache lines only where two runs meet), and a thread that starts late (woken from sleep)
+    # or is preempted on a shared machine does not hold up the batch: the others take its items.
+    n_items = (n + CHUNK - 1) // CHUNK
+    workers = min(threads, n_items)
+    seg = (n_items + workers - 1) // workers if workers > 0 else 0
+    for w in range(workers):
+        work[_PAD * w] = 0
+    for w in prange(workers):  # one iteration per thread
+        for k in range(workers):  # its own segment first, then the others'
+            sg = (w + k) % workers
+            first = sg * seg
+            size = min(seg, n_items - first)
+            while size > 0:
+                old = _fetch_add(work, _PAD * sg, 1 if k == 0 else _BACK)
+                front = old & 0xFFFFFFFF
+                back = old >> 32
+                if front + back >= size:
+                    break
+                item = first + front if k == 0 else first + size - 1 - back
+                lo = item * CHUNK
+                hi = min(lo + CHUNK, n)
+                nxt = hi if k == 0 else lo - CHUNK  # where the next item likely starts
+                for i in range(lo, hi):
+                    if not active[i]:  # a stopped table (schedule exhausted): nothing happens
+                        terminated[i] = False
+                        illegal[i] = False
+                        for p in range(4):
+                            rewards[i, p] = 0
+                        continue
+                    # memory latency, not work, bounds a step: fetch ahead (hints only, no effect on results) the
+                    # tables this thread likely steps next: the rest of this item, then the item after it in the
+                    # thread's own segment, or the one before it in a segment it steals from
+                    j = i + 2 if i + 2 < hi else nxt + (i + 2 - hi)
+                    if 0 <= j < n:
+                        _prefetch_hot(states, masks, legal, j)
+                    j = i + 1 if i + 1 < hi else nxt
+                    if 0 <= j < n:
+                        _prefetch_cold(states, j)
+                        if observe:
+                            _prefetch_discards(states, j)
+                    st = states[i]
+                    rw = rewards[i]
+                    a = actions[i]
+                    bad = False
+                    if not raise_mode:
+                        bad = not _is_legal(bits, i, a)
+                        illegal[i] = bad
+                    if bad:
+                        G.penalize_kernel(st, st[G.CUR], G.penalty_kind_kernel(st, a), rw)
+                    else:
+                        G.step_kernel(st, a, rw, suit_win, honor_win)
+                    done = st[G.PHASE] == G.PH_OVER
+                    terminated[i] = done
+                    if done:
+                        _record(
+                            st, i, winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds
+                        )  # fmt: skip
+                        hands_done[i] += 1
+                        h = sq_head[i]
+                        if h < sq_len[i]:
+                            sq_head[i] = h + 1
+                            G.reset_kernel(
+                                st, sq_seed[i, h], sq_dealer[i, h], sq_prev[i, h], rules, suit_win, honor_win
+                            )
+                        elif stop_when_empty:
+                            active[i] = False
+                            seats[i] = -1
+                            masks[i, :] = False
+                            n_legal[i] = 0
+                            bits[i, 0] = 0
+                            bits[i, 1] = 0
+                            continue
+                        else:
+                            G.reset_kernel(
+                                st,
+                                G.next_seed_kernel(st),
+                                dealers[i],
+                                prevalents[i],
+                                rules,
+                                suit_win,
+                                honor_win,
+                            )
+                    _prepare(st, i, observe, seats, masks, n_legal, legal, bits, obs)
+    if not raise_mode:  # counted here, not as a reduction of the parallel loop
+        for i in range(n):
+            n_bad += illegal[i]
     return n_bad
 
 
@@ -522,33 +612,42 @@ class VectorEnv:
         if after_schedule not in AFTER_SCHEDULE:
             raise ValueError(f"after_schedule must be one of {AFTER_SCHEDULE}, got {after_schedule!r}")
         self.after_schedule = after_schedule
-        # per-table dealer and prevailing wind of the hands not taken from the schedule (reset, "continue")
-        self.dealers = np.full(n, int(rules.dealer), np.int32)
-        self.prevalents = np.full(n, int(rules.prevalent_wind), np.int32)
-        self.active = np.ones(n, np.bool_)
+        # the small per-table arrays are rows of three packed buffers (_I32, _I64, _B8): _step_batch takes 24
+        # arguments instead of 38 (numba unboxes every array argument of every call, ~0.5 us each). dealers and
+        # prevalents: per-table dealer and prevailing wind of the hands not taken from the schedule
+        self._i32 = np.zeros((len(_I32), n), np.int32)
+        self._i64 = np.zeros((len(_I64), n), np.int64)
+        self._b8 = np.zeros((len(_B8), n), np.bool_)
+        self.dealers, self.prevalents, self.seats, self.n_legal = self._i32[:4]
+        self.dealers[:] = int(rules.dealer)
+        self.prevalents[:] = int(rules.prevalent_wind)
+        self._sq_head, self._sq_len, self.hands_done = self._i64[:3]
+        self.active, self.terminated, self.illegal = self._b8
+        self.active[:] = True
         # the seed schedule: row i holds table i's queued hands sq_*[i, sq_head[i]:sq_len[i]]
         self._sq_seed = np.zeros((n, 1), np.int64)
         self._sq_dealer = np.zeros((n, 1), np.int32)
         self._sq_prev = np.zeros((n, 1), np.int32)
-        self._sq_head = np.zeros(n, np.int64)
-        self._sq_len = np.zeros(n, np.int64)
 
         self.states = np.zeros((n, G.STATE_SIZE), np.int32)
-        self.seats = np.zeros(n, np.int32)
         self.masks = np.zeros((n, NUM_ACTIONS), np.bool_)
-        self.n_legal = np.zeros(n, np.int32)
         self.legal_actions = np.zeros((n, NUM_ACTIONS), np.uint8)
         self._legal_bits = np.zeros((n, 2), np.uint64)  # the same as bits (action a: word a // 64, a % 64)
         self.obs = np.zeros((n, OBS_SIZE), self.obs_dtype) if observations else None
         self._obs_arg = self.obs if observations else np.zeros((1, OBS_SIZE), self.obs_dtype)
         self.rewards = np.zeros((n, 4), np.float32)
-        self.terminated = np.zeros(n, np.bool_)
-        self.illegal = np.zeros(n, np.bool_)
-        self.hands_done = np.zeros(n, np.int64)
-        self.results = HandResults.empty(n)
+        i32 = self._i32
+        self.results = HandResults(
+            winner=i32[4], loser=i32[5], fan_total=i32[6], win_flags=i32[7],
+            fan_counts=np.zeros((n, NUM_FANS), np.int16), scores=np.zeros((n, 4), np.int32),
+            hand_steps=i32[8], events=i32[9], seed=self._i64[3],
+        )  # fmt: skip
+        self.results.clear()
         self._actions = np.zeros(n, np.int64)
         self._tab = G.win_tables()
+        self._work = np.zeros(_PAD * self.threads, np.int64)  # _step_batch's work counters
         self._started = False
+        self._bind()
 
     # ---------------------------------------------------------------------------------------- helpers
     @staticmethod
@@ -577,19 +676,21 @@ class VectorEnv:
             return arr.astype(np.int64)
         raise TypeError(f"seed must be an int or an integer array, got {type(seed).__name__}")
 
-    def _call(self, actions: np.ndarray, do_reset: bool) -> int:
-        if numba.get_num_threads() != self.threads:
-            numba.set_num_threads(self.threads)
+    def _bind(self) -> None:
+        """Collect the kernel's arguments after ``actions`` once (again whenever one of those arrays is
+        replaced: new seeds, a grown schedule): a step then passes them without looking each one up."""
         r = self.results
-        return int(_step_batch(
-            self.states, actions, do_reset, self.table_seeds, self._rules, self.dealers, self.prevalents,
-            self.observations, self._sq_seed, self._sq_dealer, self._sq_prev, self._sq_head,
-            self._sq_len, self.after_schedule == "stop", self.active,
-            self.seats, self.masks, self.n_legal, self.legal_actions,
-            self._legal_bits, self._obs_arg,
-            self.rewards, self.terminated, self.illegal, self.hands_done, r.winner, r.loser, r.fan_total,
-            r.win_flags, r.fan_counts, r.scores, r.hand_steps, r.events, r.seed, *self._tab,
-        ))  # fmt: skip
+        self._kargs = (
+            self.threads, self.table_seeds, self._rules, self.observations, self._sq_seed, self._sq_dealer,
+            self._sq_prev, self.after_schedule == "stop", self._i32, self._i64, self._b8, self.masks,
+            self.legal_actions, self._legal_bits, self._obs_arg, self.rewards, r.fan_counts, r.scores,
+            *self._tab, self._work,
+        )  # fmt: skip
+
+    def _call(self, actions: np.ndarray, do_reset: bool) -> int:
+        if numba.get_num_threads() != self.threads:  # numba's thread count is per calling thread
+            numba.set_num_threads(self.threads)
+        return int(_step_batch(self.states, actions, do_reset, *self._kargs))
 
     # ---------------------------------------------------------------------------------------- API
     def reset(
@@ -619,6 +720,7 @@ class VectorEnv:
         p = None if prevalents is None else self._winds(prevalents, "prevalents", (self.num_envs,))
         if seed is not None:
             self.table_seeds = self._seeds(seed)
+            self._bind()
         if d is not None:
             self.dealers[:] = d
         if p is not None:
@@ -738,6 +840,7 @@ class VectorEnv:
             self._sq_seed = np.pad(self._sq_seed, grow)
             self._sq_dealer = np.pad(self._sq_dealer, grow)
             self._sq_prev = np.pad(self._sq_prev, grow)
+            self._bind()
 
     @property
     def scheduled(self) -> np.ndarray:
