@@ -51,6 +51,12 @@ class _CompileTimes(event.Listener):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--top", type=int, default=45, help="rows of the per-function and per-library tables")
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="warmup processes (1: everything compiles in this, profiled, process)",
+    )
     args = ap.parse_args(argv)
 
     times = _CompileTimes()
@@ -79,7 +85,7 @@ def main(argv=None) -> int:
     import mjenv
 
     t0 = time.perf_counter()
-    per_module = mjenv.warmup(verbose=True)
+    per_module = mjenv.warmup(verbose=True, jobs=args.jobs)
     print({k: round(v, 1) for k, v in per_module.items()}, f"total {time.perf_counter() - t0:.1f} s")
 
     agg = collections.defaultdict(lambda: [0, 0.0, 0.0])

@@ -283,7 +283,7 @@ def _step_batch(
         for i in prange(n):
             G.reset_kernel(states[i], reset_seeds[i], dealers[i], prevalents[i], rules, suit_win, honor_win)
             active[i] = True
-            _prepare(states[i], i, observe, seats, masks, n_legal, legal, bits, obs)
+            _prepare(states[i], np.int64(i), observe, seats, masks, n_legal, legal, bits, obs)
         return 0
     n_bad = 0
     raise_mode = rules[R_ILLEGAL] == ILLEGAL_RAISE
@@ -296,6 +296,7 @@ def _step_batch(
         if n_bad > 0:
             return n_bad
     for i in prange(n):
+        k = np.int64(i)  # a parfor's index is unsigned: the helpers take it signed (one specialization each)
         if not active[i]:  # a stopped table (schedule exhausted): nothing happens
             terminated[i] = False
             illegal[i] = False
@@ -314,7 +315,7 @@ def _step_batch(
         a = actions[i]
         bad = False
         if not raise_mode:
-            bad = not _is_legal(bits, i, a)
+            bad = not _is_legal(bits, k, a)
             illegal[i] = bad
         n_bad += 1 if bad else 0
         if bad:
@@ -324,7 +325,7 @@ def _step_batch(
         done = st[G.PHASE] == G.PH_OVER
         terminated[i] = done
         if done:
-            _record(st, i, winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds)
+            _record(st, k, winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds)
             hands_done[i] += 1
             h = sq_head[i]
             if h < sq_len[i]:
@@ -342,7 +343,7 @@ def _step_batch(
                 G.reset_kernel(
                     st, G.next_seed_kernel(st), dealers[i], prevalents[i], rules, suit_win, honor_win
                 )
-        _prepare(st, i, observe, seats, masks, n_legal, legal, bits, obs)
+        _prepare(st, k, observe, seats, masks, n_legal, legal, bits, obs)
     return n_bad
 
 
