@@ -252,7 +252,7 @@ def _compile_game_fronts(G) -> None:
     obs = np.zeros(OBS_SIZE, np.float32)
     rewards = np.zeros(4, np.float32)
     for kernel, args in (
-        (G.reset_kernel, (st, 0, 0, 0, G.DEFAULT_RULES, *tab)),
+        (G.reset_kernel, (st, 0, 0, 0, G.rules_block(), *tab)),
         (G.legal_mask_kernel, (st, 0, mask)),
         (observe_kernel, (st, 0, obs)),
         (G.step_kernel, (st, 0, rewards, *tab)),
