@@ -70,10 +70,11 @@ def _run_kernels(seconds: float, seed: int = 0) -> dict:
     rew = np.zeros(4, np.float32)
     rng = np.random.default_rng(seed)
     tab = G.win_tables()
+    rules = G.rules_block()
     steps = hands = 0
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
-        G.reset_kernel(st, seed + hands, 0, 0, G.DEFAULT_RULES, *tab)
+        G.reset_kernel(st, seed + hands, 0, 0, rules, *tab)
         while st[G.PHASE] != G.PH_OVER:
             seat = int(st[G.CUR])
             G.legal_mask_kernel(st, seat, mask)
@@ -100,13 +101,14 @@ def _run_compiled(seconds: float, seed: int = 0) -> dict:
     st = G.new_state()
     rs = np.array([seed * 2654435761 + 88172645463325252], np.uint64)
     tab = G.win_tables()
-    G.reset_kernel(st, seed, 0, 0, G.DEFAULT_RULES, *tab)
+    rules = G.rules_block()
+    G.reset_kernel(st, seed, 0, 0, rules, *tab)
     playout_kernel(st, 0, rs, False, *tab)  # compile (or load) outside the timed loop
     steps = hands = 0
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
         for _ in range(100):
-            G.reset_kernel(st, seed + hands, 0, 0, G.DEFAULT_RULES, *tab)
+            G.reset_kernel(st, seed + hands, 0, 0, rules, *tab)
             steps += playout_kernel(st, 0, rs, False, *tab)
             hands += 1
     dt = time.perf_counter() - t0

@@ -5,7 +5,8 @@ Usage (cold: an empty cache folder)::
     rm -rf /tmp/c && NUMBA_CACHE_DIR=/tmp/c MJENV_QUIET=1 PYTHONPATH=. /usr/bin/time \\
         python benchmarks/profile_compile.py [--top 45]
 
-Runs ``mjenv.warmup()`` (seconds per module) and prints three tables:
+Runs ``mjenv.warmup(jobs=1)`` (seconds per module; ``--task game`` etc.: only those compile-only tasks of a
+parallel warmup, as one worker process runs them, with their stub symbols) and prints three tables:
 
 * per function: numba ``numba:compile`` events, inclusive and exclusive seconds (a callee compiled while its
   caller is typed counts in the caller's inclusive time only), and how many specializations were compiled;
@@ -51,6 +52,19 @@ class _CompileTimes(event.Listener):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--top", type=int, default=45, help="rows of the per-function and per-library tables")
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="warmup processes (1: everything compiles in this, profiled, process)",
+    )
+    ap.add_argument(
+        "--task",
+        action="append",
+        choices=["hand", "fans", "game", "vector"],
+        help="profile these compile-only tasks of a parallel warmup (mjenv._TASKS, with their stubs) in this "
+        "process instead of mjenv.warmup(); repeat for a chain (e.g. --task fans --task game)",
+    )
     args = ap.parse_args(argv)
 
     times = _CompileTimes()
@@ -79,8 +93,13 @@ def main(argv=None) -> int:
     import mjenv
 
     t0 = time.perf_counter()
-    per_module = mjenv.warmup(verbose=True)
-    print({k: round(v, 1) for k, v in per_module.items()}, f"total {time.perf_counter() - t0:.1f} s")
+    if args.task:
+        full = dict(mjenv._tasks_for(mjenv.WARMUP_MODULES, (), {}))
+        mjenv._warm_worker([(name, full[name]) for name in mjenv._TASKS if name in args.task])
+        print(f"tasks {', '.join(args.task)}: {time.perf_counter() - t0:.1f} s")
+    else:
+        per_module = mjenv.warmup(verbose=True, jobs=args.jobs)
+        print({k: round(v, 1) for k, v in per_module.items()}, f"total {time.perf_counter() - t0:.1f} s")
 
     agg = collections.defaultdict(lambda: [0, 0.0, 0.0])
     sigs = collections.defaultdict(list)

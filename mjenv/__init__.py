@@ -45,22 +45,34 @@ def __getattr__(name):  # lazy fronts: importing mjenv imports neither pettingzo
 WARMUP_MODULES = ("mjenv.hand", "mjenv.fans", "mjenv.game", "mjenv.vector")
 
 #: The compile-only tasks of a parallel warmup: name -> the modules whose shared kernels the task stubs.
-#: ``hand``: ``mjenv.hand.warmup()``; ``fans``: import ``mjenv.fans`` (the scorer's shared kernels) and its
-#: ``warmup`` (the batch scorer); ``game``: import ``mjenv.game`` (the engine's shared kernels: waits, step,
-#: reset) without compiling the scorer first; ``vector``: the vector kernel with zero tables (and the
-#: single-table fronts' kernels that ``mjenv.game.warmup`` calls), without compiling the scorer or the engine
-#: first. Every task fills numba's on-disk cache; none needs another's result. In this order, any subset can
-#: run one after the other in one process (a task never needs real what an earlier one stubbed).
+#: ``hand``: import ``mjenv.hand`` (its shared kernel: the win test of one row, which the engine's waits call)
+#: and its ``warmup`` (the batch kernels; ``{"warmup": False}``: the import only); ``fans``: import
+#: ``mjenv.fans`` (the scorer's shared kernels) and its ``warmup`` (the batch scorer), without compiling the
+#: hand's shared kernel; ``game``: import ``mjenv.game`` (the engine's shared kernels: waits, step, reset)
+#: without compiling the hand's or the scorer's first; ``vector``: the vector kernel with zero tables (and the
+#: single-table fronts' kernels that ``mjenv.game.warmup`` calls), without compiling the hand's, the scorer's
+#: or the engine's shared kernels first. Every task fills numba's on-disk cache; none needs another's result.
+#: In this order, any subset can run one after the other in one process (a task never needs real what an
+#: earlier one stubbed).
 _TASKS = {
     "hand": (),
-    "fans": (),
-    "game": ("mjenv.fans",),
-    "vector": ("mjenv.fans", "mjenv.game"),
+    "fans": ("mjenv.hand",),
+    "game": ("mjenv.hand", "mjenv.fans"),
+    "vector": ("mjenv.hand", "mjenv.fans", "mjenv.game"),
 }
 #: Cold CPU seconds of each task alone (2-core machine, docs/performance.md "Cold start"), and of starting a
 #: worker process: only their ratios matter, to spread the tasks evenly over the processes.
-_TASK_COST = {"hand": 27.0, "fans": 24.0, "game": 25.0, "vector": 20.0}
+#: (Session 7: ``game`` and ``vector`` scaled by their measured A/B against the previous code, 29.2 -> 24.1 and
+#: 20.4 -> 18.7 CPU-s under load; ``hand`` without its warmup: the win test's shared kernel, ~5 CPU-s.)
+_TASK_COST = {"hand": 27.0, "fans": 24.0, "game": 21.0, "vector": 18.5}
+_HAND_IMPORT_COST = 4.5  # the ``hand`` task without its warmup: the shared kernel only
 _START_COST = 1.5
+
+
+def _task_cost(name: str, args: dict) -> float:
+    if name == "hand" and not args.get("warmup", True):
+        return _HAND_IMPORT_COST
+    return _TASK_COST.get(name, 10.0)
 
 
 def default_jobs() -> int:
@@ -90,7 +102,9 @@ def _tasks_for(modules, imports, kwargs) -> list[tuple[str, dict]]:
     wanted = set(modules) | set(imports)
     out = []
     if "mjenv.hand" in modules:
-        out.append(("hand", {}))
+        out.append(("hand", {"warmup": True}))
+    elif wanted & {"mjenv.fans", "mjenv.game", "mjenv.vector"}:  # they import mjenv.hand: its shared kernel
+        out.append(("hand", {"warmup": False}))
     if "mjenv.fans" in wanted:
         out.append(("fans", {"warmup": "mjenv.fans" in modules}))
     if wanted & {"mjenv.game", "mjenv.vector"}:
@@ -105,7 +119,7 @@ def _tasks_for(modules, imports, kwargs) -> list[tuple[str, dict]]:
 
 def _plan(tasks, jobs: int) -> list[list[tuple[str, dict]]]:
     """Split ``tasks`` over at most ``jobs`` worker processes so that the busiest one has the least work
-    (:data:`_TASK_COST`, all splits tried: there are at most 4 tasks); each process runs its tasks in the order
+    (:func:`_task_cost`, all splits tried: there are at most 4 tasks); each process runs its tasks in the order
     of :data:`_TASKS`."""
     import itertools
 
@@ -118,7 +132,7 @@ def _plan(tasks, jobs: int) -> list[list[tuple[str, dict]]]:
             continue
         load = [0.0] * jobs
         for t, j in zip(tasks, assign):
-            load[j] += _TASK_COST.get(t[0], 10.0) + (_START_COST if load[j] == 0 else 0.0)
+            load[j] += _task_cost(*t) + (_START_COST if load[j] == 0 else 0.0)
         cost = (max(load), sum(1 for x in load if x > 0))
         if best_cost is None or cost < best_cost:
             best, best_cost = assign, cost
@@ -186,7 +200,9 @@ def _warm_worker(tasks) -> None:
             raise ValueError(f"unknown warmup task {name!r}")
         _jit.stub_modules = frozenset(_TASKS[name])  # only modules not imported yet are affected
         if name == "hand":
-            importlib.import_module("mjenv.hand").warmup()
+            mod = importlib.import_module("mjenv.hand")  # its shared kernel compiles on import
+            if args.get("warmup", True):
+                mod.warmup()
         elif name == "fans":
             mod = importlib.import_module("mjenv.fans")
             if args.get("warmup", True):
@@ -238,7 +254,7 @@ def _compile_game_fronts(G) -> None:
     obs = np.zeros(OBS_SIZE, np.float32)
     rewards = np.zeros(4, np.float32)
     for kernel, args in (
-        (G.reset_kernel, (st, 0, 0, 0, G.DEFAULT_RULES, *tab)),
+        (G.reset_kernel, (st, 0, 0, 0, G.rules_block(), *tab)),
         (G.legal_mask_kernel, (st, 0, mask)),
         (observe_kernel, (st, 0, obs)),
         (G.step_kernel, (st, 0, rewards, *tab)),

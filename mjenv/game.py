@@ -1189,8 +1189,8 @@ DEFAULT_RULES.setflags(write=False)
 def rules_block(rules: RuleConfig | None = None) -> np.ndarray:
     """The ``int32[RULE_WORDS]`` rules block of ``rules`` (default :class:`~mjenv.rules.RuleConfig`) for
     :func:`reset_kernel`."""
-    if rules is None:
-        return DEFAULT_RULES
+    if rules is None:  # a writable copy: kernels are compiled for writable blocks only (one specialization)
+        return DEFAULT_RULES.copy()
     if not isinstance(rules, RuleConfig):
         raise TypeError(f"rules must be a RuleConfig, got {type(rules).__name__}")
     return rules.encode()
@@ -1397,7 +1397,7 @@ def warmup() -> float:
     t0 = time.perf_counter()
     tab = win_tables()
     st = new_state()
-    reset_kernel(st, 0, 0, 0, DEFAULT_RULES, *tab)
+    reset_kernel(st, 0, 0, 0, rules_block(), *tab)
     mask = np.zeros(NUM_ACTIONS, np.bool_)
     obs = np.zeros(OBS_SIZE, np.float32)
     rewards = np.zeros(4, np.float32)
@@ -1406,7 +1406,7 @@ def warmup() -> float:
         legal_mask_kernel(st, seat, mask)
         observe_kernel(st, seat, obs)
         step_kernel(st, int(np.flatnonzero(mask)[-1]), rewards, *tab)
-    reset_kernel(st, 1, 0, 0, DEFAULT_RULES, *tab)
+    reset_kernel(st, 1, 0, 0, rules_block(), *tab)
     front_step_kernel(st, A_DISCARD + int(np.flatnonzero(st[HAND : HAND + 34])[0]), rewards, *tab)
     observe_mask_kernel(st, int(st[CUR]), True, obs, np.zeros(NUM_ACTIONS, np.int8))
     penalize_kernel(st, 0, 2, rewards)

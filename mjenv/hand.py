@@ -44,10 +44,12 @@ import re
 from importlib import resources
 from typing import NamedTuple
 
+import numba
 import numpy as np
+from numba import types as _nt
 
 from mjenv import melds as _melds
-from mjenv._jit import njit
+from mjenv._jit import njit, shared_kernel
 from mjenv.tiles import IS_TERMINAL_OR_HONOR, KNITS, NUM_TILE_TYPES, ORPHANS, format_tiles, parse_tiles
 
 REGULAR, SEVEN_PAIRS, THIRTEEN_ORPHANS, HONORS_KNITTED, KNITTED_STRAIGHT = 0, 1, 2, 3, 4
@@ -1142,9 +1144,9 @@ def waits_bits_kernel(counts, h, n_melds, suit_win, honor_win):
                 if row[t] >= 4:
                     continue
                 row[t] += 1
-                # a call, not the inlined test: this path is rare, and one more inlined copy of the win test
-                # cost seconds of compile time
-                if _win_code(row, np.int64(n_melds), suit_win, honor_win, KNITS) == 1:
+                # a call through a symbol, not the inlined test: this path is rare, and one more copy of the
+                # inlined win test cost seconds of compile time (in each process that compiles the engine)
+                if _win_code_row(row, np.int64(n_melds), suit_win, honor_win) == 1:
                     if t < 27:
                         lo |= 1 << t
                     else:
@@ -1910,3 +1912,30 @@ def warmup() -> None:
     waits(c[0] - np.eye(1, 34, 0, dtype=np.int8)[0])
     is_win(c14[0])
     is_win("11123456789999m")
+
+
+def _win_code_row_c(row, n_melds, suit_win, honor_win):
+    return _win_code(
+        numba.carray(row, NUM_TILE_TYPES), n_melds, numba.carray(suit_win, 5**9), numba.carray(honor_win, 5**7),
+        KNITS,
+    )  # fmt: skip
+
+
+@njit
+def _win_code_row_body(row, n_melds, suit_win, honor_win):
+    return _win_code(row, n_melds, suit_win, honor_win, KNITS)
+
+
+# (Defined last: a shared kernel compiles on import, and the win test calls kernels defined above.)
+# The win test of one int8[34] row for callers in other modules' kernels (hand.waits_bits_kernel, which the
+# engine's waits reach): compiled once, as a shared kernel (mjenv._jit.shared_kernel), with the same argument
+# types as the hand kernels' own _win_code, so that compiling the engine does not compile a second copy of the
+# inlined win test (and a parallel warmup's engine task can stub it: mjenv._TASKS).
+_win_code_row = (
+    shared_kernel(
+        "mjenv_hand_win_code_row_v1",
+        _nt.int64(_nt.CPointer(_nt.int8), _nt.int64, _nt.CPointer(_nt.uint8), _nt.CPointer(_nt.uint8)),
+        _win_code_row_c,
+    )
+    or _win_code_row_body
+)

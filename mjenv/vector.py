@@ -331,7 +331,7 @@ def _step_batch(
         for i in prange(n):
             G.reset_kernel(states[i], reset_seeds[i], dealers[i], prevalents[i], rules, suit_win, honor_win)
             active[i] = True
-            _prepare(states[i], i, observe, seats, masks, n_legal, legal, bits, obs)
+            _prepare(states[i], np.int64(i), observe, seats, masks, n_legal, legal, bits, obs)
         return 0
     n_bad = 0
     raise_mode = rules[R_ILLEGAL] == ILLEGAL_RAISE

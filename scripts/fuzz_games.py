@@ -84,7 +84,7 @@ def main() -> int:
     t0 = time.perf_counter()
     for h in tqdm(range(args.hands), mininterval=2.0):
         seed = args.seed * 1_000_003 + h
-        G.reset_kernel(st, seed, h % 4, (h // 4) % 4, G.DEFAULT_RULES, *tab)
+        G.reset_kernel(st, seed, h % 4, (h // 4) % 4, G.rules_block(), *tab)
         policy = {"random": 0, "biased": 1, "mixed": h % 2}[args.policy]
         n = playout_kernel(st, policy, rs, True, *tab)
         if n < 0:

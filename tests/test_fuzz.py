@@ -19,7 +19,7 @@ def test_thousands_of_hands_every_invariant_every_event():
     seen = 0
     wins = 0
     for h in range(3000):
-        G.reset_kernel(st, 777_000 + h, h % 4, (h // 4) % 4, G.DEFAULT_RULES, *tab)
+        G.reset_kernel(st, 777_000 + h, h % 4, (h // 4) % 4, G.rules_block(), *tab)
         n = playout_kernel(
             st, 1 if h % 3 else 0, rs, True, *tab
         )  # two thirds biased (wins often), one third uniform

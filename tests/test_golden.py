@@ -107,7 +107,7 @@ def fuzz_digest(hands: int, seed: int = 0) -> str:
     rs = np.array([seed * 6364136223846793005 % 2**64 | 1], np.uint64)
     h = hashlib.blake2b(digest_size=16)
     for k in range(hands):
-        G.reset_kernel(st, seed * 1_000_003 + k, k % 4, (k // 4) % 4, G.DEFAULT_RULES, *tab)
+        G.reset_kernel(st, seed * 1_000_003 + k, k % 4, (k // 4) % 4, G.rules_block(), *tab)
         n = playout_kernel(st, k % 2, rs, True, *tab)
         assert n > 0, CHECK_ERRORS.get(n, n)
         h.update(np.int64(n).tobytes())

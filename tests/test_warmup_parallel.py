@@ -60,7 +60,7 @@ def test_default_jobs_is_the_usable_cpus_capped_by_the_tasks():
 def test_task_plan_follows_what_is_warmed():
     full = mjenv._tasks_for(mjenv.WARMUP_MODULES, (), {})
     assert full == [
-        ("hand", {}),
+        ("hand", {"warmup": True}),
         ("fans", {"warmup": True}),
         ("game", {}),
         ("vector", {"observations": True, "fronts": True}),
@@ -68,11 +68,16 @@ def test_task_plan_follows_what_is_warmed():
     # mjenv selfplay: no hand kernels, no batch scorer, no single-table fronts
     sp = mjenv._tasks_for(("mjenv.vector",), ("mjenv.fans", "mjenv.game"), {"observations": False})
     assert sp == [
+        ("hand", {"warmup": False}),  # the hand's shared kernel, which the engine's waits call
         ("fans", {"warmup": False}),
         ("game", {}),
         ("vector", {"observations": False, "fronts": False}),
     ]
-    assert mjenv._tasks_for(("mjenv.hand",), (), {}) == [("hand", {})]
+    assert mjenv._tasks_for(("mjenv.hand",), (), {}) == [("hand", {"warmup": True})]
+    assert mjenv._tasks_for(("mjenv.fans",), (), {}) == [
+        ("hand", {"warmup": False}),
+        ("fans", {"warmup": True}),
+    ]
     assert mjenv._tasks_for((), (), {}) == []
     # every stubbed module is one that another task compiles, and comes before it in the task order
     order = list(mjenv._TASKS)
@@ -92,8 +97,9 @@ def test_plan_balances_the_processes_and_keeps_the_task_order():
         order = list(mjenv._TASKS)
         for chain in plan:
             assert [order.index(t[0]) for t in chain] == sorted(order.index(t[0]) for t in chain)
-    loads = [sum(mjenv._TASK_COST[t[0]] for t in c) for c in mjenv._plan(full, 2)]
-    assert max(loads) <= sum(mjenv._TASK_COST.values()) / 2 + max(mjenv._TASK_COST.values()) / 2
+    costs = [mjenv._task_cost(*t) for t in full]
+    loads = [sum(mjenv._task_cost(*t) for t in c) for c in mjenv._plan(full, 2)]
+    assert max(loads) <= sum(costs) / 2 + max(costs) / 2
 
 
 # ------------------------------------------------------------------------------------------------ markers
@@ -114,6 +120,8 @@ def test_markers_name_the_sources_and_a_stale_one_does_not_count(monkeypatch, tm
     (tmp_path / mjenv._task_marker("fans", {"warmup": True}).name).unlink()
     mjenv._mark_done([("fans", {"warmup": False})])
     assert not mjenv._task_done("fans", {"warmup": True})
+    mjenv._mark_done([("hand", {"warmup": True})])  # and so for the hand task (its shared kernel only)
+    assert mjenv._task_done("hand", {"warmup": False})
 
 
 def test_cache_dir_is_numbas_folder_for_the_package():
