@@ -4,9 +4,6 @@
   (or loads them: a warm cache costs about a second), so the workers load every kernel from the cache instead
   of each compiling the same ones at the same time. Only with xdist (``-n N``): a plain ``pytest`` run compiles
   lazily, as each test needs a kernel.
-* On a run of the whole suite, a process of its own compiles the baseline agents' kernels at the same time
-  (``tests/_warm_agents.py``; compile-only, ~100 CPU-s cold, ~2 s warm), so that the two workers do not both
-  compile the rule agent's decision kernel, the suite's largest compile.
 * The Ray tests share one local Ray (a module fixture of 2 CPUs): they run in one worker (``--dist loadgroup``,
   group ``ray``), so that two Rays never compete for the two cores.
 """
@@ -41,40 +38,10 @@ def pytest_configure(config):
     import mjenv
 
     t0 = time.perf_counter()
-    agents = _start_agents_warmup(config)
     times = mjenv.warmup(progress=sys.stderr.isatty())
     compiled = [k for k in times if k.startswith("compile (")]
     what = f"compiled in {compiled[0].removeprefix('compile (').rstrip(')')}" if compiled else "loaded"
     print(f"mjenv kernels {what}: {time.perf_counter() - t0:.1f} s (tests/conftest.py)", file=sys.stderr)
-    if agents is not None:
-        proc, err = agents
-        code = proc.wait()
-        err.seek(0)
-        if code != 0:  # only costs time: the workers compile what is missing
-            import warnings
-
-            warnings.warn(
-                f"tests/_warm_agents.py failed (exit {code}):\n{err.read()[-2000:]}", RuntimeWarning
-            )
-        print(f"agents' kernels ready: {time.perf_counter() - t0:.1f} s (tests/conftest.py)", file=sys.stderr)
-        err.close()
-
-
-def _start_agents_warmup(config):
-    """On a run of the whole suite (no paths given, or the ``tests`` folder), start ``tests/_warm_agents.py`` in
-    a process of its own; returns ``(process, stderr file)`` or ``None``."""
-    import subprocess
-    import tempfile
-    from pathlib import Path
-
-    here = Path(__file__).resolve().parent
-    if any(Path(a.split("::")[0]).resolve() != here for a in config.args):
-        return None
-    env = dict(os.environ, MJENV_QUIET="1")
-    env["PYTHONPATH"] = os.pathsep.join([str(here.parent), *filter(None, [env.get("PYTHONPATH")])])
-    err = tempfile.TemporaryFile(mode="w+")
-    proc = subprocess.Popen([sys.executable, str(here / "_warm_agents.py")], stderr=err, env=env)
-    return proc, err
 
 
 def pytest_collection_modifyitems(config, items):
