@@ -126,10 +126,14 @@ def build_floor_program(folder: Path) -> Path | None:
 
 
 def process_start_per_call(log: list, initdata: dict, exe: Path) -> float:
-    """Seconds to start ``exe`` once per round with that round's request on stdin and read its answer."""
+    """Seconds to start ``exe`` once per round with that round's request on stdin and read its answer (the
+    requests are encoded before the clock starts: their JSON is already counted in :func:`judge_per_call`)."""
+    requests = [
+        json.dumps({"log": log[:k], "initdata": initdata}, ensure_ascii=False).encode()
+        for k in range(0, len(log), 2)
+    ]
     t0 = time.perf_counter()
-    for k in range(0, len(log), 2):
-        request = json.dumps({"log": log[:k], "initdata": initdata}, ensure_ascii=False).encode()
+    for request in requests:
         out = subprocess.run([str(exe)], input=request, capture_output=True, check=True).stdout
         if not out.startswith(b"{"):
             raise RuntimeError(f"the floor program answered {out[:80]!r}")
