@@ -5,7 +5,7 @@
   of each compiling the same ones at the same time. Only with xdist (``-n N``): a plain ``pytest`` run compiles
   lazily, as each test needs a kernel.
 * The Ray tests share one local Ray (a module fixture of 2 CPUs): they run in one worker (``--dist loadgroup``,
-  group ``ray``), so that two Rays never compete for the two cores.
+  group ``agents``, with the tests of the baseline agents), so that two Rays never compete for the two cores.
 """
 
 from __future__ import annotations
@@ -15,7 +15,13 @@ import sys
 
 import pytest
 
-_GROUPS = {"test_distributed.py": "ray"}
+# one xdist worker runs every test that calls the baseline agents (their kernels are the suite's largest
+# compiles: ~73 CPU-s for the rule agent, ~21 for the network, cold) and the Ray tests (which call them too);
+# the other worker runs the rest meanwhile, instead of both compiling the agents' kernels
+_GROUPS = dict.fromkeys(
+    ["test_distributed.py", "test_agents.py", "test_train.py", "test_arena.py", "test_botzone_export.py"],
+    "agents",
+)
 
 
 def _is_xdist_controller(config) -> bool:
