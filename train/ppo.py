@@ -261,16 +261,11 @@ def gae_kernel(rew, val, done, nxt, boot, gamma, lam, adv):
         adv[k] = rew[k] + gamma * nv - val[k] + gamma * lam * na
 
 
-def masked_logits(
-    net: ann.PolicyValueNet, tile: torch.Tensor, glob: torch.Tensor, masks: torch.Tensor,
-    illegal: torch.Tensor | None = None,
-):  # fmt: skip
+def masked_logits(net: ann.PolicyValueNet, tile: torch.Tensor, glob: torch.Tensor, illegal: torch.Tensor):
     """``(logits with illegal actions at -1e8, value)`` from the network's features (:func:`agents.nn.
-    obs_features`): finite, so entropies and gradients have no NaN. ``illegal``: ``~masks`` when the caller has
-    it already (the update computes it once per rollout)."""
+    obs_features`): finite, so entropies and gradients have no NaN. ``illegal`` is ``~masks`` (the update
+    computes it once per rollout)."""
     logits, value = net.forward_features(tile, glob, None)
-    if illegal is None:
-        illegal = ~masks
     # legal logits are floored at the best legal one - _SPAN: a confident (BC) policy otherwise gives legal actions
     # probabilities below float32's normal range, and the exp / softmax backward on subnormals is slow on CPU
     top = logits.detach().masked_fill(illegal, float("-inf")).amax(1, keepdim=True)
@@ -360,7 +355,7 @@ class Collector:
                 tile, glob = ann.obs_features(ob_l, mk_l)
                 illegal = ~torch.from_numpy(mk_l).to(device)
                 with torch.inference_mode():
-                    logits, value = masked_logits(net, tile.to(device), glob.to(device), None, illegal)
+                    logits, value = masked_logits(net, tile.to(device), glob.to(device), illegal)
                     logp_all = torch.log_softmax(logits, 1)
                     a = torch.multinomial(masked_probs(logp_all, illegal), 1, generator=gen).squeeze(1)
                     lp = logp_all.gather(1, a[:, None]).squeeze(1)
@@ -386,9 +381,11 @@ class Collector:
                     actions[r] = random_legal_actions(env.masks[r], self.rng)
                 else:
                     tile, glob = ann.obs_features(env.obs[r], env.masks[r])
-                    mk = torch.from_numpy(env.masks[r]).to(device)
+                    illegal = ~torch.from_numpy(env.masks[r]).to(device)
                     with torch.no_grad():
-                        logits, _ = masked_logits(pool[code - OWN_POOL], tile.to(device), glob.to(device), mk)
+                        logits, _ = masked_logits(
+                            pool[code - OWN_POOL], tile.to(device), glob.to(device), illegal
+                        )
                         actions[r] = (
                             torch.multinomial(torch.softmax(logits, 1), 1, generator=gen)[:, 0].cpu().numpy()
                         )
@@ -463,7 +460,7 @@ def ppo_update(
             # index_select gathers whole rows (memcpy); advanced indexing (``tile_all[idx]``) was 3x slower
             illegal = illegal_all.index_select(0, idx)
             logits, v = masked_logits(
-                net, tile_all.index_select(0, idx), glob_all.index_select(0, idx), None, illegal
+                net, tile_all.index_select(0, idx), glob_all.index_select(0, idx), illegal
             )
             logp_all = torch.log_softmax(logits, 1)
             lp = logp_all.gather(1, act[idx].unsqueeze(1)).squeeze(1)
