@@ -232,6 +232,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--full", action="store_true", help="also play every game through judge_mode='per-call'")
     ap.add_argument("--json", help="write the figures to this file")
     args = ap.parse_args(argv)
+    if args.games < 1:
+        ap.error(f"--games must be >= 1, got {args.games}")
     res = bench(args.games, args.full)
     s = res["summary"]
     print(
