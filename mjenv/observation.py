@@ -164,14 +164,19 @@ def observe_kernel(state, seat, obs):
         obs[o + _U(102)] = c > 3
     for r in range(4):
         _observe_player(state, r, (seat + r) % 4, obs)
-    for r in range(4):
-        h = _U(G.HAND + 34 * ((seat + r) % 4))
-        n_conc = 0
-        for t in range(34):
-            n_conc += state[h + _U(t)]
-        obs[_U(O_CONCEALED + r)] = n_conc
     ph = state[G.PHASE]
     turn = state[G.TURN]
+    if ph == G.PH_OVER:  # a won or aborted hand: the winner may hold the winning tile, an abort anything
+        for r in range(4):
+            h = _U(G.HAND + 34 * ((seat + r) % 4))
+            n_conc = 0
+            for t in range(34):
+                n_conc += state[h + _U(t)]
+            obs[_U(O_CONCEALED + r)] = n_conc
+    else:  # while the hand runs, a player holds 13 tiles less 3 per meld, plus the drawn or claimed one
+        for r in range(4):
+            p = (seat + r) % 4
+            obs[_U(O_CONCEALED + r)] = 13 - 3 * state[_U(G.N_MELDS + p)] + (ph == G.PH_TURN and turn == p)
     if ph == G.PH_TURN and turn == seat and state[G.DRAWN] >= 0:
         obs[_U(O_DRAWN + state[G.DRAWN])] = 1
     obs[_U(O_SEAT + (seat - state[G.DEALER]) % 4)] = 1

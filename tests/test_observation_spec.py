@@ -124,3 +124,40 @@ def test_observe_kernel_rejects_a_bad_seat():
     for seat in (-1, 4):
         with pytest.raises(ValueError, match="seat must be 0..3"):
             O.observe_kernel(st, seat, obs)
+
+
+def test_observe_kernel_on_finished_hands_equals_the_spec_reference():
+    """A finished hand (won by discard or self-draw, drawn, or aborted by an illegal action) is the one state
+    whose concealed counts the kernel sums instead of deriving them from the meld counts: the winner of a
+    discard holds the winning tile, an abort leaves any hand size."""
+    rng = np.random.default_rng(5)
+    f32 = np.empty(O.OBS_SIZE, np.float32)
+    u8 = np.empty(O.OBS_SIZE, np.uint8)
+    kinds = {"discard win": 0, "self-drawn win": 0, "draw": 0, "abort": 0}
+    for seed in range(120):
+        st = G.new_state()
+        G.reset(st, seed, rules=RuleConfig(illegal="terminate"))
+        abort_at = int(rng.integers(5, 60)) if seed % 8 == 0 else -1
+        k = 0
+        while st[G.PHASE] != G.PH_OVER:
+            mask = G.legal_mask(st, int(st[G.CUR]))
+            if k == abort_at and not mask[A.PASS]:
+                # an illegal pass in a turn: in terminate mode the hand ends at once
+                G.penalize_kernel(st, st[G.CUR], G.penalty_kind_kernel(st, A.PASS), np.zeros(4, np.float32))
+            else:
+                win = mask[A.WIN]
+                G.step(st, A.WIN if win else int(rng.choice(np.flatnonzero(mask))))
+            k += 1
+        if st[G.WINNER] >= 0:
+            kinds["self-drawn win" if st[G.LOSER] < 0 else "discard win"] += 1
+        else:
+            kinds["abort" if (st[G.EVENTS] & G.EV_EXHAUSTIVE) == 0 else "draw"] += 1
+        for seat in range(4):
+            ref = reference_observation(st, seat)
+            f32.fill(7)
+            u8.fill(7)
+            O.observe_kernel(st, seat, f32)
+            O.observe_kernel(st, seat, u8)
+            assert np.array_equal(f32, ref)
+            assert np.array_equal(O.decode(u8), ref)
+    assert all(kinds.values()), kinds
