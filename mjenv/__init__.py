@@ -228,6 +228,9 @@ def _warm_worker(tasks) -> None:
                     env.reset()
                 finally:
                     vector._step_batch = real
+                # the random policy's pick over the env's legal-action lists (zero rows: the same types)
+                vector.random_legal_actions(env.masks[:0], np.random.default_rng(0), env.n_legal[:0],
+                                            env.legal_actions[:0])  # fmt: skip
             if args.get("fronts", False):
                 _compile_game_fronts(importlib.import_module("mjenv.game"))
         print("done", name, flush=True)

@@ -947,5 +947,5 @@ def warmup(observations: bool = True) -> float:
     t0 = time.perf_counter()
     env = VectorEnv(2, seed=0, observations=observations, threads=1)
     _, masks, _seats = env.reset()
-    env.step(random_legal_actions(masks, np.random.default_rng(0)))
+    env.step(random_legal_actions(masks, np.random.default_rng(0), env.n_legal, env.legal_actions))
     return time.perf_counter() - t0

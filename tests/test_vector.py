@@ -260,6 +260,13 @@ def test_legal_action_lists_match_masks_and_fast_policy_matches_slow():
     with pytest.raises(ValueError, match="legal_actions must have shape"):
         random_legal_actions(masks, rng, env.n_legal, env.legal_actions[:, :5])
     assert rng.random() == np.random.default_rng(0).random()  # nothing drawn before the error
+    rng = np.random.default_rng(0)
+    for k, match in ((0, "row 3 of masks has no legal action"), (NUM_ACTIONS + 1, r"n_legal\[3\] = 110")):
+        n_legal = env.n_legal.copy()
+        n_legal[3] = k
+        with pytest.raises(ValueError, match=match):
+            random_legal_actions(masks, rng, n_legal, env.legal_actions)
+    assert rng.random() == np.random.default_rng(0).random()  # nothing drawn before the errors
     with pytest.raises(TypeError):
         RandomPolicy(0, env="table")
 
