@@ -3,10 +3,10 @@
 ``PYTHONPATH=. python -m benchmarks.vector_ab [--base main] [--tables 1024] [--threads 2] [--steps 30]
 [--repeats 21] [--modes masks,float32,uint8] [--json PATH]``
 
-The base's ``mjenv/observation.py`` and ``mjenv/vector.py`` (``git show BASE:path``) are loaded as separate
-modules (the base vector env calling the base observation kernel); every other module is the working tree's, so
-the comparison isolates those two files (the rest of the engine is shared: a base whose ``game.py`` differs is
-not what this measures). Both envs of a mode run repeat by repeat in turn with the same random policy, so a
+The base's ``mjenv/observation.py``, ``mjenv/vector.py`` and ``mjenv/policy.py`` (``git show BASE:path``) are
+loaded as separate modules (the base vector env calling the base observation kernel, stepped with the base's
+``random_legal_actions``); every other module is the working tree's, so the comparison isolates those three
+files (the rest of the engine is shared: a base whose ``game.py`` differs is not what this measures). Both envs of a mode run repeat by repeat in turn with the same random policy, so a
 shared machine's load hits both alike; it prints medians of decisions/s (wall, and per CPU-second of the process)
 and the ratio working tree / base. The base modules are compiled once into a cache folder under the system temp
 directory named by the base files' contents.
@@ -32,27 +32,33 @@ from pathlib import Path
 import numpy as np
 
 from mjenv import vector as vec_new
-from mjenv.policy import random_legal_actions
 
 _ROOT = Path(__file__).resolve().parent.parent
 MODES = ("masks", "float32", "uint8")
 
 
 def load_base(ref: str):
-    """The base ref's vector module (its own copy of the observation kernel), imported from a cache folder."""
+    """The base ref's vector module (its own copies of the observation kernel and of the policy module: the
+    base's ``random_legal_actions`` is ``module.random_legal_actions``), imported from a cache folder."""
     try:
         srcs = {
             f: subprocess.run(
                 ["git", "show", f"{ref}:mjenv/{f}"], cwd=_ROOT, check=True, capture_output=True, text=True
             ).stdout
-            for f in ("observation.py", "vector.py")
+            for f in ("observation.py", "vector.py", "policy.py")
         }
     except (subprocess.CalledProcessError, FileNotFoundError) as e:
-        raise SystemExit(f"cannot read mjenv/observation.py and mjenv/vector.py at {ref!r}: {e}") from None
+        raise SystemExit(
+            f"cannot read mjenv/observation.py, vector.py and policy.py at {ref!r}: {e}"
+        ) from None
     old = "from mjenv.observation import"
     if old not in srcs["vector.py"]:
         raise SystemExit(f"{ref}:mjenv/vector.py does not import mjenv.observation as expected")
     srcs["vector.py"] = srcs["vector.py"].replace(old, "from _ab_base_observation import", 1)
+    old = "from mjenv.policy import"
+    if old not in srcs["vector.py"]:
+        raise SystemExit(f"{ref}:mjenv/vector.py does not import mjenv.policy as expected")
+    srcs["vector.py"] = srcs["vector.py"].replace(old, "from _ab_base_policy import", 1)
     key = hashlib.blake2b("".join(srcs.values()).encode(), digest_size=8).hexdigest()
     folder = Path(tempfile.gettempdir()) / f"mjenv-vector-ab-{key}"
     folder.mkdir(exist_ok=True)
@@ -146,14 +152,15 @@ def main(argv: list[str] | None = None) -> dict:
             env = mod.VectorEnv(a.tables, seed=0, threads=a.threads, **kw)
             env.reset()
             rng = np.random.default_rng(0)
+            pick = mod.random_legal_actions  # each side's own sampler (the same actions)
             for _ in range(20):  # compile or load, and leave the first deals
-                env.step(random_legal_actions(env.masks, rng, env.n_legal, env.legal_actions))
-            runs[mode, side] = (env, rng, [], [])
+                env.step(pick(env.masks, rng, env.n_legal, env.legal_actions))
+            runs[mode, side] = (env, rng, pick, [], [])
     for _ in range(a.repeats):
-        for env, rng, wall, cpu in runs.values():
+        for env, rng, pick, wall, cpu in runs.values():
             t0, c0 = time.perf_counter(), time.process_time()
             for _ in range(a.steps):
-                env.step(random_legal_actions(env.masks, rng, env.n_legal, env.legal_actions))
+                env.step(pick(env.masks, rng, env.n_legal, env.legal_actions))
             n = a.tables * a.steps
             wall.append(n / (time.perf_counter() - t0))
             cpu.append(n / (time.process_time() - c0))
@@ -161,7 +168,7 @@ def main(argv: list[str] | None = None) -> dict:
     for mode in modes:
         row = {}
         for side in ("base", "new"):
-            _, _, wall, cpu = runs[mode, side]
+            _, _, _, wall, cpu = runs[mode, side]
             row[side] = {
                 "median": statistics.median(wall),
                 "per_cpu_s_median": statistics.median(cpu),
