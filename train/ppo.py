@@ -41,6 +41,7 @@ import hashlib
 import json
 import math
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -298,7 +299,11 @@ class Collector:
             obs_dtype=np.uint8,
         )  # fmt: skip
         self.rng = np.random.default_rng([cfg.seed, 1])
-        self.rule = RulePolicy(n, threads=cfg.threads) if "rule" in cfg.opponents else None
+        # the rule opponents run on a helper thread (their own RulePolicy: 1 Numba thread) while the learner's
+        # network runs on this one (torch, 1 thread in collection): the two are independent within a step and
+        # both release the GIL, so the second core works during the network's forward (see collect)
+        self.rule = RulePolicy(n, threads=1) if "rule" in cfg.opponents else None
+        self._helper: ThreadPoolExecutor | None = None
         self.owners = np.zeros((n, 4), np.int16)
         self.pool_slots = 0  # filled slots of the opponent pool (set by the trainer)
         self.env.reset()
@@ -364,6 +369,15 @@ class Collector:
                 if m:
                     ob_l, mk_l = env.obs[lr_rows], env.masks[lr_rows]
                     tile, glob = ann.obs_features(ob_l, mk_l)
+                rule_rows = np.flatnonzero(own == OWN_RULE)
+                rule_job = None
+                if rule_rows.size:  # deterministic, no RNG: running it beside the learner changes no draw
+                    if self._helper is None:
+                        self._helper = ThreadPoolExecutor(1, thread_name_prefix="ppo-rule")
+                    rule_job = self._helper.submit(
+                        self.rule, env.obs[rule_rows], env.masks[rule_rows], seats[rule_rows]
+                    )
+                if m:
                     illegal = ~torch.from_numpy(mk_l).to(device)
                     with torch.inference_mode():
                         logits, value = masked_logits(net, tile.to(device), glob.to(device), illegal)
@@ -387,8 +401,8 @@ class Collector:
                 for code in np.unique(own[own != OWN_LEARNER]):
                     r = np.flatnonzero(own == code)
                     if code == OWN_RULE:
-                        actions[r] = self.rule(env.obs[r], env.masks[r], seats[r])
-                    elif code == OWN_RANDOM:
+                        continue  # on the helper thread (rule_job)
+                    if code == OWN_RANDOM:
                         actions[r] = random_legal_actions(env.masks[r], self.rng)
                     else:
                         tile, glob = ann.obs_features(env.obs[r], env.masks[r])
@@ -402,6 +416,8 @@ class Collector:
                                 .cpu()
                                 .numpy()
                             )
+                if rule_job is not None:
+                    actions[rule_rows] = rule_job.result()
                 t1 = t()
                 timers["inference_s"] += t1 - t0
                 env.step(actions)
