@@ -10,6 +10,8 @@ What it does, in the order of the code
    a snapshot is added every ``pool_every`` updates, the oldest dropped beyond ``pool_size``). The learner samples
    from its masked categorical policy and the **behaviour log-probability of the sampled action is stored at
    collection** (PPO's "old" log-prob is never recomputed). Only the learner's decisions are trained on.
+   Torch runs single-threaded during collection and the rule opponents on a helper thread beside the network
+   (no spin-waiting of torch's and Numba's thread pools against each other; docs/training.md, session 8).
 3. **Returns** (:func:`gae_kernel`): GAE per (table, chair) over that chair's own decisions: the reward of a
    decision is what the chair was paid (``rewards * reward_scale``) until its next decision; a hand's end is
    terminal. A chain cut by the end of the rollout is bootstrapped with the value of the chair's current
