@@ -305,3 +305,39 @@ def test_masked_probs_equal_exp_of_the_masked_log_softmax():
         (-(p * y).sum(1).mean()).backward()
         assert torch.equal(p.detach(), lp.exp()) and torch.equal(x.grad, y.grad)
         assert bool((p[illegal] == 0).all()) and bool((p[~illegal] > 0).all())
+
+
+def test_collection_restores_torch_threads_and_plays_the_rule_opponents_on_its_helper():
+    """Collection runs torch with one thread and the rule opponents on a helper thread (train/ppo.py): the
+    caller's torch thread count comes back, and the rule opponents' decisions are those of the rule agent."""
+    from agents import nn as ann
+    from agents.rule import RulePolicy
+    from train.ppo import OWN_RULE, Collector
+
+    cfg = check_config(PPOConfig(num_envs=8, rollout_steps=6, threads=1, torch_threads=1, channels=4, hidden=8,
+                                 opponents=("rule",), opponent_prob=0.75, min_fan=4))  # fmt: skip
+    col = Collector(cfg)
+    net = ann.PolicyValueNet(ann.NNConfig(4, 8))
+    gen = torch.Generator().manual_seed(0)
+    timers = dict.fromkeys(("env_s", "inference_s", "gae_s", "update_s", "other_s"), 0.0)
+    seen, rule = 0, RulePolicy(8, threads=1)
+    step = col.env.step
+
+    def checked_step(actions):  # the actions taken at the rule agent's chairs are its own choices
+        nonlocal seen
+        r = np.flatnonzero(col.owners[np.arange(8), col.env.seats] == OWN_RULE)
+        if r.size:
+            want = rule(col.env.obs[r], col.env.masks[r], col.env.seats[r])
+            np.testing.assert_array_equal(actions[r], want)
+            seen += r.size
+        return step(actions)
+
+    col.env.step = checked_step
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        batch = col.collect(net, [], gen, torch.device("cpu"), timers)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    assert seen > 0 and batch["actions"].size > 0

@@ -10,6 +10,8 @@ What it does, in the order of the code
    a snapshot is added every ``pool_every`` updates, the oldest dropped beyond ``pool_size``). The learner samples
    from its masked categorical policy and the **behaviour log-probability of the sampled action is stored at
    collection** (PPO's "old" log-prob is never recomputed). Only the learner's decisions are trained on.
+   Torch runs single-threaded during collection and the rule opponents on a helper thread beside the network
+   (no spin-waiting of torch's and Numba's thread pools against each other; docs/training.md, session 8).
 3. **Returns** (:func:`gae_kernel`): GAE per (table, chair) over that chair's own decisions: the reward of a
    decision is what the chair was paid (``rewards * reward_scale``) until its next decision; a hand's end is
    terminal. A chain cut by the end of the rollout is bootstrapped with the value of the chair's current
@@ -41,6 +43,7 @@ import hashlib
 import json
 import math
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -268,9 +271,11 @@ def masked_logits(net: ann.PolicyValueNet, tile: torch.Tensor, glob: torch.Tenso
     logits, value = net.forward_features(tile, glob, None)
     # legal logits are floored at the best legal one - _SPAN: a confident (BC) policy otherwise gives legal actions
     # probabilities below float32's normal range, and the exp / softmax backward on subnormals is slow on CPU
-    top = logits.detach().masked_fill(illegal, float("-inf")).amax(1, keepdim=True)
+    # torch.where instead of masked_fill (the same values and gradients; masked_fill with a bool mask is not
+    # vectorised on CPU: 0.93 against 0.53 ms for 4,096 x 109 on one core)
+    top = torch.where(illegal, float("-inf"), logits.detach()).amax(1, keepdim=True)
     logits = torch.maximum(logits, top - _SPAN)
-    return logits.masked_fill(illegal, _NEG), value
+    return torch.where(illegal, _NEG, logits), value
 
 
 def masked_probs(logp: torch.Tensor, illegal: torch.Tensor) -> torch.Tensor:
@@ -278,7 +283,7 @@ def masked_probs(logp: torch.Tensor, illegal: torch.Tensor) -> torch.Tensor:
     make ``exp`` take its slow underflow path (measured 10x slower on CPU), so they are clamped first and set
     to their exact value 0 after; legal log-probabilities are >= -_SPAN - log(NUM_ACTIONS) (about -45), far
     above the clamp, so every value (and gradient) is the same as ``logp.exp()``'s."""
-    return logp.clamp_min(-80.0).exp().masked_fill(illegal, 0.0)
+    return torch.where(illegal, 0.0, logp.clamp_min(-80.0).exp())
 
 
 # ------------------------------------------------------------------------------------------------ collection
@@ -296,7 +301,11 @@ class Collector:
             obs_dtype=np.uint8,
         )  # fmt: skip
         self.rng = np.random.default_rng([cfg.seed, 1])
-        self.rule = RulePolicy(n, threads=cfg.threads) if "rule" in cfg.opponents else None
+        # the rule opponents run on a helper thread (their own RulePolicy: 1 Numba thread) while the learner's
+        # network runs on this one (torch, 1 thread in collection): the two are independent within a step and
+        # both release the GIL, so the second core works during the network's forward (see collect)
+        self.rule = RulePolicy(n, threads=1) if "rule" in cfg.opponents else None
+        self._helper: ThreadPoolExecutor | None = None
         self.owners = np.zeros((n, 4), np.int16)
         self.pool_slots = 0  # filled slots of the opponent pool (set by the trainer)
         self.env.reset()
@@ -344,72 +353,97 @@ class Collector:
         learner_points = 0.0
         learner_wins = 0
         t = time.perf_counter
-        for _ in range(steps):
-            t0 = t()
-            seats = env.seats
-            own = self.owners[rows, seats]
-            lr_rows = np.flatnonzero(own == OWN_LEARNER)
-            m = lr_rows.size
-            if m:
-                ob_l, mk_l = env.obs[lr_rows], env.masks[lr_rows]
-                tile, glob = ann.obs_features(ob_l, mk_l)
-                illegal = ~torch.from_numpy(mk_l).to(device)
-                with torch.inference_mode():
-                    logits, value = masked_logits(net, tile.to(device), glob.to(device), illegal)
-                    logp_all = torch.log_softmax(logits, 1)
-                    a = torch.multinomial(masked_probs(logp_all, illegal), 1, generator=gen).squeeze(1)
-                    lp = logp_all.gather(1, a[:, None]).squeeze(1)
-                a_np = a.cpu().numpy()
-                actions[lr_rows] = a_np
-                sl = slice(k, k + m)
-                obs_b[sl] = ob_l
-                mask_b[sl] = mk_l
-                tile_b[sl] = tile.numpy()
-                glob_b[sl] = glob.numpy()
-                act_b[sl] = a_np
-                logp_b[sl] = lp.cpu().numpy()
-                val_b[sl] = value.cpu().numpy()
-                prev = last[lr_rows, seats[lr_rows]]
-                nxt_b[prev[prev >= 0]] = np.arange(k, k + m)[prev >= 0]
-                last[lr_rows, seats[lr_rows]] = np.arange(k, k + m)
-                k += m
-            for code in np.unique(own[own != OWN_LEARNER]):
-                r = np.flatnonzero(own == code)
-                if code == OWN_RULE:
-                    actions[r] = self.rule(env.obs[r], env.masks[r], seats[r])
-                elif code == OWN_RANDOM:
-                    actions[r] = random_legal_actions(env.masks[r], self.rng)
-                else:
-                    tile, glob = ann.obs_features(env.obs[r], env.masks[r])
-                    illegal = ~torch.from_numpy(env.masks[r]).to(device)
-                    with torch.no_grad():
-                        logits, _ = masked_logits(
-                            pool[code - OWN_POOL], tile.to(device), glob.to(device), illegal
-                        )
-                        actions[r] = (
-                            torch.multinomial(torch.softmax(logits, 1), 1, generator=gen)[:, 0].cpu().numpy()
-                        )
-            t1 = t()
-            timers["inference_s"] += t1 - t0
-            env.step(actions)
-            t2 = t()
-            timers["env_s"] += t2 - t1
-            rw = env.rewards
-            has = last >= 0
-            rew_b[last[has]] += rw[has] * cfg.reward_scale
-            term = np.flatnonzero(env.terminated)
-            if term.size:
-                lt = last[term]
-                done_b[lt[lt >= 0]] = True
-                is_l = self.owners[term] == OWN_LEARNER
-                sc = env.results.scores[term]
-                hands += term.size
-                learner_hands += int(is_l.sum())
-                learner_points += float(sc[is_l].sum())
-                learner_wins += int((is_l & (env.results.winner[term, None] == np.arange(4))).sum())
-                last[term] = -1
-                self.assign(term)
-            timers["other_s"] += t() - t2
+        # torch runs single-threaded during collection: the learner's batches are ~200 rows, where a second
+        # torch thread gains little, and after each of its parallel ops that thread spin-waits ~7 ms (libgomp)
+        # on a core that the Numba kernels of the same step (features, rule agent, env) need: with 2 + 2 threads
+        # the collection took 1.8 CPU-s for 1.1 CPU-s of work. One thread gives the same values (per-row ops).
+        n_torch = torch.get_num_threads()
+        one = device.type == "cpu" and n_torch > 1
+        if one:
+            torch.set_num_threads(1)
+        try:
+            for _ in range(steps):
+                t0 = t()
+                seats = env.seats
+                own = self.owners[rows, seats]
+                lr_rows = np.flatnonzero(own == OWN_LEARNER)
+                m = lr_rows.size
+                if m:
+                    ob_l, mk_l = env.obs[lr_rows], env.masks[lr_rows]
+                    tile, glob = ann.obs_features(ob_l, mk_l)
+                rule_rows = np.flatnonzero(own == OWN_RULE)
+                rule_job = None
+                if rule_rows.size:  # deterministic, no RNG: running it beside the learner changes no draw
+                    if self._helper is None:
+                        self._helper = ThreadPoolExecutor(1, thread_name_prefix="ppo-rule")
+                    rule_job = self._helper.submit(
+                        self.rule, env.obs[rule_rows], env.masks[rule_rows], seats[rule_rows]
+                    )
+                if m:
+                    illegal = ~torch.from_numpy(mk_l).to(device)
+                    with torch.inference_mode():
+                        logits, value = masked_logits(net, tile.to(device), glob.to(device), illegal)
+                        logp_all = torch.log_softmax(logits, 1)
+                        a = torch.multinomial(masked_probs(logp_all, illegal), 1, generator=gen).squeeze(1)
+                        lp = logp_all.gather(1, a[:, None]).squeeze(1)
+                    a_np = a.cpu().numpy()
+                    actions[lr_rows] = a_np
+                    sl = slice(k, k + m)
+                    obs_b[sl] = ob_l
+                    mask_b[sl] = mk_l
+                    tile_b[sl] = tile.numpy()
+                    glob_b[sl] = glob.numpy()
+                    act_b[sl] = a_np
+                    logp_b[sl] = lp.cpu().numpy()
+                    val_b[sl] = value.cpu().numpy()
+                    prev = last[lr_rows, seats[lr_rows]]
+                    nxt_b[prev[prev >= 0]] = np.arange(k, k + m)[prev >= 0]
+                    last[lr_rows, seats[lr_rows]] = np.arange(k, k + m)
+                    k += m
+                for code in np.unique(own[own != OWN_LEARNER]):
+                    r = np.flatnonzero(own == code)
+                    if code == OWN_RULE:
+                        continue  # on the helper thread (rule_job)
+                    if code == OWN_RANDOM:
+                        actions[r] = random_legal_actions(env.masks[r], self.rng)
+                    else:
+                        tile, glob = ann.obs_features(env.obs[r], env.masks[r])
+                        illegal = ~torch.from_numpy(env.masks[r]).to(device)
+                        with torch.no_grad():
+                            logits, _ = masked_logits(
+                                pool[code - OWN_POOL], tile.to(device), glob.to(device), illegal
+                            )
+                            actions[r] = (
+                                torch.multinomial(torch.softmax(logits, 1), 1, generator=gen)[:, 0]
+                                .cpu()
+                                .numpy()
+                            )
+                if rule_job is not None:
+                    actions[rule_rows] = rule_job.result()
+                t1 = t()
+                timers["inference_s"] += t1 - t0
+                env.step(actions)
+                t2 = t()
+                timers["env_s"] += t2 - t1
+                rw = env.rewards
+                has = last >= 0
+                rew_b[last[has]] += rw[has] * cfg.reward_scale
+                term = np.flatnonzero(env.terminated)
+                if term.size:
+                    lt = last[term]
+                    done_b[lt[lt >= 0]] = True
+                    is_l = self.owners[term] == OWN_LEARNER
+                    sc = env.results.scores[term]
+                    hands += term.size
+                    learner_hands += int(is_l.sum())
+                    learner_points += float(sc[is_l].sum())
+                    learner_wins += int((is_l & (env.results.winner[term, None] == np.arange(4))).sum())
+                    last[term] = -1
+                    self.assign(term)
+                timers["other_s"] += t() - t2
+        finally:
+            if one:
+                torch.set_num_threads(n_torch)
         # bootstrap the cut chains from the chair's current observation (its own view)
         t3 = time.perf_counter()
         tab, seat = np.nonzero(last >= 0)
@@ -452,16 +486,22 @@ def ppo_update(
     stats = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
     n_mb = 0
     epochs_done = 0
+    # the gathered minibatch inputs go into the same buffers every time (out=): no fresh 25 MiB per minibatch
+    mb = min(cfg.minibatch_size, k)
+    tile_buf = tile_all.new_empty((mb, *tile_all.shape[1:]))
+    glob_buf = glob_all.new_empty((mb, *glob_all.shape[1:]))
+    illegal_buf = illegal_all.new_empty((mb, *illegal_all.shape[1:]))
     for _ in range(cfg.epochs):
         perm = torch.from_numpy(rng.permutation(k)).to(device)
         kl_sum, kl_n = 0.0, 0
         for s in range(0, k, cfg.minibatch_size):
             idx = perm[s : s + cfg.minibatch_size]
             # index_select gathers whole rows (memcpy); advanced indexing (``tile_all[idx]``) was 3x slower
-            illegal = illegal_all.index_select(0, idx)
-            logits, v = masked_logits(
-                net, tile_all.index_select(0, idx), glob_all.index_select(0, idx), illegal
-            )
+            m = idx.shape[0]
+            illegal = torch.index_select(illegal_all, 0, idx, out=illegal_buf[:m])
+            tile = torch.index_select(tile_all, 0, idx, out=tile_buf[:m])
+            glob = torch.index_select(glob_all, 0, idx, out=glob_buf[:m])
+            logits, v = masked_logits(net, tile, glob, illegal)
             logp_all = torch.log_softmax(logits, 1)
             lp = logp_all.gather(1, act[idx].unsqueeze(1)).squeeze(1)
             entropy = -(masked_probs(logp_all, illegal) * logp_all).sum(1).mean()
