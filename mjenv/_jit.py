@@ -60,6 +60,8 @@ def njit(*args, **kwargs):
     compiled without Literal specializations (:func:`_no_literal_specializations`)."""
     kwargs.setdefault("cache", CACHE)
     kwargs.setdefault("nogil", True)
+    # set explicitly, so that a callee compiled while a forceinline kernel is typed does not inherit it
+    kwargs.setdefault("forceinline", False)
     if len(args) == 1 and callable(args[0]) and not kwargs.get("_signature"):
         return _no_literal_specializations(numba.njit(**kwargs)(args[0]))
     deco = numba.njit(*args, **kwargs)

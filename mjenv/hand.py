@@ -476,7 +476,7 @@ def _knitted_min(
     return best
 
 
-@njit(inline="always")
+@njit(forceinline=True)  # inlined by LLVM, typed and lowered once (not per caller)
 def _min_shanten_at(counts, i, n, suit, honor, suit_inc, honor_inc):
     """Overall shanten (the minimum over the shapes) of row ``i`` of ``counts`` (int8[:, 34]).
 
@@ -761,7 +761,7 @@ def _suit_key(counts, i, lo, hi):
     return k
 
 
-@njit(inline="always")  # a call per hand costs as much as the test itself
+@njit(forceinline=True)  # a call per hand costs as much as the test: LLVM inlines it
 def win_code_at_kernel(counts, i, n_melds, suit_win, honor_win, knits):
     """1 if row ``i`` of ``counts`` (14 - 3*n_melds tiles) wins in any shape, 0 if not, or a negative error code.
 
