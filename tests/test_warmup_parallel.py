@@ -50,6 +50,40 @@ def test_jobs_must_be_positive(bad):
         mjenv.warmup(modules=(), jobs=bad)
 
 
+@pytest.mark.parametrize("bad", [1, None, "yes"])
+def test_freeze_must_be_a_bool(bad):
+    with pytest.raises(TypeError, match="freeze must be a bool"):
+        mjenv.warmup(modules=(), freeze=bad)
+
+
+def test_warmup_freezes_what_is_alive_unless_told_not_to():
+    """``freeze`` (default): the objects alive after the warmup go to the permanent GC generation (a fast exit);
+    cyclic garbage made before is collected first, not frozen."""
+    import gc
+    import weakref
+
+    class Node:
+        pass
+
+    gc.unfreeze()
+    try:
+        mjenv.warmup(modules=(), freeze=False)
+        assert gc.get_freeze_count() == 0
+        cycle = Node()
+        cycle.self = cycle  # garbage that only the cycle collector frees
+        gone = weakref.ref(cycle)
+        del cycle
+        gc.disable()  # no automatic collection in between: warmup's own collect must free it
+        try:
+            mjenv.warmup(modules=())
+        finally:
+            gc.enable()
+        assert gone() is None
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+
+
 def test_default_jobs_is_the_usable_cpus_capped_by_the_tasks():
     n = mjenv.default_jobs()
     assert 1 <= n <= len(mjenv._TASKS)
