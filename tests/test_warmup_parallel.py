@@ -136,6 +136,62 @@ def test_plan_balances_the_processes_and_keeps_the_task_order():
     assert max(loads) <= sum(costs) / 2 + max(costs) / 2
 
 
+def test_each_module_waits_for_the_tasks_it_loads():
+    order = list(mjenv._TASKS)
+    for k, module in enumerate(mjenv.WARMUP_MODULES):
+        assert set(mjenv._needs(module, False)) == set(order[: k + 1])
+    assert "vector" in mjenv._needs(
+        "mjenv.game", True
+    )  # game.warmup runs the fronts the vector task compiles
+    assert set(mjenv._needs("mjenv.observation", True)) == set(order)  # unknown: waits for everything
+
+
+def test_modules_load_while_the_other_workers_still_compile(monkeypatch):
+    """warmup loads a module as soon as the tasks it needs are over, not after the last worker."""
+    import threading
+
+    import mjenv.fans
+    import mjenv.hand
+
+    finished, loaded = [], []
+    hand_loaded = threading.Event()
+
+    def fake_run(tasks, jobs, bar, cpu=None, done=None, stop=None):
+        for name, _ in tasks:
+            finished.append(name)
+            done[name].set()
+            if name == "hand":  # "fans" is still compiling while this process loads mjenv.hand
+                assert hand_loaded.wait(30)
+        return 2
+
+    def recorder(module):
+        def warmup():
+            loaded.append((module, list(finished)))
+            if module == "mjenv.hand":
+                hand_loaded.set()
+
+        return warmup
+
+    monkeypatch.setattr(mjenv, "_run_parallel", fake_run)
+    monkeypatch.setattr(mjenv, "_task_done", lambda *a: False)
+    monkeypatch.setattr(mjenv, "_mark_done", lambda *a, **k: None)
+    monkeypatch.setattr(mjenv.hand, "warmup", recorder("mjenv.hand"))
+    monkeypatch.setattr(mjenv.fans, "warmup", recorder("mjenv.fans"))
+    times = mjenv.warmup(modules=("mjenv.hand", "mjenv.fans"), jobs=2, freeze=False)
+    assert loaded == [("mjenv.hand", ["hand"]), ("mjenv.fans", ["hand", "fans"])]
+    assert list(times) == ["compile (2 processes)", "mjenv.hand", "mjenv.fans"]
+
+
+def test_an_error_of_the_compile_thread_reaches_the_caller(monkeypatch):
+    def broken(*a, **k):
+        raise OSError("no processes today")
+
+    monkeypatch.setattr(mjenv, "_run_parallel", broken)
+    monkeypatch.setattr(mjenv, "_task_done", lambda *a: False)
+    with pytest.raises(OSError, match="no processes today"):
+        mjenv.warmup(modules=("mjenv.hand", "mjenv.fans"), jobs=2, freeze=False)
+
+
 # ------------------------------------------------------------------------------------------------ markers
 @needs_cache
 def test_markers_name_the_sources_and_a_stale_one_does_not_count(monkeypatch, tmp_path):
