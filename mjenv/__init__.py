@@ -60,15 +60,14 @@ _TASKS = {
     "game": ("mjenv.hand", "mjenv.fans"),
     "vector": ("mjenv.hand", "mjenv.fans", "mjenv.game"),
 }
-#: Cold CPU seconds of each task alone (2-core machine, docs/performance.md "Cold start"), and of starting a
-#: worker process: only their ratios matter, to spread the tasks evenly over the processes.
-#: (Session 7: ``game`` and ``vector`` scaled by their measured A/B against the previous code, 29.2 -> 24.1 and
-#: 20.4 -> 18.7 CPU-s under load; ``hand`` without its warmup: the win test's shared kernel, ~5 CPU-s.)
-#: (Session 8: ``hand`` 27 -> 23, its task measured at 33.0 -> 27.8 CPU-s under load with its two big inlined
-#: helpers typed once, ``benchmarks/profile_compile.py --task hand``.)
-_TASK_COST = {"hand": 23.0, "fans": 24.0, "game": 21.0, "vector": 18.5}
-_HAND_IMPORT_COST = 4.5  # the ``hand`` task without its warmup: the shared kernel only
-_START_COST = 1.5
+#: Cold CPU seconds of each task alone, and of starting a worker process: only their ratios matter, to spread
+#: the tasks evenly over the processes. Session 8, one period on the 2-core machine under load (user CPU of
+#: ``benchmarks/profile_compile.py --task NAME`` in an empty cache): hand 33.0 -> 27.8 (its big inlined helpers
+#: typed once), fans 29.9, game 21.7, vector 23.8 (``vecfast``'s larger ``_step_batch``); ``hand`` without its
+#: warmup (the win test's shared kernel) ~5.5.
+_TASK_COST = {"hand": 27.8, "fans": 29.9, "game": 21.7, "vector": 23.8}
+_HAND_IMPORT_COST = 5.5  # the ``hand`` task without its warmup: the shared kernel only
+_START_COST = 1.8
 
 
 def _task_cost(name: str, args: dict) -> float:
