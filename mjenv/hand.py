@@ -927,7 +927,8 @@ def _batch_waits(
         n = _check(row)
         if n < 0 or n != 13 - 3 * n_melds[i]:
             return i
-        if min_shanten_kernel(row, n, suit, honor, suit_inc, honor_inc) == 0:  # only ready hands wait
+        # only ready hands wait; the batch kernel's own shanten specialization (no reshaped view of the row)
+        if _min_shanten_at(counts, i, n, suit, honor, suit_inc, honor_inc) == 0:
             _waits(row, n, row, out[i], suit_win, honor_win, knits, orphans, pow5)
     return -1
 
