@@ -282,8 +282,9 @@ _DELTA9 = np.array([sum(5**r for r in range(9) if i >> r & 1) for i in range(512
 KNIT_MASK = np.array([0b001001001, 0b010010010, 0b100100100], dtype=np.int64)  # ranks 147, 258, 369
 
 # --- overall shanten (batch_shanten): packed increments, SWAR count pass ------------------------------------
-# Helpers taking only scalars are plain kernels (LLVM inlines them); the two that index the tables are inlined
-# by numba, since a call passing arrays costs about as much per hand as the work.
+# Helpers taking only scalars are plain kernels (LLVM inlines them); the two that index the tables are always
+# inlined, since a call passing arrays costs about as much per hand as the work: _knitted_min by numba (into
+# _min_shanten_at only), _min_shanten_at by LLVM (forceinline: typed and lowered once, not once per caller).
 
 INC_PAIR = 1 << 12  # bits of shanten_tables.npz (gen_shanten_tables.py): the group can hold the pair
 INC_EXACT = 1 << 13  # a row of the group is not concave: use the full convolution
@@ -528,7 +529,7 @@ def _min_shanten_at(counts, i, n, suit, honor, suit_inc, honor_inc):
 
 @njit
 def min_shanten_kernel(counts, n, suit, honor, suit_inc, honor_inc):
-    """:func:`_min_shanten_at` of a single ``int8[34]`` row (a separate copy from the batch kernel's)."""
+    """:func:`_min_shanten_at` of a single ``int8[34]`` row (the batch kernel's specialization, inlined by LLVM)."""
     return _min_shanten_at(
         counts.reshape((1, counts.shape[0])), np.int64(0), n, suit, honor, suit_inc, honor_inc
     )
