@@ -15,6 +15,10 @@ parallel warmup, as one worker process runs them, with their stub symbols) and p
   linked module holds (a library links in all its callees);
 * every function compiled more than once, with the argument types of each specialization.
 
+Shared kernels (``mjenv._jit.shared_kernel``: a ``numba.cfunc`` each) fire no ``numba:compile`` event of
+their own; their compile is timed around ``mjenv._jit._compile_cfunc`` and listed as ``name [cfunc]``.
+Seconds are the process CPU time (steadier than wall time on a shared machine; ``--wall`` for wall time).
+
 See ``docs/performance.md`` ("Cold start").
 """
 
@@ -30,23 +34,39 @@ from numba.core import codegen, event
 class _CompileTimes(event.Listener):
     """Inclusive and exclusive seconds of every ``numba:compile`` event."""
 
+    clock = staticmethod(time.process_time)
+
     def __init__(self) -> None:
         self.stack: list[list[float]] = []
         self.records: list[tuple[str, str, str, float, float]] = []
 
     def on_start(self, ev) -> None:
-        self.stack.append([time.perf_counter(), 0.0])
+        self.stack.append([self.clock(), 0.0])
 
     def on_end(self, ev) -> None:
-        t0, children = self.stack.pop()
-        dt = time.perf_counter() - t0
-        if self.stack:
-            self.stack[-1][1] += dt
         data = ev.data or {}
         py_func = getattr(data.get("dispatcher"), "py_func", None)
         name = getattr(py_func, "__qualname__", str(data.get("dispatcher")))
-        module = getattr(py_func, "__module__", "?")
-        self.records.append((module, name, str(data.get("args")), dt, dt - children))
+        self.end(getattr(py_func, "__module__", "?"), name, str(data.get("args")))
+
+    def end(self, module: str, name: str, args: str) -> None:
+        t0, children = self.stack.pop()
+        dt = self.clock() - t0
+        if self.stack:
+            self.stack[-1][1] += dt
+        self.records.append((module, name, args, dt, dt - children))
+
+    def timed_cfunc(self, compile_cfunc):
+        """``mjenv._jit._compile_cfunc`` timed as an event of its own (a shared kernel's cfunc)."""
+
+        def timed(py_func, signature):
+            self.stack.append([self.clock(), 0.0])
+            try:
+                return compile_cfunc(py_func, signature)
+            finally:
+                self.end(py_func.__module__, f"{py_func.__qualname__} [cfunc]", str(signature))
+
+        return timed
 
 
 def main(argv=None) -> int:
@@ -65,8 +85,11 @@ def main(argv=None) -> int:
         help="profile these compile-only tasks of a parallel warmup (mjenv._TASKS, with their stubs) in this "
         "process instead of mjenv.warmup(); repeat for a chain (e.g. --task fans --task game)",
     )
+    ap.add_argument("--wall", action="store_true", help="wall-clock seconds instead of process CPU seconds")
     args = ap.parse_args(argv)
 
+    clock = time.perf_counter if args.wall else time.process_time
+    _CompileTimes.clock = staticmethod(clock)
     times = _CompileTimes()
     event.register("numba:compile", times)
     libs = collections.defaultdict(lambda: [0.0, 0.0, 0])  # optimize s, codegen s, functions
@@ -76,20 +99,23 @@ def main(argv=None) -> int:
     )
 
     def timed_optimize(self):
-        t = time.perf_counter()
+        t = clock()
         optimize(self)
         rec = libs[self.name]
-        rec[0] += time.perf_counter() - t
+        rec[0] += clock() - t
         rec[2] = sum(1 for fn in self._final_module.functions if not fn.is_declaration)
 
     def timed_finalize(self):
-        t = time.perf_counter()
+        t = clock()
         finalize(self)
-        libs[self.name][1] += time.perf_counter() - t
+        libs[self.name][1] += clock() - t
 
     codegen.CPUCodeLibrary._optimize_final_module = timed_optimize
     codegen.CPUCodeLibrary._finalize_final_module = timed_finalize
 
+    from mjenv import _jit
+
+    _jit._compile_cfunc = times.timed_cfunc(_jit._compile_cfunc)
     import mjenv
 
     t0 = time.perf_counter()

@@ -60,13 +60,14 @@ _TASKS = {
     "game": ("mjenv.hand", "mjenv.fans"),
     "vector": ("mjenv.hand", "mjenv.fans", "mjenv.game"),
 }
-#: Cold CPU seconds of each task alone (2-core machine, docs/performance.md "Cold start"), and of starting a
-#: worker process: only their ratios matter, to spread the tasks evenly over the processes.
-#: (Session 7: ``game`` and ``vector`` scaled by their measured A/B against the previous code, 29.2 -> 24.1 and
-#: 20.4 -> 18.7 CPU-s under load; ``hand`` without its warmup: the win test's shared kernel, ~5 CPU-s.)
-_TASK_COST = {"hand": 27.0, "fans": 24.0, "game": 21.0, "vector": 18.5}
-_HAND_IMPORT_COST = 4.5  # the ``hand`` task without its warmup: the shared kernel only
-_START_COST = 1.5
+#: Cold CPU seconds of each task alone, and of starting a worker process: only their ratios matter, to spread
+#: the tasks evenly over the processes. Session 8, one period on the 2-core machine under load (user CPU of
+#: ``benchmarks/profile_compile.py --task NAME`` in an empty cache): hand 33.0, fans 29.9, game 21.7, vector 23.8
+#: (``vecfast``'s larger ``_step_batch``); hand scaled by its A/B with its big inlined helpers typed once (37.7 ->
+#: 28.5 CPU-s, -24%): 25; ``hand`` without its warmup (the win test's shared kernel) ~5.5.
+_TASK_COST = {"hand": 25.0, "fans": 29.9, "game": 21.7, "vector": 23.8}
+_HAND_IMPORT_COST = 5.5  # the ``hand`` task without its warmup: the shared kernel only
+_START_COST = 1.8
 
 
 def _task_cost(name: str, args: dict) -> float:
@@ -115,6 +116,22 @@ def _tasks_for(modules, imports, kwargs) -> list[tuple[str, dict]]:
     elif "mjenv.game" in modules:  # game.warmup's front kernels without the vector kernel
         out.append(("vector", {"observations": False, "fronts": True, "kernel": False}))
     return out
+
+
+def _needs(module: str, with_warmup: bool) -> tuple[str, ...]:
+    """The tasks whose kernels loading ``module`` (and, with ``with_warmup``, running its ``warmup``) reads from
+    the cache: its own and those of the modules it imports; ``mjenv.game``'s warmup also runs the single-table
+    fronts, which the ``vector`` task compiles."""
+    order = list(_TASKS)
+    own = {"mjenv.hand": "hand", "mjenv.fans": "fans", "mjenv.game": "game", "mjenv.vector": "vector"}.get(
+        module
+    )
+    if own is None:
+        return tuple(order)
+    needed = order[: order.index(own) + 1]
+    if module == "mjenv.game" and with_warmup:
+        needed.append("vector")
+    return tuple(needed)
 
 
 def _plan(tasks, jobs: int) -> list[list[tuple[str, dict]]]:
@@ -269,11 +286,15 @@ def _compile_game_fronts(G) -> None:
         kernel.compile(tuple(numba.typeof(a) for a in args))
 
 
-def _run_parallel(tasks, jobs: int, bar, cpu: list | None = None) -> int:
+def _run_parallel(tasks, jobs: int, bar, cpu: list | None = None, done: dict | None = None, stop=None) -> int:
     """Run ``tasks`` in up to ``jobs`` worker processes (fresh ``python`` processes, :func:`_plan`), updating
     ``bar`` per task. A worker that fails only costs time (the caller then compiles what is missing in its own
     process): it is reported as a ``RuntimeWarning`` with the end of its error output. Returns the number of
-    processes; ``cpu`` (a list) receives ``(task names, CPU seconds)`` per process."""
+    processes; ``cpu`` (a list) receives ``(task names, CPU seconds)`` per process.
+
+    ``done`` (task name -> :class:`threading.Event`): each event is set as soon as its task is over (its kernels
+    are in the cache, or its worker failed), so that a caller in another thread can load what is ready while
+    the other workers compile. ``stop`` (an event): when set, the workers are killed and this returns."""
     import json
     import os
     import subprocess
@@ -307,7 +328,9 @@ def _run_parallel(tasks, jobs: int, bar, cpu: list | None = None) -> int:
                     cpu.append((names[k], float(rest)))
                     continue
                 elif word == "done":
-                    chain.pop(0)
+                    finished = chain.pop(0)
+                    if done is not None and finished[0] in done:
+                        done[finished[0]].set()
                     now[k] = chain[0][0] if chain else "done"
                     bar.update(1)
                 else:
@@ -333,6 +356,8 @@ def _run_parallel(tasks, jobs: int, bar, cpu: list | None = None) -> int:
         show()
         for proc, err, t, chain in procs:
             while proc.poll() is None:
+                if stop is not None and stop.is_set():
+                    return len(plan)  # the processes are killed below
                 time.sleep(0.05)
             t.join()
             if proc.returncode != 0:
@@ -345,6 +370,9 @@ def _run_parallel(tasks, jobs: int, bar, cpu: list | None = None) -> int:
                     RuntimeWarning,
                 )
                 bar.update(len(chain))
+            for name, _ in chain:  # failed: what it did not do is compiled by the caller
+                if done is not None and name in done:
+                    done[name].set()
         return len(plan)
     finally:
         for proc, err, _t, _chain in procs:
@@ -360,6 +388,7 @@ def warmup(
     progress: bool | None = None,
     imports=(),
     jobs: int | None = None,
+    freeze: bool = True,
     **kwargs,
 ) -> dict[str, float]:
     """Compile (or load from numba's on-disk cache) the kernels of ``modules``; returns seconds per module.
@@ -385,9 +414,17 @@ def warmup(
     on import), without their own ``warmup``: ``mjenv selfplay`` passes ``("mjenv.fans", "mjenv.game")`` and
     ``modules=("mjenv.vector",)``, so that its first result does not wait for kernels the vector env never
     calls (the batch scorer, the single-table fronts' masks and observations).
+
+    ``freeze`` (default on): at the end, collect garbage once and move every object still alive (the kernels,
+    numba's type registries and their caches: ~130k objects, nearly all of them alive until the process ends)
+    to Python's permanent GC generation (:func:`gc.freeze`). Later full collections no longer walk them
+    (~0.1 s each), and the interpreter's exit, which walks them in several collections, takes ~0.1 s instead
+    of ~0.6 s (docs/performance.md, "Cold start"). Objects frozen are still freed when their reference count
+    drops to zero; only cyclic garbage among them is never collected. ``freeze=False`` leaves the GC alone.
     """
     import importlib
     import inspect
+    import threading
     import time
 
     import numba
@@ -396,6 +433,8 @@ def warmup(
     from mjenv import _jit
 
     jobs = _check_jobs(jobs)
+    if not isinstance(freeze, bool):
+        raise TypeError(f"freeze must be a bool, got {type(freeze).__name__}")
     imports = tuple(m for m in imports if m not in modules)
     tasks = _tasks_for(modules, imports, kwargs) if _jit.CACHE and not numba.config.DISABLE_JIT else []
     text = folder = None
@@ -414,17 +453,34 @@ def warmup(
     )
     old_hook = _jit.note_hook
     _jit.note_hook = lambda text: bar.set_postfix_str(text.removeprefix("compiling mjenv."), refresh=True)
+    # The workers run in a thread of this process, which meanwhile loads each module as soon as the tasks it
+    # needs are over (the hand kernels while the engine still compiles): only what the last worker compiled is
+    # loaded after it.
+    done = {name: threading.Event() for name, _ in todo}
+    stop = threading.Event()
+    compiled: dict = {}
+
+    def compile_all():
+        t0 = time.perf_counter()
+        try:
+            compiled["processes"] = _run_parallel(todo, jobs, bar, compiled.setdefault("cpu", []), done, stop)
+        except BaseException as e:  # re-raised in the caller's thread
+            compiled["error"] = e
+        finally:
+            compiled["seconds"] = time.perf_counter() - t0
+            for ev in done.values():
+                ev.set()
+
+    worker = threading.Thread(target=compile_all, name="mjenv-warmup", daemon=True) if todo else None
     try:
-        if todo:
-            t0 = time.perf_counter()
-            cpu: list = []
-            n_procs = _run_parallel(todo, jobs, bar, cpu)
-            key = f"compile ({n_procs} processes)"
-            out[key] = time.perf_counter() - t0
-            if verbose:
-                per = "; ".join(f"{names}: {s:.1f} CPU-s" for names, s in cpu)
-                bar.write(f"{key}: {out[key]:.1f} s ({per})")
+        if worker is not None:
+            worker.start()
         for name in (*imports, *modules):
+            for task in _needs(name, name in modules):  # wait for the workers that compile what it loads
+                if task in done:
+                    done[task].wait()
+            if "error" in compiled:
+                raise compiled["error"]
             bar.set_postfix_str(name.removeprefix("mjenv."), refresh=True)
             t0 = time.perf_counter()
             mod = importlib.import_module(name)  # shared kernels compile (or load) on import
@@ -436,10 +492,27 @@ def warmup(
             bar.update(1)
             if verbose:
                 bar.write(f"{name}: {out[name]:.1f} s")
+        if worker is not None:
+            worker.join()
+            if "error" in compiled:
+                raise compiled["error"]
+            key = f"compile ({compiled['processes']} processes)"
+            out = {key: compiled["seconds"], **out}
+            if verbose:
+                per = "; ".join(f"{names}: {s:.1f} CPU-s" for names, s in compiled["cpu"])
+                bar.write(f"{key}: {out[key]:.1f} s ({per})")
     finally:
+        if worker is not None and worker.is_alive():  # an error or an interrupt here: end the workers
+            stop.set()
+            worker.join()
         _jit.note_hook = old_hook
         bar.close()
     _mark_done(unmarked, text, folder)
+    if freeze:
+        import gc
+
+        gc.collect()  # what the warmup left as cyclic garbage is freed, not frozen
+        gc.freeze()
     return out
 
 

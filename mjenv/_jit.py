@@ -56,10 +56,17 @@ def _no_literal_specializations(dispatcher):
 
 
 def njit(*args, **kwargs):
-    """``numba.njit`` with mjenv's defaults (``cache=True``, ``nogil=True``); calls from other kernels are
-    compiled without Literal specializations (:func:`_no_literal_specializations`)."""
+    """``numba.njit`` with mjenv's defaults (``cache=True``, ``nogil=True``, ``forceinline=False``); calls from
+    other kernels are compiled without Literal specializations (:func:`_no_literal_specializations`).
+
+    A big helper that must be inlined for speed takes ``forceinline=True`` (LLVM's ``alwaysinline``: typed and
+    lowered once, inlined into each caller by LLVM) rather than numba's ``inline="always"``, which types and
+    lowers its IR again inside every caller. ``forceinline=False`` is set explicitly because numba lets a
+    callee compiled while a forceinline kernel is typed inherit the flag."""
     kwargs.setdefault("cache", CACHE)
     kwargs.setdefault("nogil", True)
+    # set explicitly, so that a callee compiled while a forceinline kernel is typed does not inherit it
+    kwargs.setdefault("forceinline", False)
     if len(args) == 1 and callable(args[0]) and not kwargs.get("_signature"):
         return _no_literal_specializations(numba.njit(**kwargs)(args[0]))
     deco = numba.njit(*args, **kwargs)

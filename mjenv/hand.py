@@ -282,8 +282,9 @@ _DELTA9 = np.array([sum(5**r for r in range(9) if i >> r & 1) for i in range(512
 KNIT_MASK = np.array([0b001001001, 0b010010010, 0b100100100], dtype=np.int64)  # ranks 147, 258, 369
 
 # --- overall shanten (batch_shanten): packed increments, SWAR count pass ------------------------------------
-# Helpers taking only scalars are plain kernels (LLVM inlines them); the two that index the tables are inlined
-# by numba, since a call passing arrays costs about as much per hand as the work.
+# Helpers taking only scalars are plain kernels (LLVM inlines them); the two that index the tables are always
+# inlined, since a call passing arrays costs about as much per hand as the work: _knitted_min by numba (into
+# _min_shanten_at only), _min_shanten_at by LLVM (forceinline: typed and lowered once, not once per caller).
 
 INC_PAIR = 1 << 12  # bits of shanten_tables.npz (gen_shanten_tables.py): the group can hold the pair
 INC_EXACT = 1 << 13  # a row of the group is not concave: use the full convolution
@@ -476,7 +477,7 @@ def _knitted_min(
     return best
 
 
-@njit(inline="always")
+@njit(forceinline=True)  # inlined by LLVM, typed and lowered once (not per caller)
 def _min_shanten_at(counts, i, n, suit, honor, suit_inc, honor_inc):
     """Overall shanten (the minimum over the shapes) of row ``i`` of ``counts`` (int8[:, 34]).
 
@@ -528,7 +529,7 @@ def _min_shanten_at(counts, i, n, suit, honor, suit_inc, honor_inc):
 
 @njit
 def min_shanten_kernel(counts, n, suit, honor, suit_inc, honor_inc):
-    """:func:`_min_shanten_at` of a single ``int8[34]`` row (a separate copy from the batch kernel's)."""
+    """:func:`_min_shanten_at` of a single ``int8[34]`` row (the batch kernel's specialization, inlined by LLVM)."""
     return _min_shanten_at(
         counts.reshape((1, counts.shape[0])), np.int64(0), n, suit, honor, suit_inc, honor_inc
     )
@@ -761,7 +762,7 @@ def _suit_key(counts, i, lo, hi):
     return k
 
 
-@njit(inline="always")  # a call per hand costs as much as the test itself
+@njit(forceinline=True)  # a call per hand costs as much as the test: LLVM inlines it
 def win_code_at_kernel(counts, i, n_melds, suit_win, honor_win, knits):
     """1 if row ``i`` of ``counts`` (14 - 3*n_melds tiles) wins in any shape, 0 if not, or a negative error code.
 
@@ -927,7 +928,8 @@ def _batch_waits(
         n = _check(row)
         if n < 0 or n != 13 - 3 * n_melds[i]:
             return i
-        if min_shanten_kernel(row, n, suit, honor, suit_inc, honor_inc) == 0:  # only ready hands wait
+        # only ready hands wait; the batch kernel's own shanten specialization (no reshaped view of the row)
+        if _min_shanten_at(counts, i, n, suit, honor, suit_inc, honor_inc) == 0:
             _waits(row, n, row, out[i], suit_win, honor_win, knits, orphans, pow5)
     return -1
 

@@ -50,6 +50,40 @@ def test_jobs_must_be_positive(bad):
         mjenv.warmup(modules=(), jobs=bad)
 
 
+@pytest.mark.parametrize("bad", [1, None, "yes"])
+def test_freeze_must_be_a_bool(bad):
+    with pytest.raises(TypeError, match="freeze must be a bool"):
+        mjenv.warmup(modules=(), freeze=bad)
+
+
+def test_warmup_freezes_what_is_alive_unless_told_not_to():
+    """``freeze`` (default): the objects alive after the warmup go to the permanent GC generation (a fast exit);
+    cyclic garbage made before is collected first, not frozen."""
+    import gc
+    import weakref
+
+    class Node:
+        pass
+
+    gc.unfreeze()
+    try:
+        mjenv.warmup(modules=(), freeze=False)
+        assert gc.get_freeze_count() == 0
+        cycle = Node()
+        cycle.self = cycle  # garbage that only the cycle collector frees
+        gone = weakref.ref(cycle)
+        del cycle
+        gc.disable()  # no automatic collection in between: warmup's own collect must free it
+        try:
+            mjenv.warmup(modules=())
+        finally:
+            gc.enable()
+        assert gone() is None
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+
+
 def test_default_jobs_is_the_usable_cpus_capped_by_the_tasks():
     n = mjenv.default_jobs()
     assert 1 <= n <= len(mjenv._TASKS)
@@ -100,6 +134,62 @@ def test_plan_balances_the_processes_and_keeps_the_task_order():
     costs = [mjenv._task_cost(*t) for t in full]
     loads = [sum(mjenv._task_cost(*t) for t in c) for c in mjenv._plan(full, 2)]
     assert max(loads) <= sum(costs) / 2 + max(costs) / 2
+
+
+def test_each_module_waits_for_the_tasks_it_loads():
+    order = list(mjenv._TASKS)
+    for k, module in enumerate(mjenv.WARMUP_MODULES):
+        assert set(mjenv._needs(module, False)) == set(order[: k + 1])
+    assert "vector" in mjenv._needs(
+        "mjenv.game", True
+    )  # game.warmup runs the fronts the vector task compiles
+    assert set(mjenv._needs("mjenv.observation", True)) == set(order)  # unknown: waits for everything
+
+
+def test_modules_load_while_the_other_workers_still_compile(monkeypatch):
+    """warmup loads a module as soon as the tasks it needs are over, not after the last worker."""
+    import threading
+
+    import mjenv.fans
+    import mjenv.hand
+
+    finished, loaded = [], []
+    hand_loaded = threading.Event()
+
+    def fake_run(tasks, jobs, bar, cpu=None, done=None, stop=None):
+        for name, _ in tasks:
+            finished.append(name)
+            done[name].set()
+            if name == "hand":  # "fans" is still compiling while this process loads mjenv.hand
+                assert hand_loaded.wait(30)
+        return 2
+
+    def recorder(module):
+        def warmup():
+            loaded.append((module, list(finished)))
+            if module == "mjenv.hand":
+                hand_loaded.set()
+
+        return warmup
+
+    monkeypatch.setattr(mjenv, "_run_parallel", fake_run)
+    monkeypatch.setattr(mjenv, "_task_done", lambda *a: False)
+    monkeypatch.setattr(mjenv, "_mark_done", lambda *a, **k: None)
+    monkeypatch.setattr(mjenv.hand, "warmup", recorder("mjenv.hand"))
+    monkeypatch.setattr(mjenv.fans, "warmup", recorder("mjenv.fans"))
+    times = mjenv.warmup(modules=("mjenv.hand", "mjenv.fans"), jobs=2, freeze=False)
+    assert loaded == [("mjenv.hand", ["hand"]), ("mjenv.fans", ["hand", "fans"])]
+    assert list(times) == ["compile (2 processes)", "mjenv.hand", "mjenv.fans"]
+
+
+def test_an_error_of_the_compile_thread_reaches_the_caller(monkeypatch):
+    def broken(*a, **k):
+        raise OSError("no processes today")
+
+    monkeypatch.setattr(mjenv, "_run_parallel", broken)
+    monkeypatch.setattr(mjenv, "_task_done", lambda *a: False)
+    with pytest.raises(OSError, match="no processes today"):
+        mjenv.warmup(modules=("mjenv.hand", "mjenv.fans"), jobs=2, freeze=False)
 
 
 # ------------------------------------------------------------------------------------------------ markers
