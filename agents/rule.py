@@ -1275,20 +1275,46 @@ def _claim(mask, conc, k, n, nm, mk, mt, x, ws, tabs, shapes):
 _CHUNK = 16  # rows per scratch allocation in the kernel
 
 
+# shapes of the tables (mjenv.hand.load_tables, load_shanten_tables) and of KNITS, ORPHANS, POW5, which the
+# shared kernels (decide_kernel, agents.features.row_kernel) receive as data pointers
+TABLE_SHAPES = ((5**9, 10), (5**7, 10), (5**9,), (5**7,), H.KNITS.shape, H.ORPHANS.shape, H.POW5.shape)
+_P = _nt.CPointer
+#: the C types of the seven table pointers (``tabs`` then ``shapes``) in a shared kernel's signature
+TABLE_POINTERS = (_P(_nt.int8), _P(_nt.int8), _P(_nt.uint16), _P(_nt.uint16), _P(_nt.int64), _P(_nt.int64),
+                  _P(_nt.int64))  # fmt: skip
+
+
+@njit(inline="always")
+def tables_at(suit, honor, sinc, hinc, knits, orphans, pow5):
+    """``(tabs, shapes)`` as arrays over the data pointers of a shared kernel's table arguments."""
+    tabs = (
+        numba.carray(suit, TABLE_SHAPES[0]),
+        numba.carray(honor, TABLE_SHAPES[1]),
+        numba.carray(sinc, TABLE_SHAPES[2]),
+        numba.carray(hinc, TABLE_SHAPES[3]),
+    )
+    shapes = (
+        numba.carray(knits, TABLE_SHAPES[4]),
+        numba.carray(orphans, TABLE_SHAPES[5]),
+        numba.carray(pow5, TABLE_SHAPES[6]),
+    )
+    return tabs, shapes
+
+
+def check_tables(tabs, shapes) -> None:
+    """Raise ``RuntimeError`` unless ``tabs`` and ``shapes`` have the C-contiguous shapes the shared kernels
+    assume (:data:`TABLE_SHAPES`)."""
+    for a, shape in zip((*tabs, *shapes), TABLE_SHAPES):
+        if a.shape != shape or not a.flags.c_contiguous:
+            raise RuntimeError(
+                f"mjenv's tables changed shape ({a.shape}, expected {shape}): update TABLE_SHAPES"
+            )
+
+
 def _decide_c(ob, mask, danger_wall, max_eval, conc, vis, disc, unseen, mk, mt, ws, suit, honor, sinc, hinc,
               knits, orphans, pow5):  # fmt: skip
     """:func:`_decide` over data pointers (the body of its shared kernel: :func:`decide_kernel`)."""
-    tabs = (
-        numba.carray(suit, _SHAPES[0]),
-        numba.carray(honor, _SHAPES[1]),
-        numba.carray(sinc, _SHAPES[2]),
-        numba.carray(hinc, _SHAPES[3]),
-    )
-    shapes = (
-        numba.carray(knits, _SHAPES[4]),
-        numba.carray(orphans, _SHAPES[5]),
-        numba.carray(pow5, _SHAPES[6]),
-    )
+    tabs, shapes = tables_at(suit, honor, sinc, hinc, knits, orphans, pow5)
     return _decide(
         numba.carray(ob, O.OBS_SIZE), numba.carray(mask, A.NUM_ACTIONS), danger_wall, max_eval,
         numba.carray(conc, 34), numba.carray(vis, 34), numba.carray(disc, 34), numba.carray(unseen, 34),
@@ -1296,14 +1322,9 @@ def _decide_c(ob, mask, danger_wall, max_eval, conc, vis, disc, unseen, mk, mt, 
     )  # fmt: skip
 
 
-# shapes of the tables (mjenv.hand.load_tables, load_shanten_tables) and of KNITS, ORPHANS, POW5, which the
-# shared kernel receives as data pointers
-_SHAPES = ((5**9, 10), (5**7, 10), (5**9,), (5**7,), H.KNITS.shape, H.ORPHANS.shape, H.POW5.shape)
-_P = _nt.CPointer
 _DECIDE_SIG = _nt.int64(
     _P(_nt.float32), _P(_nt.boolean), _nt.int64, _nt.int64, _P(_nt.int8), _P(_nt.int64), _P(_nt.boolean),
-    _P(_nt.int64), _P(_nt.int64), _P(_nt.int64), _P(_nt.int64), _P(_nt.int8), _P(_nt.int8), _P(_nt.uint16),
-    _P(_nt.uint16), _P(_nt.int64), _P(_nt.int64), _P(_nt.int64),
+    _P(_nt.int64), _P(_nt.int64), _P(_nt.int64), _P(_nt.int64), *TABLE_POINTERS,
 )  # fmt: skip
 _decide_shared = None  # the shared kernel, made by decide_kernel() before rule_actions_kernel first compiles
 
@@ -1418,11 +1439,7 @@ class RulePolicy:
         suit_inc, honor_inc = H.load_shanten_tables()
         self._tabs = (suit, honor, suit_inc, honor_inc)
         self._shapes = (H.KNITS, H.ORPHANS, H.POW5)
-        for a, shape in zip((*self._tabs, *self._shapes), _SHAPES):  # the shared kernel's view of them
-            if a.shape != shape or not a.flags.c_contiguous:
-                raise RuntimeError(
-                    f"mjenv's tables changed shape ({a.shape}, expected {shape}): update _SHAPES"
-                )
+        check_tables(self._tabs, self._shapes)  # as the shared kernel sees them
         self._out = np.zeros(self.num_envs, np.int64)
         self._wide: np.ndarray | None = None  # float32 rows for uint8 observations (widen_kernel)
 
