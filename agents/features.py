@@ -321,11 +321,9 @@ def _row(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, tabs, shapes):
 _CHUNK = 16
 
 
-def _row_c(
-    ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, suit, honor, sinc, hinc, knits, orphans, pow5
-):
+def _row_c(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, suit, honor, sinc, hinc, pow5):
     """:func:`_row` over data pointers (the body of its shared kernel: :func:`row_kernel`)."""
-    tabs, shapes = R.tables_at(suit, honor, sinc, hinc, knits, orphans, pow5)
+    tabs, shapes = R.tables_at(suit, honor, sinc, hinc, pow5)
     _row(numba.carray(ob, O.OBS_SIZE), numba.carray(mask, A.NUM_ACTIONS),
          numba.carray(f, (34, NUM_TILE_FEATURES)), numba.carray(g, NUM_GLOBAL_FEATURES), numba.carray(conc, 34),
          numba.carray(vis, 34), numba.carray(unseen, 34), numba.carray(dbo, 34), numba.carray(mk, 5),
@@ -355,11 +353,10 @@ def row_kernel():
     return _row_shared
 
 
-def _row_rows(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, suit, honor, sinc, hinc, knits, orphans,
-              pow5):  # fmt: skip
+def _row_rows(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, suit, honor, sinc, hinc, pow5):
     """The plain-Python stand-in of the shared kernel (``NUMBA_DISABLE_JIT``)."""
     _row(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, (suit, honor, sinc, hinc),
-         (knits, orphans, pow5))  # fmt: skip
+         (H.KNITS, H.ORPHANS, pow5))  # fmt: skip
     return 0
 
 
@@ -370,7 +367,7 @@ def nn_features_kernel(obs, masks, tile_out, glob_out, tabs, shapes):
     (the module docstring). ``tabs`` = (suit, honor, suit_inc, honor_inc) of :mod:`mjenv.hand`; ``shapes`` =
     (KNITS, ORPHANS, POW5)."""
     suit, honor, sinc, hinc = tabs[0], tabs[1], tabs[2], tabs[3]
-    knits, orphans, pow5 = shapes[0], shapes[1], shapes[2]
+    pow5 = shapes[2]
     n = obs.shape[0]
     for c in prange((n + _CHUNK - 1) // _CHUNK):
         conc = np.zeros(34, np.int8)
@@ -385,7 +382,7 @@ def nn_features_kernel(obs, masks, tile_out, glob_out, tabs, shapes):
             tile_out[i] = 0.0
             glob_out[i] = 0.0
             _row_shared(obs[i], masks[i], tile_out[i], glob_out[i], conc, vis, unseen, dbo, mk, mt, sh, pre, suit,
-                        honor, sinc, hinc, knits, orphans, pow5)  # fmt: skip
+                        honor, sinc, hinc, pow5)  # fmt: skip
 
 
 _TABS: tuple | None = None

@@ -1275,36 +1275,37 @@ def _claim(mask, conc, k, n, nm, mk, mt, x, ws, tabs, shapes):
 _CHUNK = 16  # rows per scratch allocation in the kernel
 
 
-# shapes of the tables (mjenv.hand.load_tables, load_shanten_tables) and of KNITS, ORPHANS, POW5, which the
-# shared kernels (decide_kernel, agents.features.row_kernel) receive as data pointers
-TABLE_SHAPES = ((5**9, 10), (5**7, 10), (5**9,), (5**7,), H.KNITS.shape, H.ORPHANS.shape, H.POW5.shape)
+# shapes of the tables (mjenv.hand.load_tables, load_shanten_tables) and of POW5, which the shared kernels
+# (decide_kernel, agents.features.row_kernel) receive as data pointers
+TABLE_SHAPES = ((5**9, 10), (5**7, 10), (5**9,), (5**7,), H.POW5.shape)
 _P = _nt.CPointer
-#: the C types of the seven table pointers (``tabs`` then ``shapes``) in a shared kernel's signature
-TABLE_POINTERS = (_P(_nt.int8), _P(_nt.int8), _P(_nt.uint16), _P(_nt.uint16), _P(_nt.int64), _P(_nt.int64),
-                  _P(_nt.int64))  # fmt: skip
+#: the C types of the five table pointers (``tabs``, then POW5) in a shared kernel's signature
+TABLE_POINTERS = (_P(_nt.int8), _P(_nt.int8), _P(_nt.uint16), _P(_nt.uint16), _P(_nt.int64))
 
 
 @njit(inline="always")
-def tables_at(suit, honor, sinc, hinc, knits, orphans, pow5):
-    """``(tabs, shapes)`` as arrays over the data pointers of a shared kernel's table arguments."""
+def tables_at(suit, honor, sinc, hinc, pow5):
+    """``(tabs, shapes)`` as arrays over the data pointers of a shared kernel's table arguments.
+
+    KNITS and ORPHANS are read as mjenv.hand's read-only globals instead: so the callees compile for the same
+    argument types (read-only arrays) as when :class:`RulePolicy` passed them, which the hand kernels' own
+    warmup and the tests that call the callees directly use too (no second specialization of each)."""
     tabs = (
         numba.carray(suit, TABLE_SHAPES[0]),
         numba.carray(honor, TABLE_SHAPES[1]),
         numba.carray(sinc, TABLE_SHAPES[2]),
         numba.carray(hinc, TABLE_SHAPES[3]),
     )
-    shapes = (
-        numba.carray(knits, TABLE_SHAPES[4]),
-        numba.carray(orphans, TABLE_SHAPES[5]),
-        numba.carray(pow5, TABLE_SHAPES[6]),
-    )
+    shapes = (H.KNITS, H.ORPHANS, numba.carray(pow5, TABLE_SHAPES[4]))
     return tabs, shapes
 
 
 def check_tables(tabs, shapes) -> None:
     """Raise ``RuntimeError`` unless ``tabs`` and ``shapes`` have the C-contiguous shapes the shared kernels
     assume (:data:`TABLE_SHAPES`)."""
-    for a, shape in zip((*tabs, *shapes), TABLE_SHAPES):
+    if shapes[0] is not H.KNITS or shapes[1] is not H.ORPHANS:
+        raise RuntimeError("the shared kernels read mjenv.hand.KNITS and ORPHANS: pass those")
+    for a, shape in zip((*tabs, shapes[2]), TABLE_SHAPES):
         if a.shape != shape or not a.flags.c_contiguous:
             raise RuntimeError(
                 f"mjenv's tables changed shape ({a.shape}, expected {shape}): update TABLE_SHAPES"
@@ -1312,9 +1313,9 @@ def check_tables(tabs, shapes) -> None:
 
 
 def _decide_c(ob, mask, danger_wall, max_eval, conc, vis, disc, unseen, mk, mt, ws, suit, honor, sinc, hinc,
-              knits, orphans, pow5):  # fmt: skip
+              pow5):  # fmt: skip
     """:func:`_decide` over data pointers (the body of its shared kernel: :func:`decide_kernel`)."""
-    tabs, shapes = tables_at(suit, honor, sinc, hinc, knits, orphans, pow5)
+    tabs, shapes = tables_at(suit, honor, sinc, hinc, pow5)
     return _decide(
         numba.carray(ob, O.OBS_SIZE), numba.carray(mask, A.NUM_ACTIONS), danger_wall, max_eval,
         numba.carray(conc, 34), numba.carray(vis, 34), numba.carray(disc, 34), numba.carray(unseen, 34),
@@ -1349,10 +1350,10 @@ def decide_kernel():
 
 
 def _decide_rows(ob, mask, danger_wall, max_eval, conc, vis, disc, unseen, mk, mt, ws, suit, honor, sinc, hinc,
-                 knits, orphans, pow5):  # fmt: skip
+                 pow5):  # fmt: skip
     """The plain-Python stand-in of the shared kernel (``NUMBA_DISABLE_JIT``): arrays instead of pointers."""
     return _decide(ob, mask, danger_wall, max_eval, conc, vis, disc, unseen, mk, mt, ws,
-                   (suit, honor, sinc, hinc), (knits, orphans, pow5))  # fmt: skip
+                   (suit, honor, sinc, hinc), (H.KNITS, H.ORPHANS, pow5))  # fmt: skip
 
 
 @njit(parallel=True)
@@ -1364,7 +1365,7 @@ def rule_actions_kernel(obs, masks, out, danger_wall, max_eval, tabs, shapes):
     allocation per row). Call :func:`decide_kernel` once first (it makes the per-row kernel this calls).
     """
     suit, honor, sinc, hinc = tabs[0], tabs[1], tabs[2], tabs[3]
-    knits, orphans, pow5 = shapes[0], shapes[1], shapes[2]
+    pow5 = shapes[2]
     n = obs.shape[0]
     for c in prange((n + _CHUNK - 1) // _CHUNK):
         conc = np.zeros(34, np.int8)
@@ -1376,7 +1377,7 @@ def rule_actions_kernel(obs, masks, out, danger_wall, max_eval, tabs, shapes):
         ws = np.zeros((10, 34), np.int64)
         for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
             out[i] = _decide_shared(obs[i], masks[i], danger_wall, max_eval, conc, vis, disc, unseen, mk, mt, ws,
-                                    suit, honor, sinc, hinc, knits, orphans, pow5)  # fmt: skip
+                                    suit, honor, sinc, hinc, pow5)  # fmt: skip
 
 
 @njit(parallel=True)
