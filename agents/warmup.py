@@ -15,8 +15,12 @@ import time
 import numpy as np
 
 
-def warmup(verbose: bool = False) -> float:
-    """Compile or load the kernels of :mod:`agents.rule` and :mod:`agents.features`; returns the seconds."""
+def warmup(verbose: bool = False, parts=("rule", "features")) -> float:
+    """Compile or load the kernels of :mod:`agents.rule` (``"rule"`` in ``parts``) and :mod:`agents.features`
+    (``"features"``); returns the seconds."""
+    bad = set(parts) - {"rule", "features"}
+    if bad:
+        raise ValueError(f"unknown parts {sorted(bad)}: the parts are 'rule' and 'features'")
     t0 = time.perf_counter()
     from agents import features as F
     from agents import rule as R
@@ -24,9 +28,12 @@ def warmup(verbose: bool = False) -> float:
     from mjenv import observation as O
 
     masks = np.zeros((0, A.NUM_ACTIONS), np.bool_)
-    policy = R.RulePolicy(1)
-    for dtype in (np.float32, np.uint8):  # uint8 rows go through widen_kernel to the float32 kernel
-        policy(np.zeros((0, O.OBS_SIZE), dtype), masks)
+    if "rule" in parts:
+        policy = R.RulePolicy(1)
+        for dtype in (np.float32, np.uint8):  # uint8 rows go through widen_kernel to the float32 kernel
+            policy(np.zeros((0, O.OBS_SIZE), dtype), masks)
+    if "features" not in parts:
+        return _done(t0, verbose)
     tabs, shapes = F._tables()
     F.row_kernel()
     F.nn_features_kernel(
@@ -37,6 +44,10 @@ def warmup(verbose: bool = False) -> float:
         tabs,
         shapes,
     )
+    return _done(t0, verbose)
+
+
+def _done(t0: float, verbose: bool) -> float:
     dt = time.perf_counter() - t0
     if verbose:
         print(f"agents kernels: {dt:.1f} s")

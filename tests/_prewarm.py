@@ -11,15 +11,27 @@ nothing run here reaches them (zero tables, zero rows). Prints ``cpu <seconds>``
 from __future__ import annotations
 
 import mjenv
+import mjenv._jit
+
+#: the parts, one process each (conftest starts both): the rule agent's kernels alone are the longest chain
+PARTS = ("rule", "rest")
 
 
-def main() -> None:
-    # the vector task of mjenv's compile-only workers (its stubs: hand, fans, game), for uint8 observations
-    mjenv._warm_worker([["vector", {"observations": True, "obs_dtype": "uint8", "fronts": False}]])
+def main(part: str) -> None:
     from agents.warmup import warmup
 
-    warmup()
+    if part == "rule":
+        mjenv._jit.stub_modules = frozenset(mjenv._TASKS["vector"])  # hand, fans, game: as the vector task
+        warmup(parts=("rule",))
+    elif part == "rest":
+        # the vector task of mjenv's compile-only workers (its stubs: hand, fans, game), for uint8 observations
+        mjenv._warm_worker([["vector", {"observations": True, "obs_dtype": "uint8", "fronts": False}]])
+        warmup(parts=("features",))
+    else:
+        raise SystemExit(f"unknown part {part!r}; the parts are {PARTS}")
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(*sys.argv[1:2])

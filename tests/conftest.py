@@ -44,22 +44,25 @@ def pytest_configure(config):
     import mjenv
 
     t0 = time.perf_counter()
-    extra = _start_prewarm()
+    extra = [_start_prewarm(part) for part in ("rule", "rest")]  # tests/_prewarm.py PARTS
     try:
         times = mjenv.warmup(progress=sys.stderr.isatty())
     except BaseException:
-        extra[0].kill()
-        extra[0].wait()
+        for proc, _err in extra:
+            proc.kill()
+            proc.wait()
         raise
     compiled = [k for k in times if k.startswith("compile (")]
     what = f"compiled in {compiled[0].removeprefix('compile (').rstrip(')')}" if compiled else "loaded"
     print(f"mjenv kernels {what}: {time.perf_counter() - t0:.1f} s (tests/conftest.py)", file=sys.stderr)
-    _finish_prewarm(extra)
+    for one in extra:
+        _finish_prewarm(one)
     print(f"agents' kernels and uint8 vector kernel ready: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
 
 
-def _start_prewarm():
-    """Start ``tests/_prewarm.py`` in a process of its own (it runs while :func:`mjenv.warmup` compiles)."""
+def _start_prewarm(part: str):
+    """Start part ``part`` of ``tests/_prewarm.py`` in a process of its own (it runs while :func:`mjenv.warmup`
+    compiles)."""
     import subprocess
     import tempfile
 
@@ -68,7 +71,11 @@ def _start_prewarm():
     env["MJENV_QUIET"] = "1"
     err = tempfile.TemporaryFile(mode="w+")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tests._prewarm"], cwd=_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err
+        [sys.executable, "-m", "tests._prewarm", part],
+        cwd=_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=err,
     )
     return proc, err
 
