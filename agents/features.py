@@ -35,12 +35,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 from numba import prange
+from numba import types as _nt
 
 from agents import rule as R
 from mjenv import actions as A
 from mjenv import hand as H
 from mjenv import observation as O
-from mjenv._jit import njit
+from mjenv._jit import njit, shared_kernel
 
 FEATURES_ID = "f1"
 
@@ -147,7 +148,7 @@ def _useful(conc, k, n, nm, mk, mt, tgt, s, unseen, tabs, shapes):
     return u
 
 
-@njit
+@njit(inline="always")  # inlined into its shared kernel (row_kernel)
 def _row(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, tabs, shapes):
     """Features of one observation row ``ob`` (uint8 encoding) with legal mask ``mask`` into ``f`` [34, F_t]
     and ``g`` [F_g] (both zeroed by the caller)."""
@@ -320,12 +321,53 @@ def _row(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, tabs, shapes):
 _CHUNK = 16
 
 
+def _row_c(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, suit, honor, sinc, hinc, pow5):
+    """:func:`_row` over data pointers (the body of its shared kernel: :func:`row_kernel`)."""
+    tabs, shapes = R.tables_at(suit, honor, sinc, hinc, pow5)
+    _row(numba.carray(ob, O.OBS_SIZE), numba.carray(mask, A.NUM_ACTIONS),
+         numba.carray(f, (34, NUM_TILE_FEATURES)), numba.carray(g, NUM_GLOBAL_FEATURES), numba.carray(conc, 34),
+         numba.carray(vis, 34), numba.carray(unseen, 34), numba.carray(dbo, 34), numba.carray(mk, 5),
+         numba.carray(mt, 5), numba.carray(sh, 34), numba.carray(pre, 34), tabs, shapes)  # fmt: skip
+    return 0
+
+
+_P = _nt.CPointer
+_ROW_SIG = _nt.int64(
+    _P(_nt.uint8), _P(_nt.boolean), _P(_nt.float32), _P(_nt.float32), _P(_nt.int8), _P(_nt.int64),
+    _P(_nt.int64), _P(_nt.boolean), _P(_nt.int64), _P(_nt.int64), _P(_nt.int64), _P(_nt.int64),
+    *R.TABLE_POINTERS,
+)  # fmt: skip
+_row_shared = None  # the shared kernel, made by row_kernel() before nn_features_kernel first compiles
+
+
+def row_kernel():
+    """The features of one row as a shared kernel (:func:`mjenv._jit.shared_kernel`), compiled (or loaded from
+    the cache) on first use: as for :func:`agents.rule.decide_kernel`, so that the ``prange`` kernel's four
+    libraries do not each optimize and code-generate the whole feature code again. Must be called before
+    :func:`nn_features_kernel` compiles or loads: :func:`nn_features` does."""
+    global _row_shared
+    if _row_shared is None:
+        _row_shared = shared_kernel("agents_features_row_v1", _ROW_SIG, _row_c)
+        if _row_shared is None:  # NUMBA_DISABLE_JIT: arrays instead of pointers
+            _row_shared = _row_rows
+    return _row_shared
+
+
+def _row_rows(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, suit, honor, sinc, hinc, pow5):
+    """The plain-Python stand-in of the shared kernel (``NUMBA_DISABLE_JIT``)."""
+    _row(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, (suit, honor, sinc, hinc),
+         (H.KNITS, H.ORPHANS, pow5))  # fmt: skip
+    return 0
+
+
 @njit(parallel=True)
 def nn_features_kernel(obs, masks, tile_out, glob_out, tabs, shapes):
     """Fill ``tile_out[i]`` (``float32[34, NUM_TILE_FEATURES]``) and ``glob_out[i]``
     (``float32[NUM_GLOBAL_FEATURES]``) from uint8 observation row ``obs[i]`` and legal mask ``masks[i]``
     (the module docstring). ``tabs`` = (suit, honor, suit_inc, honor_inc) of :mod:`mjenv.hand`; ``shapes`` =
     (KNITS, ORPHANS, POW5)."""
+    suit, honor, sinc, hinc = tabs[0], tabs[1], tabs[2], tabs[3]
+    pow5 = shapes[2]
     n = obs.shape[0]
     for c in prange((n + _CHUNK - 1) // _CHUNK):
         conc = np.zeros(34, np.int8)
@@ -339,8 +381,8 @@ def nn_features_kernel(obs, masks, tile_out, glob_out, tabs, shapes):
         for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
             tile_out[i] = 0.0
             glob_out[i] = 0.0
-            _row(obs[i], masks[i], tile_out[i], glob_out[i], conc, vis, unseen, dbo, mk, mt, sh, pre, tabs,
-                 shapes)  # fmt: skip
+            _row_shared(obs[i], masks[i], tile_out[i], glob_out[i], conc, vis, unseen, dbo, mk, mt, sh, pre, suit,
+                        honor, sinc, hinc, pow5)  # fmt: skip
 
 
 _TABS: tuple | None = None
@@ -352,6 +394,7 @@ def _tables() -> tuple[tuple, tuple]:
         suit, honor, _, _ = H.load_tables()
         suit_inc, honor_inc = H.load_shanten_tables()
         _TABS = ((suit, honor, suit_inc, honor_inc), (H.KNITS, H.ORPHANS, H.POW5))
+        R.check_tables(*_TABS)  # as the shared kernel sees them
     return _TABS
 
 
@@ -392,5 +435,6 @@ def nn_features(
         if threads is not None and numba.get_num_threads() != threads:
             numba.set_num_threads(threads)
         tabs, shapes = _tables()
+        row_kernel()
         nn_features_kernel(ob8, m, tile, glob, tabs, shapes)
     return tile, glob

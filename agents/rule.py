@@ -59,12 +59,13 @@ from typing import Any
 import numba
 import numpy as np
 from numba import prange
+from numba import types as _nt
 
 from agents._common import check_factory_args
 from mjenv import actions as A
 from mjenv import hand as H
 from mjenv import observation as O
-from mjenv._jit import njit
+from mjenv._jit import njit, shared_kernel
 
 NO = 99  # target unreachable (mjenv.hand.NO_SHANTEN)
 
@@ -618,7 +619,7 @@ def decode_view(ob, conc, vis, disc_by_others, mk, mt, count_claimed):
     return n, nm
 
 
-@njit
+@njit(inline="always")  # inlined into its shared kernel (_decide_c); called as such by rule_actions_kernel
 def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, mk, mt, ws, tabs, shapes):
     """One decision from one observation row ``ob`` and its mask (``ws``: int64[10, 34] scratch); returns the
     action id."""
@@ -1274,13 +1275,97 @@ def _claim(mask, conc, k, n, nm, mk, mt, x, ws, tabs, shapes):
 _CHUNK = 16  # rows per scratch allocation in the kernel
 
 
+# shapes of the tables (mjenv.hand.load_tables, load_shanten_tables) and of POW5, which the shared kernels
+# (decide_kernel, agents.features.row_kernel) receive as data pointers
+TABLE_SHAPES = ((5**9, 10), (5**7, 10), (5**9,), (5**7,), H.POW5.shape)
+_P = _nt.CPointer
+#: the C types of the five table pointers (``tabs``, then POW5) in a shared kernel's signature
+TABLE_POINTERS = (_P(_nt.int8), _P(_nt.int8), _P(_nt.uint16), _P(_nt.uint16), _P(_nt.int64))
+
+
+@njit(inline="always")
+def tables_at(suit, honor, sinc, hinc, pow5):
+    """``(tabs, shapes)`` as arrays over the data pointers of a shared kernel's table arguments.
+
+    KNITS and ORPHANS are read as mjenv.hand's read-only globals instead: so the callees compile for the same
+    argument types (read-only arrays) as when :class:`RulePolicy` passed them, which the hand kernels' own
+    warmup and the tests that call the callees directly use too (no second specialization of each)."""
+    tabs = (
+        numba.carray(suit, TABLE_SHAPES[0]),
+        numba.carray(honor, TABLE_SHAPES[1]),
+        numba.carray(sinc, TABLE_SHAPES[2]),
+        numba.carray(hinc, TABLE_SHAPES[3]),
+    )
+    shapes = (H.KNITS, H.ORPHANS, numba.carray(pow5, TABLE_SHAPES[4]))
+    return tabs, shapes
+
+
+def check_tables(tabs, shapes) -> None:
+    """Raise ``RuntimeError`` unless ``tabs`` and ``shapes`` have the C-contiguous shapes the shared kernels
+    assume (:data:`TABLE_SHAPES`)."""
+    if shapes[0] is not H.KNITS or shapes[1] is not H.ORPHANS:
+        raise RuntimeError("the shared kernels read mjenv.hand.KNITS and ORPHANS: pass those")
+    for a, shape in zip((*tabs, shapes[2]), TABLE_SHAPES):
+        if a.shape != shape or not a.flags.c_contiguous:
+            raise RuntimeError(
+                f"mjenv's tables changed shape ({a.shape}, expected {shape}): update TABLE_SHAPES"
+            )
+
+
+def _decide_c(ob, mask, danger_wall, max_eval, conc, vis, disc, unseen, mk, mt, ws, suit, honor, sinc, hinc,
+              pow5):  # fmt: skip
+    """:func:`_decide` over data pointers (the body of its shared kernel: :func:`decide_kernel`)."""
+    tabs, shapes = tables_at(suit, honor, sinc, hinc, pow5)
+    return _decide(
+        numba.carray(ob, O.OBS_SIZE), numba.carray(mask, A.NUM_ACTIONS), danger_wall, max_eval,
+        numba.carray(conc, 34), numba.carray(vis, 34), numba.carray(disc, 34), numba.carray(unseen, 34),
+        numba.carray(mk, 5), numba.carray(mt, 5), numba.carray(ws, (10, 34)), tabs, shapes,
+    )  # fmt: skip
+
+
+_DECIDE_SIG = _nt.int64(
+    _P(_nt.float32), _P(_nt.boolean), _nt.int64, _nt.int64, _P(_nt.int8), _P(_nt.int64), _P(_nt.boolean),
+    _P(_nt.int64), _P(_nt.int64), _P(_nt.int64), _P(_nt.int64), *TABLE_POINTERS,
+)  # fmt: skip
+_decide_shared = None  # the shared kernel, made by decide_kernel() before rule_actions_kernel first compiles
+
+
+def decide_kernel():
+    """The rule agent's per-row decision as a shared kernel (:func:`mjenv._jit.shared_kernel`), compiled (or
+    loaded from the cache) on first use.
+
+    Why: ``rule_actions_kernel`` is a ``prange`` kernel, and numba links the whole callee tree of its loop body
+    into each of its libraries (the kernel, the gufunc, its two wrappers) and optimizes and code-generates it
+    again in each: about 35 of the ~95 CPU-s of a cold compile. As a shared kernel the decision is compiled
+    once, and the parallel kernel only holds a call to its symbol. With ``NUMBA_DISABLE_JIT`` it is the plain
+    :func:`_decide`. Must be called before :func:`rule_actions_kernel` compiles or loads (its cached code
+    calls the symbol): :class:`RulePolicy` does.
+    """
+    global _decide_shared
+    if _decide_shared is None:
+        _decide_shared = shared_kernel("agents_rule_decide_v1", _DECIDE_SIG, _decide_c)
+        if _decide_shared is None:  # NUMBA_DISABLE_JIT
+            _decide_shared = _decide_rows
+    return _decide_shared
+
+
+def _decide_rows(ob, mask, danger_wall, max_eval, conc, vis, disc, unseen, mk, mt, ws, suit, honor, sinc, hinc,
+                 pow5):  # fmt: skip
+    """The plain-Python stand-in of the shared kernel (``NUMBA_DISABLE_JIT``): arrays instead of pointers."""
+    return _decide(ob, mask, danger_wall, max_eval, conc, vis, disc, unseen, mk, mt, ws,
+                   (suit, honor, sinc, hinc), (H.KNITS, H.ORPHANS, pow5))  # fmt: skip
+
+
 @njit(parallel=True)
 def rule_actions_kernel(obs, masks, out, danger_wall, max_eval, tabs, shapes):
     """Fill ``out[i]`` with the rule agent's action for observation row ``obs[i]`` and mask ``masks[i]``.
 
-    ``tabs`` = (suit, honor, suit_inc, honor_inc) of :mod:`mjenv.hand`; ``shapes`` = (KNITS, ORPHANS, pow5).
-    Rows are taken in chunks of ``_CHUNK`` that share one set of scratch arrays (no allocation per row).
+    ``tabs`` = (suit, honor, suit_inc, honor_inc) of :mod:`mjenv.hand`; ``shapes`` = (KNITS, ORPHANS, pow5),
+    all C-contiguous. Rows are taken in chunks of ``_CHUNK`` that share one set of scratch arrays (no
+    allocation per row). Call :func:`decide_kernel` once first (it makes the per-row kernel this calls).
     """
+    suit, honor, sinc, hinc = tabs[0], tabs[1], tabs[2], tabs[3]
+    pow5 = shapes[2]
     n = obs.shape[0]
     for c in prange((n + _CHUNK - 1) // _CHUNK):
         conc = np.zeros(34, np.int8)
@@ -1291,9 +1376,8 @@ def rule_actions_kernel(obs, masks, out, danger_wall, max_eval, tabs, shapes):
         mt = np.zeros(5, np.int64)
         ws = np.zeros((10, 34), np.int64)
         for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
-            out[i] = _decide(
-                obs[i], masks[i], danger_wall, max_eval, conc, vis, disc, unseen, mk, mt, ws, tabs, shapes
-            )
+            out[i] = _decide_shared(obs[i], masks[i], danger_wall, max_eval, conc, vis, disc, unseen, mk, mt, ws,
+                                    suit, honor, sinc, hinc, pow5)  # fmt: skip
 
 
 @njit(parallel=True)
@@ -1356,6 +1440,7 @@ class RulePolicy:
         suit_inc, honor_inc = H.load_shanten_tables()
         self._tabs = (suit, honor, suit_inc, honor_inc)
         self._shapes = (H.KNITS, H.ORPHANS, H.POW5)
+        check_tables(self._tabs, self._shapes)  # as the shared kernel sees them
         self._out = np.zeros(self.num_envs, np.int64)
         self._wide: np.ndarray | None = None  # float32 rows for uint8 observations (widen_kernel)
 
@@ -1386,6 +1471,7 @@ class RulePolicy:
             masks = masks.astype(np.bool_)
         n = obs.shape[0]
         out = self._out[:n] if n <= self._out.shape[0] else np.zeros(n, np.int64)
+        decide_kernel()
         rule_actions_kernel(
             np.ascontiguousarray(obs),
             np.ascontiguousarray(masks),

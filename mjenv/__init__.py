@@ -230,7 +230,13 @@ def _warm_worker(tasks) -> None:
             vector = importlib.import_module("mjenv.vector")
             if args.get("kernel", True):
                 n = 5
-                env = vector.VectorEnv(n, seed=0, observations=args.get("observations", True), threads=1)
+                env = vector.VectorEnv(
+                    n,
+                    seed=0,
+                    observations=args.get("observations", True),
+                    obs_dtype=args.get("obs_dtype", "float32"),  # tests/_prewarm.py: also "uint8"
+                    threads=1,
+                )
                 real = vector._step_batch
 
                 def zero_tables(

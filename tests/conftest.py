@@ -2,10 +2,13 @@
 
 * Before the workers start, the controller compiles the kernels once with a parallel :func:`mjenv.warmup`
   (or loads them: a warm cache costs about a second), so the workers load every kernel from the cache instead
-  of each compiling the same ones at the same time. Only with xdist (``-n N``): a plain ``pytest`` run compiles
-  lazily, as each test needs a kernel.
+  of each compiling the same ones at the same time. Beside it, one more compile-only process
+  (``tests/_prewarm.py``) compiles what else the tests call: the baseline agents' kernels and the vector kernel
+  for uint8 observations. Only with xdist (``-n N``): a plain ``pytest`` run compiles lazily, as each test needs
+  a kernel.
 * The Ray tests share one local Ray (a module fixture of 2 CPUs): they run in one worker (``--dist loadgroup``,
-  group ``agents``, with the tests of the baseline agents), so that two Rays never compete for the two cores.
+  group ``ray``), so that two Rays never compete for the two cores. Every other test is spread over the workers
+  one by one (nothing left to compile, so no reason to group them).
 """
 
 from __future__ import annotations
@@ -15,13 +18,10 @@ import sys
 
 import pytest
 
-# one xdist worker runs every test that calls the baseline agents (their kernels are the suite's largest
-# compiles: ~73 CPU-s for the rule agent, ~21 for the network, cold) and the Ray tests (which call them too);
-# the other worker runs the rest meanwhile, instead of both compiling the agents' kernels
-_GROUPS = dict.fromkeys(
-    ["test_distributed.py", "test_agents.py", "test_train.py", "test_arena.py", "test_botzone_export.py"],
-    "agents",
-)
+# the Ray tests (one local Ray per module) run in one xdist worker; the agents' kernels, which were the reason
+# to group the tests that call them as well, are compiled by the controller now (tests/_prewarm.py)
+_GROUPS = {"test_distributed.py": "ray"}
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _is_xdist_controller(config) -> bool:
@@ -44,10 +44,58 @@ def pytest_configure(config):
     import mjenv
 
     t0 = time.perf_counter()
-    times = mjenv.warmup(progress=sys.stderr.isatty())
+    extra = [_start_prewarm(part) for part in ("rule", "rest")]  # tests/_prewarm.py PARTS
+    try:
+        times = mjenv.warmup(progress=sys.stderr.isatty())
+    except BaseException:
+        for proc, _err in extra:
+            proc.kill()
+            proc.wait()
+        raise
     compiled = [k for k in times if k.startswith("compile (")]
     what = f"compiled in {compiled[0].removeprefix('compile (').rstrip(')')}" if compiled else "loaded"
     print(f"mjenv kernels {what}: {time.perf_counter() - t0:.1f} s (tests/conftest.py)", file=sys.stderr)
+    for one in extra:
+        _finish_prewarm(one)
+    print(f"agents' kernels and uint8 vector kernel ready: {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+
+
+def _start_prewarm(part: str):
+    """Start part ``part`` of ``tests/_prewarm.py`` in a process of its own (it runs while :func:`mjenv.warmup`
+    compiles)."""
+    import subprocess
+    import tempfile
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([_ROOT, *filter(None, [env.get("PYTHONPATH")])])
+    env["MJENV_QUIET"] = "1"
+    err = tempfile.TemporaryFile(mode="w+")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests._prewarm", part],
+        cwd=_ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=err,
+    )
+    return proc, err
+
+
+def _finish_prewarm(extra) -> None:
+    """Wait for the process of :func:`_start_prewarm`; if it failed, warn (the workers then compile what it did
+    not cache, as they would without it)."""
+    import warnings
+
+    proc, err = extra
+    try:
+        if proc.wait() != 0:
+            err.seek(0)
+            warnings.warn(
+                f"tests/_prewarm.py failed (exit {proc.returncode}); the tests compile what it did not:\n"
+                f"{err.read()[-2000:]}",
+                RuntimeWarning,
+            )
+    finally:
+        err.close()
 
 
 def pytest_collection_modifyitems(config, items):
