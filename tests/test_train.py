@@ -307,9 +307,9 @@ def test_masked_probs_equal_exp_of_the_masked_log_softmax():
         assert bool((p[illegal] == 0).all()) and bool((p[~illegal] > 0).all())
 
 
-def test_collection_restores_torch_threads_and_plays_the_rule_opponents_on_its_helper():
-    """Collection runs torch with one thread and the rule opponents on a helper thread (train/ppo.py): the
-    caller's torch thread count comes back, and the rule opponents' decisions are those of the rule agent."""
+def test_collection_plays_the_rule_agents_choices_and_keeps_the_torch_threads():
+    """At the rule opponents' chairs collection plays the rule agent's own choices, and the caller's torch
+    thread count is the same after a collection."""
     from agents import nn as ann
     from agents.rule import RulePolicy
     from train.ppo import OWN_RULE, Collector

@@ -10,8 +10,6 @@ What it does, in the order of the code
    a snapshot is added every ``pool_every`` updates, the oldest dropped beyond ``pool_size``). The learner samples
    from its masked categorical policy and the **behaviour log-probability of the sampled action is stored at
    collection** (PPO's "old" log-prob is never recomputed). Only the learner's decisions are trained on.
-   Torch runs single-threaded during collection and the rule opponents on a helper thread beside the network
-   (no spin-waiting of torch's and Numba's thread pools against each other; docs/training.md, session 8).
 3. **Returns** (:func:`gae_kernel`): GAE per (table, chair) over that chair's own decisions: the reward of a
    decision is what the chair was paid (``rewards * reward_scale``) until its next decision; a hand's end is
    terminal. A chain cut by the end of the rollout is bootstrapped with the value of the chair's current
@@ -43,7 +41,6 @@ import hashlib
 import json
 import math
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -301,11 +298,7 @@ class Collector:
             obs_dtype=np.uint8,
         )  # fmt: skip
         self.rng = np.random.default_rng([cfg.seed, 1])
-        # the rule opponents run on a helper thread (their own RulePolicy: 1 Numba thread) while the learner's
-        # network runs on this one (torch, 1 thread in collection): the two are independent within a step and
-        # both release the GIL, so the second core works during the network's forward (see collect)
-        self.rule = RulePolicy(n, threads=1) if "rule" in cfg.opponents else None
-        self._helper: ThreadPoolExecutor | None = None
+        self.rule = RulePolicy(n, threads=cfg.threads) if "rule" in cfg.opponents else None
         self.owners = np.zeros((n, 4), np.int16)
         self.pool_slots = 0  # filled slots of the opponent pool (set by the trainer)
         self.env.reset()
@@ -353,97 +346,72 @@ class Collector:
         learner_points = 0.0
         learner_wins = 0
         t = time.perf_counter
-        # torch runs single-threaded during collection: the learner's batches are ~200 rows, where a second
-        # torch thread gains little, and after each of its parallel ops that thread spin-waits ~7 ms (libgomp)
-        # on a core that the Numba kernels of the same step (features, rule agent, env) need: with 2 + 2 threads
-        # the collection took 1.8 CPU-s for 1.1 CPU-s of work. One thread gives the same values (per-row ops).
-        n_torch = torch.get_num_threads()
-        one = device.type == "cpu" and n_torch > 1
-        if one:
-            torch.set_num_threads(1)
-        try:
-            for _ in range(steps):
-                t0 = t()
-                seats = env.seats
-                own = self.owners[rows, seats]
-                lr_rows = np.flatnonzero(own == OWN_LEARNER)
-                m = lr_rows.size
-                if m:
-                    ob_l, mk_l = env.obs[lr_rows], env.masks[lr_rows]
-                    tile, glob = ann.obs_features(ob_l, mk_l)
-                rule_rows = np.flatnonzero(own == OWN_RULE)
-                rule_job = None
-                if rule_rows.size:  # deterministic, no RNG: running it beside the learner changes no draw
-                    if self._helper is None:
-                        self._helper = ThreadPoolExecutor(1, thread_name_prefix="ppo-rule")
-                    rule_job = self._helper.submit(
-                        self.rule, env.obs[rule_rows], env.masks[rule_rows], seats[rule_rows]
-                    )
-                if m:
-                    illegal = ~torch.from_numpy(mk_l).to(device)
-                    with torch.inference_mode():
-                        logits, value = masked_logits(net, tile.to(device), glob.to(device), illegal)
-                        logp_all = torch.log_softmax(logits, 1)
-                        a = torch.multinomial(masked_probs(logp_all, illegal), 1, generator=gen).squeeze(1)
-                        lp = logp_all.gather(1, a[:, None]).squeeze(1)
-                    a_np = a.cpu().numpy()
-                    actions[lr_rows] = a_np
-                    sl = slice(k, k + m)
-                    obs_b[sl] = ob_l
-                    mask_b[sl] = mk_l
-                    tile_b[sl] = tile.numpy()
-                    glob_b[sl] = glob.numpy()
-                    act_b[sl] = a_np
-                    logp_b[sl] = lp.cpu().numpy()
-                    val_b[sl] = value.cpu().numpy()
-                    prev = last[lr_rows, seats[lr_rows]]
-                    nxt_b[prev[prev >= 0]] = np.arange(k, k + m)[prev >= 0]
-                    last[lr_rows, seats[lr_rows]] = np.arange(k, k + m)
-                    k += m
-                for code in np.unique(own[own != OWN_LEARNER]):
-                    r = np.flatnonzero(own == code)
-                    if code == OWN_RULE:
-                        continue  # on the helper thread (rule_job)
-                    if code == OWN_RANDOM:
-                        actions[r] = random_legal_actions(env.masks[r], self.rng)
-                    else:
-                        tile, glob = ann.obs_features(env.obs[r], env.masks[r])
-                        illegal = ~torch.from_numpy(env.masks[r]).to(device)
-                        with torch.no_grad():
-                            logits, _ = masked_logits(
-                                pool[code - OWN_POOL], tile.to(device), glob.to(device), illegal
-                            )
-                            actions[r] = (
-                                torch.multinomial(torch.softmax(logits, 1), 1, generator=gen)[:, 0]
-                                .cpu()
-                                .numpy()
-                            )
-                if rule_job is not None:
-                    actions[rule_rows] = rule_job.result()
-                t1 = t()
-                timers["inference_s"] += t1 - t0
-                env.step(actions)
-                t2 = t()
-                timers["env_s"] += t2 - t1
-                rw = env.rewards
-                has = last >= 0
-                rew_b[last[has]] += rw[has] * cfg.reward_scale
-                term = np.flatnonzero(env.terminated)
-                if term.size:
-                    lt = last[term]
-                    done_b[lt[lt >= 0]] = True
-                    is_l = self.owners[term] == OWN_LEARNER
-                    sc = env.results.scores[term]
-                    hands += term.size
-                    learner_hands += int(is_l.sum())
-                    learner_points += float(sc[is_l].sum())
-                    learner_wins += int((is_l & (env.results.winner[term, None] == np.arange(4))).sum())
-                    last[term] = -1
-                    self.assign(term)
-                timers["other_s"] += t() - t2
-        finally:
-            if one:
-                torch.set_num_threads(n_torch)
+        for _ in range(steps):
+            t0 = t()
+            seats = env.seats
+            own = self.owners[rows, seats]
+            lr_rows = np.flatnonzero(own == OWN_LEARNER)
+            m = lr_rows.size
+            if m:
+                ob_l, mk_l = env.obs[lr_rows], env.masks[lr_rows]
+                tile, glob = ann.obs_features(ob_l, mk_l)
+                illegal = ~torch.from_numpy(mk_l).to(device)
+                with torch.inference_mode():
+                    logits, value = masked_logits(net, tile.to(device), glob.to(device), illegal)
+                    logp_all = torch.log_softmax(logits, 1)
+                    a = torch.multinomial(masked_probs(logp_all, illegal), 1, generator=gen).squeeze(1)
+                    lp = logp_all.gather(1, a[:, None]).squeeze(1)
+                a_np = a.cpu().numpy()
+                actions[lr_rows] = a_np
+                sl = slice(k, k + m)
+                obs_b[sl] = ob_l
+                mask_b[sl] = mk_l
+                tile_b[sl] = tile.numpy()
+                glob_b[sl] = glob.numpy()
+                act_b[sl] = a_np
+                logp_b[sl] = lp.cpu().numpy()
+                val_b[sl] = value.cpu().numpy()
+                prev = last[lr_rows, seats[lr_rows]]
+                nxt_b[prev[prev >= 0]] = np.arange(k, k + m)[prev >= 0]
+                last[lr_rows, seats[lr_rows]] = np.arange(k, k + m)
+                k += m
+            for code in np.unique(own[own != OWN_LEARNER]):
+                r = np.flatnonzero(own == code)
+                if code == OWN_RULE:
+                    actions[r] = self.rule(env.obs[r], env.masks[r], seats[r])
+                elif code == OWN_RANDOM:
+                    actions[r] = random_legal_actions(env.masks[r], self.rng)
+                else:
+                    tile, glob = ann.obs_features(env.obs[r], env.masks[r])
+                    illegal = ~torch.from_numpy(env.masks[r]).to(device)
+                    with torch.no_grad():
+                        logits, _ = masked_logits(
+                            pool[code - OWN_POOL], tile.to(device), glob.to(device), illegal
+                        )
+                        actions[r] = (
+                            torch.multinomial(torch.softmax(logits, 1), 1, generator=gen)[:, 0].cpu().numpy()
+                        )
+            t1 = t()
+            timers["inference_s"] += t1 - t0
+            env.step(actions)
+            t2 = t()
+            timers["env_s"] += t2 - t1
+            rw = env.rewards
+            has = last >= 0
+            rew_b[last[has]] += rw[has] * cfg.reward_scale
+            term = np.flatnonzero(env.terminated)
+            if term.size:
+                lt = last[term]
+                done_b[lt[lt >= 0]] = True
+                is_l = self.owners[term] == OWN_LEARNER
+                sc = env.results.scores[term]
+                hands += term.size
+                learner_hands += int(is_l.sum())
+                learner_points += float(sc[is_l].sum())
+                learner_wins += int((is_l & (env.results.winner[term, None] == np.arange(4))).sum())
+                last[term] = -1
+                self.assign(term)
+            timers["other_s"] += t() - t2
         # bootstrap the cut chains from the chair's current observation (its own view)
         t3 = time.perf_counter()
         tab, seat = np.nonzero(last >= 0)
