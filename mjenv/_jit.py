@@ -41,6 +41,8 @@ def _no_literal_specializations(dispatcher):
     """
     from numba.core import types
 
+    if not hasattr(dispatcher, "get_call_template"):  # NUMBA_DISABLE_JIT=1: numba.njit returns the function
+        return dispatcher
     resolve = dispatcher.get_call_template
 
     def plain(t):
