@@ -7,8 +7,10 @@ threads, one value-warm-up update), and prints a SHA-256 prefix over every tenso
 (``PYTHONPATH=<checkout>``) and compare: the same digests mean the same training, bit for bit, on this machine.
 
 ``state`` leaves out the VectorEnv's scratch buffer ``env._work``: with 2 Numba threads its leftover contents
-depend on which thread stepped which table, so ``ckpt`` (every tensor) of ``mid`` differs from run to run of
-the same code (measured: 4 different values in 6 runs of main, every other tensor the same). Compare ``state``.
+depend on which thread stepped which table, so in checkouts whose checkpoints stored it (before
+``VectorEnv.SCRATCH_ARRAYS``) ``ckpt`` (every tensor) of ``mid`` differed from run to run of the same code
+(measured: 4 different values in 6 runs, every other tensor the same). Checkpoints no longer store it, so on
+this code ``ckpt`` equals ``state``; compare ``state`` against older checkouts.
 """
 
 from __future__ import annotations

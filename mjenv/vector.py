@@ -581,6 +581,11 @@ class VectorEnv:
         masks_t = torch.from_numpy(env.masks)  # shares memory; updated in place by every step
     """
 
+    #: attributes that are kernel scratch, not state: every step overwrites them before reading, and what is
+    #: left in them depends on the threads' schedule (which thread claimed which work item), so a snapshot of
+    #: the env (a training checkpoint) leaves them out
+    SCRATCH_ARRAYS = frozenset({"_work"})
+
     def __init__(
         self,
         num_envs: int,

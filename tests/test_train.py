@@ -341,3 +341,19 @@ def test_collection_plays_the_rule_agents_choices_and_keeps_the_torch_threads():
     finally:
         torch.set_num_threads(before)
     assert seen > 0 and batch["actions"].size > 0
+
+
+def test_checkpoint_env_arrays_are_every_env_array_but_the_kernels_scratch():
+    """A checkpoint stores every numpy array of the VectorEnv except ``VectorEnv.SCRATCH_ARRAYS`` (the step
+    kernel's work counters, whose leftovers follow the threads' schedule and would make two runs' checkpoints
+    differ)."""
+    from mjenv.vector import VectorEnv
+    from train.ppo import _env_arrays
+
+    env = VectorEnv(40, threads=2, obs_dtype=np.uint8)
+    names = {k for k, v in vars(env).items() if isinstance(v, np.ndarray)}
+    assert VectorEnv.SCRATCH_ARRAYS <= names  # the scratch attributes exist (a rename fails here)
+    arrays = _env_arrays(env)
+    saved = {k.removeprefix("env.") for k in arrays if not k.startswith("env.results.")}
+    assert saved == names - VectorEnv.SCRATCH_ARRAYS
+    assert {k for k in arrays if k.startswith("env.results.")}  # the results are saved too

@@ -530,8 +530,13 @@ def _np_to_t(a: np.ndarray) -> torch.Tensor:
 
 
 def _env_arrays(env: VectorEnv) -> dict[str, np.ndarray]:
-    """Every numpy array of the env (and its results): restoring them restores the env exactly."""
-    out = {f"env.{k}": v for k, v in vars(env).items() if isinstance(v, np.ndarray)}
+    """Every numpy array of the env (and its results) except its kernels' scratch (``SCRATCH_ARRAYS``, whose
+    contents follow the threads' schedule): restoring them restores the env exactly."""
+    out = {
+        f"env.{k}": v
+        for k, v in vars(env).items()
+        if isinstance(v, np.ndarray) and k not in VectorEnv.SCRATCH_ARRAYS
+    }
     out.update({f"env.results.{k}": v for k, v in vars(env.results).items() if isinstance(v, np.ndarray)})
     return out
 
