@@ -32,22 +32,17 @@ def warmup(verbose: bool = False, parts=("rule", "features")) -> float:
         policy = R.RulePolicy(1)
         for dtype in (np.float32, np.uint8):  # uint8 rows go through widen_kernel to the float32 kernel
             policy(np.zeros((0, O.OBS_SIZE), dtype), masks)
-    if "features" not in parts:
-        return _done(t0, verbose)
-    tabs, shapes = F._tables()
-    F.row_kernel()
-    F.nn_features_kernel(
-        np.zeros((0, O.OBS_SIZE), np.uint8),
-        masks,
-        np.zeros((0, 34, F.NUM_TILE_FEATURES), np.float32),
-        np.zeros((0, F.NUM_GLOBAL_FEATURES), np.float32),
-        tabs,
-        shapes,
-    )
-    return _done(t0, verbose)
-
-
-def _done(t0: float, verbose: bool) -> float:
+    if "features" in parts:  # nn_features returns before its kernel on zero rows: call the kernel itself
+        tabs, shapes = F._tables()
+        F.row_kernel()
+        F.nn_features_kernel(
+            np.zeros((0, O.OBS_SIZE), np.uint8),
+            masks,
+            np.zeros((0, 34, F.NUM_TILE_FEATURES), np.float32),
+            np.zeros((0, F.NUM_GLOBAL_FEATURES), np.float32),
+            tabs,
+            shapes,
+        )
     dt = time.perf_counter() - t0
     if verbose:
         print(f"agents kernels: {dt:.1f} s")

@@ -123,10 +123,8 @@ def _needs(module: str, with_warmup: bool) -> tuple[str, ...]:
     the cache: its own and those of the modules it imports; ``mjenv.game``'s warmup also runs the single-table
     fronts, which the ``vector`` task compiles."""
     order = list(_TASKS)
-    own = {"mjenv.hand": "hand", "mjenv.fans": "fans", "mjenv.game": "game", "mjenv.vector": "vector"}.get(
-        module
-    )
-    if own is None:
+    own = module.removeprefix("mjenv.") if module.startswith("mjenv.") else None  # mjenv.X: task X
+    if own not in _TASKS:
         return tuple(order)
     needed = order[: order.index(own) + 1]
     if module == "mjenv.game" and with_warmup:

@@ -119,21 +119,19 @@ def random_legal_actions(
         n_legal = np.count_nonzero(masks, axis=1)
     elif n_legal.shape != masks.shape[:1]:
         raise ValueError(f"n_legal must have shape {masks.shape[:1]}, got {n_legal.shape}")
+    if legal_actions is not None and legal_actions.shape != masks.shape:
+        raise ValueError(f"legal_actions must have shape {masks.shape}, got {legal_actions.shape}")
+    bad = _bad_count_row(n_legal, masks.shape[1])
+    if bad >= 0:  # checked before drawing: an error leaves rng as it was
+        if n_legal[bad] <= 0:
+            raise ValueError(f"row {bad} of masks has no legal action")
+        raise ValueError(f"n_legal[{bad}] = {n_legal[bad]} is more than the {masks.shape[1]} actions")
     if legal_actions is not None:
-        if legal_actions.shape != masks.shape:
-            raise ValueError(f"legal_actions must have shape {masks.shape}, got {legal_actions.shape}")
         # the env's lists: one kernel call scales the uniforms and gathers (the numpy ops it replaces cost
         # ~17 us per 1024 rows, a few percent of a VectorEnv step)
-        bad = _bad_count_row(n_legal, masks.shape[1])
-        if bad >= 0:  # checked before drawing: an error leaves rng as it was
-            if n_legal[bad] <= 0:
-                raise ValueError(f"row {bad} of masks has no legal action")
-            raise ValueError(f"n_legal[{bad}] = {n_legal[bad]} is more than the {masks.shape[1]} actions")
         out = np.empty(masks.shape[0], np.int64)
         _pick_legal(rng.random(masks.shape[0]), n_legal, legal_actions, out)
         return out
-    if n_legal.shape[0] and n_legal.min() <= 0:
-        raise ValueError(f"row {int(np.argmin(n_legal))} of masks has no legal action")
     pick = (rng.random(masks.shape[0]) * n_legal).astype(np.int64)  # float64: u * k < k exactly
     flat = np.flatnonzero(masks)
     start = np.cumsum(n_legal) - n_legal

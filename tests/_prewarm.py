@@ -5,7 +5,7 @@ It fills numba's cache with what the suite needs beyond mjenv's warmup: the base
 middle of the tests) and the vector kernel for uint8 observations (``mjenv.warmup`` compiles the float32 one;
 tests in both workers use both). mjenv's shared kernels are stubs here (``mjenv._jit.stub_modules``, as in
 mjenv's own compile-only workers): the processes of :func:`mjenv.warmup` compile them at the same time, and
-nothing run here reaches them (zero tables, zero rows). Prints ``cpu <seconds>`` at the end.
+nothing run here reaches them (zero tables, zero rows).
 """
 
 from __future__ import annotations

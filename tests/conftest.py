@@ -44,7 +44,9 @@ def pytest_configure(config):
     import mjenv
 
     t0 = time.perf_counter()
-    extra = [_start_prewarm(part) for part in ("rule", "rest")]  # tests/_prewarm.py PARTS
+    from tests._prewarm import PARTS
+
+    extra = [_start_prewarm(part) for part in PARTS]
     try:
         times = mjenv.warmup(progress=sys.stderr.isatty())
     except BaseException:
