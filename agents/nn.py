@@ -115,6 +115,23 @@ class _TrunkInput(torch.autograd.Function):
         return g_summary, g_glob, g_weight, g_bias
 
 
+class _ActionLogits(torch.autograd.Function):
+    """The action layout's logits from the per-tile head ``[N, 34, 3]`` and the other head ``[N, 7]``:
+    ``cat([per[:, :, 0], other[:, :5], per[:, :, 1], per[:, :, 2], other[:, 5:]])``, with a backward that
+    writes the gradient of ``per`` in one ``stack`` instead of autograd's three zero-filled ``[N, 34, 3]``
+    tensors added together (the same values)."""
+
+    @staticmethod
+    def forward(ctx, per, other):  # noqa: D102
+        return torch.cat([per[:, :, 0], other[:, :5], per[:, :, 1], per[:, :, 2], other[:, 5:]], dim=1)
+
+    @staticmethod
+    def backward(ctx, grad):  # noqa: D102
+        g_per = torch.stack([grad[:, :34], grad[:, 39:73], grad[:, 73:107]], dim=2)
+        g_other = torch.cat([grad[:, 34:39], grad[:, 107:]], dim=1)
+        return g_per, g_other
+
+
 class PolicyValueNet(nn.Module):
     """``forward(obs, masks) -> (masked logits [N, NUM_ACTIONS], value [N])``.
 
@@ -166,7 +183,7 @@ class PolicyValueNet(nn.Module):
         x = torch.relu(body1(x))
         per = self.tile_head(torch.relu(e + self.ctx(x).unsqueeze(1)))  # [N, 34, 3]
         other = self.other_head(x)
-        logits = torch.cat([per[:, :, 0], other[:, :5], per[:, :, 1], per[:, :, 2], other[:, 5:]], dim=1)
+        logits = _ActionLogits.apply(per, other)
         if masks is not None:
             m = masks if isinstance(masks, torch.Tensor) else torch.from_numpy(np.asarray(masks))
             logits = logits.masked_fill(~m.to(device=logits.device, dtype=torch.bool), float("-inf"))
