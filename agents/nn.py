@@ -178,6 +178,7 @@ class PolicyValueNet(nn.Module):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """:meth:`forward` from the output of :meth:`features` (to compute the features of a batch once)."""
         e = torch.relu(self.tile_enc(tile.float()))  # [N, 34, c]
+        # self.body's two linear layers one by one: the first one with its own backward (_TrunkInput)
         body0, body1 = self.body[0], self.body[2]
         x = torch.relu(_TrunkInput.apply(self.tile_sum(e).flatten(1), glob.float(), body0.weight, body0.bias))
         x = torch.relu(body1(x))
