@@ -100,6 +100,7 @@ def _finish_prewarm(extra) -> None:
         err.close()
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which turns the marker into the group (a nodeid suffix)
 def pytest_collection_modifyitems(config, items):
     if not config.pluginmanager.hasplugin("xdist"):
         return
