@@ -100,7 +100,8 @@ def _finish_prewarm(extra) -> None:
         err.close()
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which turns the marker into the group (a nodeid suffix)
+# tryfirst: before xdist's own hook, which reads the marker into the group (a suffix of the nodeid)
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     if not config.pluginmanager.hasplugin("xdist"):
         return

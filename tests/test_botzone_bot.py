@@ -27,6 +27,7 @@ from mjenv.botzone.runner import (
 from mjenv.observation import views
 from mjenv.tiles import BOTZONE_CODES
 from tests._bz_policies import HashPolicy
+from tests._corpus import records as corpus_records
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent.parent / "shared" / "botzone" / "judge_games_dev.jsonl.gz"
@@ -89,8 +90,7 @@ class _Oracle:
 
 
 def _corpus(sel):
-    with gzip.open(CORPUS, "rt") as f:
-        recs = [json.loads(line) for line in f]
+    recs = corpus_records(CORPUS)
     return [r for r in recs if sel(r)]
 
 
