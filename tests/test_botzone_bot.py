@@ -281,17 +281,18 @@ def test_runner_bad_arguments():
 
 def test_wrapped_bots_as_subprocesses_play_the_engine_game():
     """The issue's test: wrapped mjenv bots (python -m mjenv.botzone.bot, subprocesses, simple and JSON,
-    keep-running) through the drop-in judge play the game the engine plays with the same policies."""
+    keep-running) through the drop-in judge play the game the engine plays with the same policies. Seats 0 and 2
+    are the subprocesses (one per protocol; each costs a fresh interpreter loading mjenv), 1 and 3 in-process."""
     init = random_initdata(7)
     eng = play_engine([HashPolicy() for _ in range(4)], init)
     inproc = play_match([PolicyBot(HashPolicy()) for _ in range(4)], init)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    specs = ["agent:tests._bz_policies:make_hash", "agent-json:tests._bz_policies:make_hash"] * 2
-    bots = [make_bot(s, time_limit=5.0, first_time_limit=120.0) for s in specs]
-    for b in bots:
+    specs = ["agent:tests._bz_policies:make_hash", "agent-json:tests._bz_policies:make_hash"]
+    sub = [make_bot(s, time_limit=5.0, first_time_limit=120.0) for s in specs]
+    for b in sub:
         b.env, b.cwd = env, str(ROOT)
-    rec = play_match(bots, init)
+    rec = play_match([sub[0], PolicyBot(HashPolicy()), sub[1], PolicyBot(HashPolicy())], init)
     assert rec["log"] == inproc["log"]
     assert [rec["scores"][str(i)] for i in range(4)] == eng["scores"]
-    times = [t for ts in rec["meta"]["times"] for t in ts[2:]]
+    times = [t for i in (0, 2) for t in rec["meta"]["times"][i][2:]]
     assert np.median(times) < 0.2  # well under a second per answer (noisy machine: generous bound)
