@@ -7,8 +7,12 @@
   for uint8 observations. Only with xdist (``-n N``): a plain ``pytest`` run compiles lazily, as each test needs
   a kernel.
 * The Ray tests share one local Ray (a module fixture of 2 CPUs): they run in one worker (``--dist loadgroup``,
-  group ``ray``), so that two Rays never compete for the two cores. Every other test is spread over the workers
-  one by one (nothing left to compile, so no reason to group them).
+  group ``ray``), so that two Rays never compete for the two cores.
+* The tests of a module that use one of its module-scoped fixtures (a browser, a corpus, an 800-wall match) run
+  in one worker one after the other (group ``<module>:shared``), so the fixture is set up once: spread one by
+  one over the workers, a module fixture is set up again in each worker and again whenever a worker comes back
+  to the module after a test of another one (pytest tears it down when the next test is from another module).
+  Every other test is spread over the workers one by one (nothing left to compile, so no reason to group them).
 """
 
 from __future__ import annotations
@@ -100,10 +104,30 @@ def _finish_prewarm(extra) -> None:
         err.close()
 
 
+# tryfirst: before xdist's own hook, which reads the marker into the group (a suffix of the nodeid)
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     if not config.pluginmanager.hasplugin("xdist"):
         return
     for item in items:
         group = _GROUPS.get(item.path.name)
+        if group is None and _uses_a_shared_fixture(item):
+            group = f"{item.path.name}:shared"
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+
+
+def _uses_a_shared_fixture(item) -> bool:
+    """Whether ``item`` uses a fixture of the test files (not of pytest or a plugin) scoped wider than a test."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    for name in item.fixturenames:
+        defs = info.name2fixturedefs.get(name)
+        if (
+            defs
+            and defs[-1].scope in ("module", "package", "session")
+            and defs[-1].baseid.startswith("tests")
+        ):
+            return True
+    return False

@@ -2,7 +2,6 @@
 claims as labels, bad input."""
 
 import gzip
-import json
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +12,7 @@ from mjenv import game as G
 from mjenv.botzone import dataset as D
 from mjenv.botzone import humanlog as H
 from mjenv.observation import OBS_SIZE, observe_kernel
+from tests._corpus import records as corpus_records
 
 CORPUS = Path(__file__).resolve().parents[1] / ".." / ".." / "shared" / "botzone" / "judge_games_dev.jsonl.gz"
 if not CORPUS.exists():
@@ -55,7 +55,7 @@ def _legal_and_typed(d):
 
 @pytest.mark.skipif(not CORPUS.exists(), reason="shared Botzone corpus not present")
 def test_corpus_labels_legal_observations_equal_outvoted_claims():
-    recs = [json.loads(line) for line in gzip.open(CORPUS, "rt")]
+    recs = corpus_records(CORPUS)
     d = D.build_dataset(recs, on_error="skip")
     assert len(d["skipped"]) == 39 and all("flowers" in msg for _, _, msg in d["skipped"])
     assert d["obs"].dtype == np.uint8 and d["obs"].shape == (d["actions"].size, OBS_SIZE)

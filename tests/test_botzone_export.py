@@ -3,8 +3,6 @@ kong-happy and rule-agent play) and on the judge corpus, where the exported judg
 
 from __future__ import annotations
 
-import gzip
-import json
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +14,7 @@ from mjenv.botzone import humanlog as H
 from mjenv.botzone import replay_human_log
 from mjenv.botzone.export import export_human_log, export_match_log, main
 from mjenv.observation import OBS_SIZE, observe_kernel
+from tests._corpus import records as corpus_records
 
 CORPUS = Path(__file__).resolve().parents[1] / ".." / ".." / "shared" / "botzone" / "judge_games_dev.jsonl.gz"
 if not CORPUS.exists():
@@ -97,7 +96,7 @@ def test_corpus_exports_equal_the_real_judge():
     """The judge corpus (games without flowers): every judge output of the exported match log but INIT (its
     srand / walltiles are ours) equals the real judge's, incl. robbed kongs, head-bumps and WA / WH / verdict
     endings; the text export replays with the judge's scores."""
-    recs = [json.loads(line) for line in gzip.open(CORPUS, "rt")]
+    recs = corpus_records(CORPUS)
     kinds = set()
     n = 0
     for rec in recs:

@@ -1,7 +1,5 @@
 """Human logs (mjenv.botzone.humanlog): the corpus JSON logs, export/import of engine games, bad input."""
 
-import gzip
-import json
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +8,7 @@ import pytest
 from mjenv import game as G
 from mjenv.botzone import humanlog as H
 from mjenv.botzone import replay_human_log
+from tests._corpus import records as corpus_records
 
 CORPUS = Path(__file__).resolve().parents[1] / ".." / ".." / "shared" / "botzone" / "judge_games_dev.jsonl.gz"
 if not CORPUS.exists():
@@ -33,7 +32,7 @@ def _games(seed, n):
 
 @pytest.mark.skipif(not CORPUS.exists(), reason="shared Botzone corpus not present")
 def test_corpus_scores_equal_the_judge():
-    recs = [json.loads(line) for line in gzip.open(CORPUS, "rt")]
+    recs = corpus_records(CORPUS)
     n_ok = n_flowers = 0
     for r in recs:
         try:

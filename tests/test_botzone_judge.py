@@ -6,7 +6,6 @@ The corpus (``judge_games_dev.jsonl.gz``, 600 games, 78,756 judge outputs; not p
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import subprocess
@@ -18,6 +17,7 @@ import pytest
 from mjenv import game as G
 from mjenv.botzone import Judge, judge, parse_walltiles
 from mjenv.rules import RuleConfig
+from tests._corpus import records as corpus_records
 
 CORPUS = os.environ.get("MJENV_BOTZONE_CORPUS", "/work/shared/botzone/judge_games_dev.jsonl.gz")
 needs_corpus = pytest.mark.skipif(not os.path.exists(CORPUS), reason="Botzone judge corpus not found")
@@ -30,8 +30,7 @@ SUBSET = (1, 4, 2, 3, 5, 6, 17, 95, 19, 30, 43, 77, 44, 54, 87, 97, 255, 364, 40
 
 @pytest.fixture(scope="module")
 def corpus() -> dict[int, dict]:
-    with gzip.open(CORPUS, "rt") as f:
-        return {r["id"]: r for r in map(json.loads, f)}
+    return {r["id"]: r for r in corpus_records(CORPUS)}
 
 
 def _expected_init(rec: dict) -> dict:
@@ -301,8 +300,7 @@ def test_first_output_from_srand_alone():
     g = GlibcRand(1)
     assert [g.rand() for _ in range(3)] == [1804289383, 846930886, 1681692777]
     assert GlibcRand(0).rand() == GlibcRand(1).rand()  # glibc: seed 0 is seed 1
-    with gzip.open(CORPUS, "rt") as f:
-        recs = [json.loads(line) for line in f]
+    recs = corpus_records(CORPUS)
     n_shuffled = n_drawn_quan = 0
     for rec in recs:
         assert judge({"log": [], "initdata": rec["init_input"]}) == rec["log"][0]["output"], rec["id"]
