@@ -187,7 +187,7 @@ KNIT_MASK = np.array(
 _P5 = np.array([5**r for r in range(9)] * 3 + [5**r for r in range(7)], np.int64)
 
 
-@njit(inline="always")
+@njit(forceinline=True)
 def add_keys(k, t, d):
     """Keys ``k`` after adding ``d`` copies of tile ``t``."""
     g = t // 9
@@ -201,7 +201,7 @@ def add_keys(k, t, d):
     return (k[0], k[1], k[2], k[3] + x)
 
 
-@njit(inline="always")
+@njit(forceinline=True)  # inlined by LLVM (typed and lowered once, not once per call site as inline="always")
 def _score(k0, k1, k2, k3, need, tabs):
     """Best regular block score (mjenv.hand): the packed increments, else the full convolution."""
     suit, honor, sinc, hinc = tabs[0], tabs[1], tabs[2], tabs[3]
@@ -229,7 +229,9 @@ def target_shanten(conc, k, n, nm, mk, mt, tgt, tabs, shapes):
     return _tsh(conc, k, n, nm, mk, mt, tgt, tabs, shapes, NO)
 
 
-@njit(inline="always")  # a call costs about as much as the work: inlined at its few call sites
+# a call costs about as much as the work: inlined at its few call sites, by LLVM (forceinline: typed and lowered
+# once; numba's inline="always" typed and lowered its IR again in each of its six callers, ~7 CPU-s each)
+@njit(forceinline=True)
 def _tsh(conc, k, n, nm, mk, mt, tgt, tabs, shapes, bound):
     """:func:`target_shanten`; the knitted straight skips combinations whose bound reaches ``bound`` (the
     result is exact when below ``bound``, else some value >= ``bound``)."""
@@ -710,7 +712,7 @@ def _chow_rest(conc, k, nm, mk, mt, tgt, inu):
     return 1 - extra, missing, r
 
 
-@njit(inline="always")
+@njit(forceinline=True)
 def _chow_less(conc, t, missing, r, inu):
     """``(missing, r)`` of :func:`_chow_rest` after one copy of ``t`` leaves the hand (``conc`` before)."""
     if inu[t] and conc[t] == 1:
@@ -718,7 +720,7 @@ def _chow_less(conc, t, missing, r, inu):
     return missing, add_keys(r, t, -1)
 
 
-@njit(inline="always")
+@njit(forceinline=True)
 def _res_count(conc, inu, t):
     """Copies of ``t`` in a three-chow residual: one copy of each held tile of the open chows is outside it."""
     c = conc[t]
@@ -827,7 +829,7 @@ def _knit_move(conc, st, dst, t, d, tabs):
             dst[18 + e] = sinc[dst[9 + e]]
 
 
-@njit(inline="always")
+@njit(forceinline=True)
 def _knit_comb(st, i, rest, knits, tabs):
     """Value of knitted combination ``i`` for the hand described by ``st``: ``missing + 2 rest - score``."""
     e0 = knits[i, 0]
@@ -839,7 +841,7 @@ def _knit_comb(st, i, rest, knits, tabs):
     return st[e0] + st[e1] + st[e2] + 2 * rest - sc
 
 
-@njit(inline="always")
+@njit(forceinline=True)
 def _knit_gain(st, i, rest, s, g, key, inc, knits, tabs):
     """Is combination ``i`` (at value ``s``) below ``s`` once group ``g``'s residual key is ``key`` (packed
     increments ``inc``)?"""
@@ -969,7 +971,7 @@ def _hk_counts(conc, kc, knits):
     return h
 
 
-@njit(inline="always")
+@njit(forceinline=True)
 def _hk_value(kc, h, t, d, knits):
     """Honours and knitted shanten after tile ``t`` arrives new (``d = 1``) or leaves as its last copy
     (``d = -1``; ``t = -1``: no change)."""
