@@ -556,7 +556,7 @@ def discard_danger(t, vis, disc_by_others):
     return d
 
 
-@njit(inline="always")  # inlined at its two call sites (the rule agent's turn, the network's features)
+@njit  # a plain call (once per row): inlined by numba it was typed again inside each of its two callers
 def decode_view(ob, conc, vis, disc_by_others, mk, mt, count_claimed):
     """Decode what the rule agent reads from one observation row ``ob`` (float32 or uint8 encoding).
 
