@@ -198,124 +198,136 @@ def _row(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, tabs, shapes):
     g[G_TGT + tgt] = 1.0
     g[G_REG + min(max(R.regular_shanten(k, n, tabs), 0), 7)] = 1.0
     if (phase == 0 or phase == 1) and n % 3 == 2:
-        # ---- own turn: every discard, then the rule agent's candidates
-        best_s = _BIG
-        best_r = _BIG
-        for t in range(34):
-            sh[t] = _BIG
-            pre[t] = _BIG
-            if conc[t] > 0 and mask[A.DISCARD + t]:
-                f[t, F_LEGAL] = 1.0
-                conc[t] -= 1
-                k1 = R.add_keys(k, t, -1)
-                sh[t] = _tsh(conc, k1, n - 1, nm, mk, mt, tgt, tabs, shapes, R.NO)
-                pre[t] = R.regular_shanten(k1, n - 1, tabs)
-                conc[t] += 1
-                best_s = min(best_s, sh[t])
-                best_r = min(best_r, pre[t])
-            f[t, F_ALLOW] = 1.0 if R.T_ALLOW[tgt, t] else 0.0
-            if conc[t] > 0:
-                f[t, F_ISO] = min(R.neighbours_held(conc, t), 16) / 8.0
-        if best_s >= _BIG:
-            return
-        for t in range(34):
-            if sh[t] < _BIG:
-                f[t, F_TSH + min(sh[t] - best_s, 3)] = 1.0
-                f[t, F_REG + min(pre[t] - best_r, 2)] = 1.0
-        for t in range(34):  # kongs that keep the target shanten (the rule agent declares those)
-            if mask[A.CONCEALED_KONG + t] and conc[t] == 4 and nm < 4:
-                conc[t] -= 4
-                mk[nm] = 2
-                mt[nm] = t
-                s = R.target_shanten(conc, R.add_keys(k, t, -4), n - 4, nm + 1, mk, mt, tgt, tabs, shapes)
-                conc[t] += 4
-                if s <= best_s:
-                    f[t, F_CKONG] = 1.0
-            if mask[A.ADDED_KONG + t] and conc[t] >= 1:
-                conc[t] -= 1
-                s = R.target_shanten(conc, R.add_keys(k, t, -1), n - 1, nm, mk, mt, tgt, tabs, shapes)
-                conc[t] += 1
-                if s <= best_s:
-                    f[t, F_AKONG] = 1.0
-        safe = wall <= _DANGER_WALL and best_s >= 2
-        if safe:
-            g[G_SAFE] = 1.0
-        for t in range(34):  # the cheap pre-order of the candidates (reuses ``pre``)
-            s = sh[t]
-            key = _BIG << 40
-            if s < _BIG:
-                dg = R.discard_danger(t, vis, dbo)
-                iso = R.neighbours_held(conc, t)
-                if safe:
-                    if s <= best_s + 1:
-                        key = ((dg * 4 + (s - best_s)) << 20) + (iso << 8) + dg
-                elif s == best_s:
-                    key = (iso << 8) + dg
-            pre[t] = key
-        if not safe and R.T_KIND[tgt] <= 1:  # an off-target tile goes first: the most isolated one
-            bt = -1
-            for t in range(34):
-                if pre[t] < _BIG << 40 and not R.T_ALLOW[tgt, t] and (bt < 0 or pre[t] < pre[bt]):
-                    bt = t
-            if bt >= 0:
-                f[bt, F_OFFT] = 1.0
-        for rank in range(2):
-            t = 0
-            for x in range(1, 34):
-                if pre[x] < pre[t]:
-                    t = x
-            if pre[t] >= _BIG << 40:
-                break
-            pre[t] = _BIG << 40
-            f[t, F_PRE + rank] = 1.0
-            conc[t] -= 1
-            u = _useful(conc, R.add_keys(k, t, -1), n - 1, nm, mk, mt, tgt, sh[t], unseen, tabs, shapes)
-            conc[t] += 1
-            f[t, F_USE] = min(u, 64) / 32.0
+        _turn_features(mask, f, g, conc, k, n, nm, mk, mt, vis, unseen, dbo, sh, pre, tgt, wall, tabs, shapes)
     elif phase == 2 and offer >= 0 and n % 3 == 1 and nm < 4:
-        # ---- a claim window: the best target value after each claim on offer, against the value now
-        x = offer
-        for c in range(5):
-            a = A.CHOW + c if c < 3 else (A.PUNG if c == 3 else A.KONG)
-            if not mask[a]:
-                continue
-            kk = k
-            ok = True
-            if c < 3:
-                lo = x - c
-                if x >= 27 or lo < 9 * (x // 9) or lo + 2 >= 9 * (x // 9) + 9:
-                    ok = False
-                else:
-                    for d in range(3):
-                        if lo + d != x and conc[lo + d] < 1:
-                            ok = False
-                if ok:
-                    for d in range(3):
-                        if lo + d != x:
-                            conc[lo + d] -= 1
-                            kk = R.add_keys(kk, lo + d, -1)
-                    mk[nm] = 1
-                    mt[nm] = lo
-                    v = _best_value(conc, kk, n - 2, nm + 1, mk, mt, tabs, shapes, now + 1)
-                    for d in range(3):
-                        if lo + d != x:
-                            conc[lo + d] += 1
+        _claim_features(mask, g, conc, k, n, nm, mk, mt, offer, now, tabs, shapes)
+
+
+# The own-turn and claim-window parts of _row are kernels of their own (a call per row): numba's typing of one
+# function grows faster than its length, and _row with both inside was the features' largest compile.
+@njit
+def _turn_features(mask, f, g, conc, k, n, nm, mk, mt, vis, unseen, dbo, sh, pre, tgt, wall, tabs, shapes):
+    """:func:`_row` on the player's own turn: every discard, then the rule agent's candidates."""
+    best_s = _BIG
+    best_r = _BIG
+    for t in range(34):
+        sh[t] = _BIG
+        pre[t] = _BIG
+        if conc[t] > 0 and mask[A.DISCARD + t]:
+            f[t, F_LEGAL] = 1.0
+            conc[t] -= 1
+            k1 = R.add_keys(k, t, -1)
+            sh[t] = _tsh(conc, k1, n - 1, nm, mk, mt, tgt, tabs, shapes, R.NO)
+            pre[t] = R.regular_shanten(k1, n - 1, tabs)
+            conc[t] += 1
+            best_s = min(best_s, sh[t])
+            best_r = min(best_r, pre[t])
+        f[t, F_ALLOW] = 1.0 if R.T_ALLOW[tgt, t] else 0.0
+        if conc[t] > 0:
+            f[t, F_ISO] = min(R.neighbours_held(conc, t), 16) / 8.0
+    if best_s >= _BIG:
+        return
+    for t in range(34):
+        if sh[t] < _BIG:
+            f[t, F_TSH + min(sh[t] - best_s, 3)] = 1.0
+            f[t, F_REG + min(pre[t] - best_r, 2)] = 1.0
+    for t in range(34):  # kongs that keep the target shanten (the rule agent declares those)
+        if mask[A.CONCEALED_KONG + t] and conc[t] == 4 and nm < 4:
+            conc[t] -= 4
+            mk[nm] = 2
+            mt[nm] = t
+            s = R.target_shanten(conc, R.add_keys(k, t, -4), n - 4, nm + 1, mk, mt, tgt, tabs, shapes)
+            conc[t] += 4
+            if s <= best_s:
+                f[t, F_CKONG] = 1.0
+        if mask[A.ADDED_KONG + t] and conc[t] >= 1:
+            conc[t] -= 1
+            s = R.target_shanten(conc, R.add_keys(k, t, -1), n - 1, nm, mk, mt, tgt, tabs, shapes)
+            conc[t] += 1
+            if s <= best_s:
+                f[t, F_AKONG] = 1.0
+    safe = wall <= _DANGER_WALL and best_s >= 2
+    if safe:
+        g[G_SAFE] = 1.0
+    for t in range(34):  # the cheap pre-order of the candidates (reuses ``pre``)
+        s = sh[t]
+        key = _BIG << 40
+        if s < _BIG:
+            dg = R.discard_danger(t, vis, dbo)
+            iso = R.neighbours_held(conc, t)
+            if safe:
+                if s <= best_s + 1:
+                    key = ((dg * 4 + (s - best_s)) << 20) + (iso << 8) + dg
+            elif s == best_s:
+                key = (iso << 8) + dg
+        pre[t] = key
+    if not safe and R.T_KIND[tgt] <= 1:  # an off-target tile goes first: the most isolated one
+        bt = -1
+        for t in range(34):
+            if pre[t] < _BIG << 40 and not R.T_ALLOW[tgt, t] and (bt < 0 or pre[t] < pre[bt]):
+                bt = t
+        if bt >= 0:
+            f[bt, F_OFFT] = 1.0
+    for rank in range(2):
+        t = 0
+        for x in range(1, 34):
+            if pre[x] < pre[t]:
+                t = x
+        if pre[t] >= _BIG << 40:
+            break
+        pre[t] = _BIG << 40
+        f[t, F_PRE + rank] = 1.0
+        conc[t] -= 1
+        u = _useful(conc, R.add_keys(k, t, -1), n - 1, nm, mk, mt, tgt, sh[t], unseen, tabs, shapes)
+        conc[t] += 1
+        f[t, F_USE] = min(u, 64) / 32.0
+
+
+@njit
+def _claim_features(mask, g, conc, k, n, nm, mk, mt, offer, now, tabs, shapes):
+    """:func:`_row` in a claim window: the best target value after each claim on offer, against the value now."""
+    x = offer
+    for c in range(5):
+        a = A.CHOW + c if c < 3 else (A.PUNG if c == 3 else A.KONG)
+        if not mask[a]:
+            continue
+        kk = k
+        ok = True
+        if c < 3:
+            lo = x - c
+            if x >= 27 or lo < 9 * (x // 9) or lo + 2 >= 9 * (x // 9) + 9:
+                ok = False
             else:
-                m = 2 if c == 3 else 3
-                if conc[x] < m:
-                    ok = False
-                else:
-                    conc[x] -= m
-                    mk[nm] = 2
-                    mt[nm] = x
-                    v = _best_value(conc, R.add_keys(k, x, -m), n - m, nm + 1, mk, mt, tabs, shapes, now + 1)
-                    conc[x] += m
-            if not ok:
-                continue
-            b = G_CLAIM + 4 * c
-            g[b] = 1.0
-            d = v - now
-            g[b + 1 + (0 if d <= -1 else (1 if d == 0 else 2))] = 1.0
+                for d in range(3):
+                    if lo + d != x and conc[lo + d] < 1:
+                        ok = False
+            if ok:
+                for d in range(3):
+                    if lo + d != x:
+                        conc[lo + d] -= 1
+                        kk = R.add_keys(kk, lo + d, -1)
+                mk[nm] = 1
+                mt[nm] = lo
+                v = _best_value(conc, kk, n - 2, nm + 1, mk, mt, tabs, shapes, now + 1)
+                for d in range(3):
+                    if lo + d != x:
+                        conc[lo + d] += 1
+        else:
+            m = 2 if c == 3 else 3
+            if conc[x] < m:
+                ok = False
+            else:
+                conc[x] -= m
+                mk[nm] = 2
+                mt[nm] = x
+                v = _best_value(conc, R.add_keys(k, x, -m), n - m, nm + 1, mk, mt, tabs, shapes, now + 1)
+                conc[x] += m
+        if not ok:
+            continue
+        b = G_CLAIM + 4 * c
+        g[b] = 1.0
+        d = v - now
+        g[b + 1 + (0 if d <= -1 else (1 if d == 0 else 2))] = 1.0
 
 
 _CHUNK = 16

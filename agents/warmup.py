@@ -1,10 +1,11 @@
 """Compile (or load from numba's on-disk cache) the baseline agents' kernels: ``python -m agents.warmup``.
 
-The rule agent's and the network features' kernels are the largest compiles after mjenv's own (about a minute of
-CPU, cold); they compile lazily on the first call, so this is optional. :func:`warmup` compiles them for the
-argument types the agents call them with (float32 and uint8 observations) by running them on zero rows: no
-decision is computed, so it is also safe in a compile-only process whose mjenv shared kernels are stubs
-(``tests/_prewarm.py``, which the test suite's controller runs beside :func:`mjenv.warmup`).
+The rule agent's and the network features' kernels are the largest compiles after mjenv's own (cold, with
+mjenv's kernels cached: about 50 and 30 CPU-s); they compile lazily on the first call, so this is optional.
+:func:`warmup` compiles them for the argument types the agents call them with (float32 and uint8 observations)
+by running them on zero rows: no decision is computed, so it is also safe in a compile-only process whose mjenv
+shared kernels are stubs (``tests/_prewarm.py``, which the test suite's controller runs beside
+:func:`mjenv.warmup`).
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@ Usage (cold: an empty cache folder)::
         python benchmarks/profile_compile.py [--top 45]
 
 Runs ``mjenv.warmup(jobs=1)`` (seconds per module; ``--task game`` etc.: only those compile-only tasks of a
-parallel warmup, as one worker process runs them, with their stub symbols) and prints three tables:
+parallel warmup, as one worker process runs them, with their stub symbols; ``--prewarm rule``: a part of
+``tests/_prewarm.py``, the agents' kernels the CI compiles beside it; ``--agents rule``: the agents' first use,
+``agents.warmup``) and prints three tables:
 
 * per function: numba ``numba:compile`` events, inclusive and exclusive seconds (a callee compiled while its
   caller is typed counts in the caller's inclusive time only), and how many specializations were compiled;
@@ -85,6 +87,19 @@ def main(argv=None) -> int:
         help="profile these compile-only tasks of a parallel warmup (mjenv._TASKS, with their stubs) in this "
         "process instead of mjenv.warmup(); repeat for a chain (e.g. --task fans --task game)",
     )
+    ap.add_argument(
+        "--prewarm",
+        choices=["rule", "rest"],
+        help="profile this part of tests/_prewarm.py (the agents' kernels the CI compiles beside mjenv.warmup, "
+        "mjenv's shared kernels stubbed) instead of mjenv.warmup()",
+    )
+    ap.add_argument(
+        "--agents",
+        action="append",
+        choices=["rule", "features"],
+        help="profile agents.warmup.warmup(parts=...) (the first use of the baseline agents; mjenv's kernels "
+        "compile or load as usual) instead of mjenv.warmup(); repeat for both",
+    )
     ap.add_argument("--wall", action="store_true", help="wall-clock seconds instead of process CPU seconds")
     args = ap.parse_args(argv)
 
@@ -119,7 +134,17 @@ def main(argv=None) -> int:
     import mjenv
 
     t0 = time.perf_counter()
-    if args.task:
+    if args.prewarm:
+        from tests import _prewarm
+
+        _prewarm.main(args.prewarm)
+        print(f"tests/_prewarm.py {args.prewarm}: {time.perf_counter() - t0:.1f} s")
+    elif args.agents:
+        from agents.warmup import warmup
+
+        warmup(parts=tuple(args.agents))
+        print(f"agents.warmup {', '.join(args.agents)}: {time.perf_counter() - t0:.1f} s")
+    elif args.task:
         full = dict(mjenv._tasks_for(mjenv.WARMUP_MODULES, (), {}))
         mjenv._warm_worker([(name, full[name]) for name in mjenv._TASKS if name in args.task])
         print(f"tasks {', '.join(args.task)}: {time.perf_counter() - t0:.1f} s")
