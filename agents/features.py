@@ -397,19 +397,6 @@ def nn_features_kernel(obs, masks, tile_out, glob_out, tabs, shapes):
                         honor, sinc, hinc, pow5)  # fmt: skip
 
 
-_TABS: tuple | None = None
-
-
-def _tables() -> tuple[tuple, tuple]:
-    global _TABS
-    if _TABS is None:
-        suit, honor, _, _ = H.load_tables()
-        suit_inc, honor_inc = H.load_shanten_tables()
-        _TABS = ((suit, honor, suit_inc, honor_inc), (H.KNITS, H.ORPHANS, H.POW5))
-        R.check_tables(*_TABS)  # as the shared kernel sees them
-    return _TABS
-
-
 def to_uint8(obs: np.ndarray) -> np.ndarray:
     """Observations of either dtype in the compact uint8 encoding (float32 ones are converted exactly)."""
     obs = np.asarray(obs)
@@ -446,7 +433,7 @@ def nn_features(
     if n:
         if threads is not None and numba.get_num_threads() != threads:
             numba.set_num_threads(threads)
-        tabs, shapes = _tables()
+        tabs, shapes = R.agent_tables()
         row_kernel()
         nn_features_kernel(ob8, m, tile, glob, tabs, shapes)
     return tile, glob

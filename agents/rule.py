@@ -1317,6 +1317,23 @@ def check_tables(tabs, shapes) -> None:
             )
 
 
+_AGENT_TABLES: tuple | None = None
+
+
+def agent_tables() -> tuple[tuple, tuple]:
+    """``(tabs, shapes)`` that the agents' kernels take (:func:`rule_actions_kernel`,
+    :func:`agents.features.nn_features_kernel`): ``tabs`` = (suit, honor, suit_inc, honor_inc) of
+    :mod:`mjenv.hand`, ``shapes`` = (KNITS, ORPHANS, POW5); loaded once and checked (:func:`check_tables`)."""
+    global _AGENT_TABLES
+    if _AGENT_TABLES is None:
+        suit, honor, _, _ = H.load_tables()
+        suit_inc, honor_inc = H.load_shanten_tables()
+        tables = ((suit, honor, suit_inc, honor_inc), (H.KNITS, H.ORPHANS, H.POW5))
+        check_tables(*tables)  # as the shared kernels see them
+        _AGENT_TABLES = tables
+    return _AGENT_TABLES
+
+
 def _decide_c(ob, mask, danger_wall, max_eval, conc, vis, disc, unseen, mk, mt, ws, suit, honor, sinc, hinc,
               pow5):  # fmt: skip
     """:func:`_decide` over data pointers (the body of its shared kernel: :func:`decide_kernel`)."""
@@ -1441,11 +1458,7 @@ class RulePolicy:
         self.danger_wall = int(danger_wall)
         self.max_eval = int(max_eval)
         self.threads = threads
-        suit, honor, _, _ = H.load_tables()
-        suit_inc, honor_inc = H.load_shanten_tables()
-        self._tabs = (suit, honor, suit_inc, honor_inc)
-        self._shapes = (H.KNITS, H.ORPHANS, H.POW5)
-        check_tables(self._tabs, self._shapes)  # as the shared kernel sees them
+        self._tabs, self._shapes = agent_tables()
         self._out = np.zeros(self.num_envs, np.int64)
         self._wide: np.ndarray | None = None  # float32 rows for uint8 observations (widen_kernel)
 

@@ -34,7 +34,7 @@ def warmup(verbose: bool = False, parts=("rule", "features")) -> float:
         for dtype in (np.float32, np.uint8):  # uint8 rows go through widen_kernel to the float32 kernel
             policy(np.zeros((0, O.OBS_SIZE), dtype), masks)
     if "features" in parts:  # nn_features returns before its kernel on zero rows: call the kernel itself
-        tabs, shapes = F._tables()
+        tabs, shapes = R.agent_tables()
         F.row_kernel()
         F.nn_features_kernel(
             np.zeros((0, O.OBS_SIZE), np.uint8),
