@@ -7,7 +7,7 @@ rollout, then
 1. **collection**: one rollout under ``cProfile``, the functions with the most own time (the feature kernel
    ``nn_features_kernel``, torch's ``linear``, the rule agent's kernels, the env step, the loop itself);
 2. **update**: ``--minibatches`` PPO minibatch steps of the default size on that rollout (forward, the loss of
-   ``train.ppo.ppo_update``, backward, gradient clipping, Adam), each phase's CPU milliseconds (medians), and
+   ``train.ppo.ppo_losses``, backward, gradient clipping, Adam), each phase's CPU milliseconds (medians), and
    every autograd node of the backward timed with hooks (the medians of the costliest ones, with the input
    shape of the ``addmm`` nodes).
 
@@ -27,7 +27,6 @@ import tempfile
 import time
 
 import torch
-import torch.nn.functional as F
 
 
 def _walk(fn, seen, out):
@@ -49,7 +48,7 @@ def main(argv: list[str] | None = None) -> dict:
     args = ap.parse_args(argv)
     if args.threads < 1 or args.minibatches < 1:
         ap.error("--threads and --minibatches must be >= 1")
-    from train.ppo import PPOConfig, Trainer, masked_logits, masked_probs
+    from train.ppo import PPOConfig, Trainer, masked_logits, ppo_losses
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = PPOConfig(run_dir=tmp, eval_every=0, progress=False, value_warmup=0, threads=args.threads,
@@ -89,14 +88,10 @@ def main(argv: list[str] | None = None) -> dict:
         t1 = T()
         logits, v = masked_logits(net, tile, glob, illegal)
         t2 = T()
-        logp_all = torch.log_softmax(logits, 1)
-        lp = logp_all.gather(1, act_all[idx].unsqueeze(1)).squeeze(1)
-        entropy = -(masked_probs(logp_all, illegal) * logp_all).sum(1).mean()
-        ratio = (lp - old_all[idx]).exp()
-        adv = adv_all[idx]
-        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-        pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
-        loss = pg - cfg.ent_coef * entropy + cfg.vf_coef * 0.5 * F.mse_loss(v, ret_all[idx])
+        pg, v_loss, entropy, _, _ = ppo_losses(
+            logits, v, illegal, act_all[idx], old_all[idx], adv_all[idx], ret_all[idx], cfg.clip_coef
+        )
+        loss = pg - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
         t3 = T()
         opt.zero_grad(set_to_none=True)
         graph: list = []

@@ -438,6 +438,26 @@ class Collector:
 
 
 # ------------------------------------------------------------------------------------------------ update
+def ppo_losses(
+    logits: torch.Tensor, v: torch.Tensor, illegal: torch.Tensor, act: torch.Tensor, old_lp: torch.Tensor,
+    adv: torch.Tensor, ret: torch.Tensor, clip_coef: float,
+) -> tuple[torch.Tensor, ...]:  # fmt: skip
+    """One minibatch's ``(pg_loss, v_loss, entropy, log_ratio, ratio)`` from the masked logits and values of
+    :func:`masked_logits`: the clipped policy loss on the advantages normalised over the minibatch, half the
+    squared value error, the policy's mean entropy, and the log-ratio and ratio to the behaviour
+    log-probabilities ``old_lp`` (for the KL and clip statistics)."""
+    logp_all = torch.log_softmax(logits, 1)
+    lp = logp_all.gather(1, act.unsqueeze(1)).squeeze(1)
+    entropy = -(masked_probs(logp_all, illegal) * logp_all).sum(1).mean()
+    log_ratio = lp - old_lp
+    ratio = log_ratio.exp()
+    if adv.numel() > 1:
+        adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+    pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - clip_coef, 1 + clip_coef)).mean()
+    v_loss = 0.5 * F.mse_loss(v, ret)
+    return pg_loss, v_loss, entropy, log_ratio, ratio
+
+
 def ppo_update(
     net: ann.PolicyValueNet, opt: torch.optim.Optimizer, batch: dict[str, Any], cfg: PPOConfig,
     rng: np.random.Generator, device: torch.device, warmup: bool = False,
@@ -474,16 +494,9 @@ def ppo_update(
             tile = torch.index_select(tile_all, 0, idx, out=tile_buf[:m])
             glob = torch.index_select(glob_all, 0, idx, out=glob_buf[:m])
             logits, v = masked_logits(net, tile, glob, illegal)
-            logp_all = torch.log_softmax(logits, 1)
-            lp = logp_all.gather(1, act[idx].unsqueeze(1)).squeeze(1)
-            entropy = -(masked_probs(logp_all, illegal) * logp_all).sum(1).mean()
-            log_ratio = lp - old_lp[idx]
-            ratio = log_ratio.exp()
-            adv = adv_all[idx]
-            if adv.numel() > 1:
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-            pg_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
-            v_loss = 0.5 * F.mse_loss(v, ret[idx])
+            pg_loss, v_loss, entropy, log_ratio, ratio = ppo_losses(
+                logits, v, illegal, act[idx], old_lp[idx], adv_all[idx], ret[idx], cfg.clip_coef
+            )
             if warmup:
                 loss = cfg.vf_coef * v_loss
             else:
