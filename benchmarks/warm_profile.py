@@ -17,10 +17,12 @@ is imported when ``PYTHONPATH=.``):
   :func:`~mjenv._jit.source_stamp`, timed again after the import), then ``mjenv.warmup(freeze=False)`` per
   module (import and ``warmup``), and inside it numba's cache loads (index files read and unpickled, data files
   read and unpickled, LLVM bitcode parsed, object code added and linked, the entry points' addresses and
-  wrappers) and mjenv's markers, then ``gc.collect()`` + ``gc.freeze()`` (what ``freeze=True`` adds), then the
-  interpreter's exit (from the child's last line to the parent's ``wait``). Python's compile of source files to
-  bytecode (``SourceFileLoader.source_to_code``: every file without a ``.pyc``, all of mjenv's when
-  ``PYTHONDONTWRITEBYTECODE=1``) is reported beside the phases (it happens inside them).
+  wrappers), mjenv's markers and its garbage collection and freeze, then the interpreter's exit (from the
+  child's last line to the parent's ``wait``). Python's compile of source files to bytecode
+  (``SourceFileLoader.source_to_code``: every file without a ``.pyc``, all of mjenv's when
+  ``PYTHONDONTWRITEBYTECODE=1``) and the garbage collections (``gc.callbacks``) are reported beside the phases
+  (they happen inside them). The instrumented child imports numba before ``mjenv.warmup()`` (to time it
+  apart), so the collections during numba's import fall outside the warmup, unlike in the plain command.
 
 Prints the median over the repeats of each figure (wall seconds; ``cpu`` columns: process CPU seconds). With
 ``--first-step`` the child also times ``mjenv.env()``, ``reset(seed=0)`` and 20 steps after the warmup (a
@@ -89,7 +91,23 @@ class _Clock:
 def _child(first_step: bool) -> None:
     start = time.time()
     clock = _Clock()
+    import gc
     import importlib.machinery
+
+    collections_ = clock.inner["gc: collections, automatic and explicit (generation 2)"]
+    young = clock.inner["gc: collections, automatic and explicit (generations 0, 1)"]
+    t_gc = [0.0, 0.0]
+
+    def on_gc(phase, info):
+        if phase == "start":
+            t_gc[:] = time.perf_counter(), time.process_time()
+            return
+        acc = collections_ if info["generation"] == 2 else young
+        acc[0] += time.perf_counter() - t_gc[0]
+        acc[1] += time.process_time() - t_gc[1]
+        acc[2] += 1
+
+    gc.callbacks.append(on_gc)
 
     clock.wrap(
         importlib.machinery.SourceFileLoader, "source_to_code", "python: source -> bytecode (all files)"
@@ -146,13 +164,8 @@ def _child(first_step: bool) -> None:
     clock.wrap(mjenv, "_mark_done", "mjenv: markers (write)")
     clock.wrap(_jit, "cache_dir", "mjenv: cache_dir")
     clock.phase("(timing source_stamp once more)")
-    out = mjenv.warmup(freeze=False)
-    clock.phase("mjenv.warmup(freeze=False)")
-    import gc
-
-    gc.collect()
-    gc.freeze()
-    clock.phase("gc.collect() + gc.freeze()")
+    out = mjenv.warmup()
+    clock.phase("mjenv.warmup()")
     if first_step:
         env = mjenv.env()
         env.reset(seed=0)

@@ -587,14 +587,62 @@ def _warmup(verbose, modules, progress, imports, jobs, kwargs, gc_pause) -> dict
     return out
 
 
+GYM_ID = "mjenv/Mahjong-v0"
+
+
+def _register(gymnasium) -> None:
+    if GYM_ID not in gymnasium.registry:
+        gymnasium.register(id=GYM_ID, entry_point="mjenv.gym_env:MahjongGymEnv")
+
+
+class _GymnasiumHook:
+    """A one-shot import hook (on :data:`sys.meta_path`) that registers :data:`GYM_ID` with gymnasium right
+    after gymnasium's own ``__init__`` has run, so that ``import mjenv`` does not import gymnasium (~0.05-0.1 s,
+    which a warm start that never makes a gymnasium env does not need). gymnasium 1.x has no plugin entry
+    points (0.x's ``gymnasium.envs`` group was removed), so this is what keeps ``gymnasium.make(GYM_ID)``
+    working after ``import mjenv`` in either import order. The module's own loader is kept (only its
+    ``exec_module`` is wrapped, for this one import)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "gymnasium":
+            return None
+        import importlib.util
+
+        _remove_hook()
+        spec = importlib.util.find_spec(name)  # the rest of sys.meta_path (this hook is gone)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        run = loader.exec_module
+
+        def exec_module(module):
+            try:
+                run(module)
+            finally:
+                vars(loader).pop("exec_module", None)  # the loader's own method again
+            _register(module)
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def _remove_hook() -> None:
+    import sys
+
+    sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "_GymnasiumHook"]
+
+
 def _register_gymnasium() -> None:
-    """Make ``gymnasium.make("mjenv/Mahjong-v0")`` work after ``import mjenv``."""
-    try:
-        import gymnasium
-    except ImportError:  # pragma: no cover - gymnasium is a dependency
+    """Make ``gymnasium.make("mjenv/Mahjong-v0")`` work after ``import mjenv``: registered now when gymnasium is
+    imported already, else as soon as it is (:class:`_GymnasiumHook`)."""
+    import sys
+
+    gymnasium = sys.modules.get("gymnasium")
+    if gymnasium is not None and hasattr(gymnasium, "register"):
+        _register(gymnasium)
         return
-    if "mjenv/Mahjong-v0" not in gymnasium.registry:
-        gymnasium.register(id="mjenv/Mahjong-v0", entry_point="mjenv.gym_env:MahjongGymEnv")
+    _remove_hook()  # one hook, also after importlib.reload(mjenv)
+    sys.meta_path.insert(0, _GymnasiumHook())
 
 
 _register_gymnasium()
