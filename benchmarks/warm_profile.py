@@ -30,7 +30,8 @@ change that moves cost from the warmup to the first step is not a win).
 
 ``--against DIR`` (an A/B instead): the plain warm command in this checkout and in ``DIR`` (e.g. ``/work/main``),
 alternating, ``--repeats`` each, with ``PYTHONPATH`` set to each checkout; ``PYTHONDONTWRITEBYTECODE=1``
-unless ``--bytecode`` (then Python writes ``.pyc`` files on the first run and uses them afterwards)::
+unless ``--bytecode`` (then ``.pyc`` files are written by one untimed run per checkout, into a temporary
+``PYTHONPYCACHEPREFIX`` folder, and used by the timed runs)::
 
     python benchmarks/warm_profile.py --against /work/main --repeats 9 [--bytecode] [--first-step]
 
@@ -219,16 +220,25 @@ def _ab(python: str, against: str, repeats: int, bytecode: bool, first_step: boo
     mjenv first on ``PYTHONPATH``), alternating, ``repeats`` each: median wall and CPU seconds and their ratio."""
     code = _WARM + ("; e = mjenv.env(); e.reset(seed=0); [e.step(int(e.observe(e.agent_selection)"
                     "['action_mask'].nonzero()[0][-1])) for _ in range(20)]" if first_step else "")  # fmt: skip
+    import tempfile
+
     runs: dict[str, list[tuple[float, float]]] = {"this": [], "against": []}
-    for _ in range(repeats):
-        for name, root in (("against", os.path.abspath(against)), ("this", os.getcwd())):
+    roots = (("against", os.path.abspath(against)), ("this", os.getcwd()))
+    envs = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, root in roots:
             env = dict(os.environ, PYTHONPATH=root)
-            if bytecode:
+            if bytecode:  # .pyc files under a folder of their own (nothing written into the checkouts)
                 env.pop("PYTHONDONTWRITEBYTECODE", None)
+                env["PYTHONPYCACHEPREFIX"] = os.path.join(tmp, name)
+                _run(python, ["-c", code], cwd=root, env=env)  # writes them (not timed)
             else:
                 env["PYTHONDONTWRITEBYTECODE"] = "1"
-            wall, cpu, *_ = _run(python, ["-c", code], cwd=root, env=env)
-            runs[name].append((wall, cpu))
+            envs[name] = env
+        for _ in range(repeats):
+            for name, root in roots:
+                wall, cpu, *_ = _run(python, ["-c", code], cwd=root, env=envs[name])
+                runs[name].append((wall, cpu))
     what = "with .pyc files" if bytecode else "PYTHONDONTWRITEBYTECODE=1"
     print(f"{python} -c {code!r}, {what}, {repeats} alternating runs each (seconds)")
     med = {

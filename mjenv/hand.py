@@ -40,6 +40,7 @@ hand's size is ``NO_SHANTEN`` (99).
 from __future__ import annotations
 
 import hashlib
+import io
 import re
 from importlib import resources
 from typing import NamedTuple
@@ -66,13 +67,55 @@ _TABLES: tuple | None = None
 _SHANTEN_TABLES: tuple | None = None
 
 
+def _load_npz(name: str, keys: tuple[str, ...]) -> tuple[np.ndarray, ...]:
+    """The arrays ``keys`` of the shipped table file ``name`` (C-contiguous, writable, as stored).
+
+    The shipped files are compressed (0.45 MB for ~26 MB of tables), and inflating them took ~0.1 s of every
+    warm start. So the first load also writes each array as a plain ``.npy`` file into numba's cache folder for
+    the package (:func:`mjenv._jit.cache_dir`), named after a digest of the shipped file's bytes (a changed
+    table is never read from an old copy; copies of older digests are deleted then), and later loads read those
+    (a read, no inflate). A missing, unreadable or partly written copy (each is written to a temporary file
+    and renamed) falls back to the shipped file; a read-only cache folder just keeps inflating.
+    """
+    data = resources.files("mjenv._tables").joinpath(name).read_bytes()
+    stem = f"mjenv-table-{name.removesuffix('.npz')}-"
+    digest = hashlib.blake2b(data, digest_size=8).hexdigest()
+    try:
+        from mjenv import _jit
+
+        folder = _jit.cache_dir() if _jit.CACHE else None
+    except (OSError, RuntimeError):  # numba finds no usable cache folder: inflate every time, as before
+        folder = None
+    if folder is not None:
+        try:
+            return tuple(np.load(folder / f"{stem}{digest}-{k}.npy") for k in keys)
+        except (OSError, ValueError, EOFError):
+            pass
+    z = np.load(io.BytesIO(data))
+    arrays = tuple(np.ascontiguousarray(z[k]) for k in keys)
+    if folder is not None:
+        import os
+
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            for old in folder.glob(f"{stem}*.npy"):
+                if not old.name.startswith(f"{stem}{digest}-"):
+                    old.unlink(missing_ok=True)
+            for k, a in zip(keys, arrays):
+                tmp = folder / f"{stem}{digest}-{k}.{os.getpid()}.tmp"
+                with open(tmp, "wb") as f:
+                    np.save(f, a, allow_pickle=False)
+                os.replace(tmp, folder / f"{stem}{digest}-{k}.npy")
+        except OSError:
+            pass
+    return arrays
+
+
 def load_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The lookup tables ``(suit, honor, suit_win, honor_win)``, loaded once (see ``gen_suit_tables.py``)."""
     global _TABLES
     if _TABLES is None:
-        with resources.files("mjenv._tables").joinpath("suit_tables.npz").open("rb") as f:
-            z = np.load(f)
-            _TABLES = tuple(np.ascontiguousarray(z[k]) for k in ("suit", "honor", "suit_win", "honor_win"))
+        _TABLES = _load_npz("suit_tables.npz", ("suit", "honor", "suit_win", "honor_win"))
     return _TABLES
 
 
@@ -83,9 +126,7 @@ def load_shanten_tables() -> tuple[np.ndarray, np.ndarray]:
     """
     global _SHANTEN_TABLES
     if _SHANTEN_TABLES is None:
-        with resources.files("mjenv._tables").joinpath("shanten_tables.npz").open("rb") as f:
-            z = np.load(f)
-            _SHANTEN_TABLES = tuple(np.ascontiguousarray(z[k]) for k in ("suit_inc", "honor_inc"))
+        _SHANTEN_TABLES = _load_npz("shanten_tables.npz", ("suit_inc", "honor_inc"))
     return _SHANTEN_TABLES
 
 

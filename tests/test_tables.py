@@ -34,6 +34,45 @@ def test_table_shapes():
     assert suit_inc[1 + 5 + 25] == 1 and suit_inc[2] == H.INC_PAIR | 1 << 3
 
 
+def _shipped(name: str, keys) -> list[np.ndarray]:
+    with resources.files("mjenv._tables").joinpath(name).open("rb") as f:
+        z = np.load(f)
+        return [z[k] for k in keys]
+
+
+def test_table_copies_in_the_cache_equal_the_shipped_tables(tmp_path, monkeypatch):
+    """The first load writes plain copies into the cache folder and later loads read them; a truncated copy
+    falls back to the shipped file (and is written again); copies of another version of the file go."""
+    from mjenv import _jit
+
+    monkeypatch.setattr(_jit, "cache_dir", lambda: tmp_path)
+    keys = ("suit_inc", "honor_inc")
+    ref = _shipped("shanten_tables.npz", keys)
+    stale = tmp_path / "mjenv-table-shanten_tables-0123456789abcdef-suit_inc.npy"
+    stale.write_bytes(b"old")
+    first = H._load_npz("shanten_tables.npz", keys)
+    copies = sorted(tmp_path.glob("mjenv-table-shanten_tables-*.npy"))
+    assert len(copies) == 2 and not stale.exists()
+    suit_copy = next(p for p in copies if p.name.endswith("-suit_inc.npy"))
+    suit_copy.write_bytes(suit_copy.read_bytes()[:1000])  # a partly written copy
+    for arrays in (first, H._load_npz("shanten_tables.npz", keys), H._load_npz("shanten_tables.npz", keys)):
+        for a, b in zip(arrays, ref):
+            assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b)
+            assert a.flags.c_contiguous and a.flags.writeable
+    assert suit_copy.stat().st_size > 1000  # written again by the fallback
+
+
+def test_tables_load_without_a_writable_cache(tmp_path, monkeypatch):
+    from mjenv import _jit
+
+    missing = tmp_path / "file"
+    missing.write_text("not a folder")
+    monkeypatch.setattr(_jit, "cache_dir", lambda: missing)  # mkdir / writes fail: inflate, as before
+    keys = ("suit_inc", "honor_inc")
+    for a, b in zip(H._load_npz("shanten_tables.npz", keys), _shipped("shanten_tables.npz", keys)):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
 @pytest.mark.slow
 def test_regenerated_tables_equal_shipped():
     from mjenv._tables.gen_suit_tables import generate
