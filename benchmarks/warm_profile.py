@@ -22,7 +22,8 @@ is imported when ``PYTHONPATH=.``):
   (``SourceFileLoader.source_to_code``: every file without a ``.pyc``, all of mjenv's when
   ``PYTHONDONTWRITEBYTECODE=1``) and the garbage collections (``gc.callbacks``) are reported beside the phases
   (they happen inside them). The instrumented child imports numba before ``mjenv.warmup()`` (to time it
-  apart), so the collections during numba's import fall outside the warmup, unlike in the plain command.
+  apart), so the collections during numba's import fall outside the warmup, unlike in the plain command: the
+  row under the plain command gives the CPU of its own collections (counted with ``gc.callbacks``).
 
 Prints the median over the repeats of each figure (wall seconds; ``cpu`` columns: process CPU seconds). With
 ``--first-step`` the child also times ``mjenv.env()``, ``reset(seed=0)`` and 20 steps after the warmup (a
@@ -51,6 +52,20 @@ import sys
 import time
 
 _WARM = "import mjenv; mjenv.warmup()"
+#: The plain command with the time of every garbage collection recorded (``gc.callbacks``), printed at the end.
+_WARM_GC = """
+import gc, json, time
+acc, t = [0, 0.0], [0.0]
+def on_gc(phase, info):
+    if phase == "start":
+        t[0] = time.process_time()
+    else:
+        acc[0] += 1
+        acc[1] += time.process_time() - t[0]
+gc.callbacks.append(on_gc)
+import mjenv; mjenv.warmup()
+print(json.dumps(acc))
+"""
 
 
 # ------------------------------------------------------------------------------------------------- the child
@@ -276,6 +291,9 @@ def main() -> None:
         rows["python -c pass"].append((wall, cpu))
         wall, cpu, *_ = _run(a.python, ["-c", _WARM])
         rows[f'python -c "{_WARM}"'].append((wall, cpu))
+        *_, text, _t0, _t1 = _run(a.python, ["-c", _WARM_GC])
+        n, cpu = json.loads(text.strip().splitlines()[-1])
+        rows[f"  the same: CPU of its {n} garbage collections"].append((float("nan"), cpu))
         wall, cpu, text, t0, t1 = _run(a.python, child)
         last = json.loads(text.strip().splitlines()[-1])
         rows["instrumented: whole process"].append((wall, cpu))
