@@ -620,7 +620,12 @@ class _GymnasiumHook:
                 run(module)
             finally:
                 vars(loader).pop("exec_module", None)  # the loader's own method again
-            _register(module)
+            try:
+                _register(module)
+            except Exception as e:  # noqa: BLE001 - never break gymnasium's own import
+                import warnings
+
+                warnings.warn(f"mjenv could not register {GYM_ID!r} with gymnasium: {e!r}", RuntimeWarning)
 
         loader.exec_module = exec_module
         return spec

@@ -61,6 +61,23 @@ def test_gymnasium_imported_first_and_reload_register_once():
     assert "hooks []" in out
 
 
+def test_a_failed_registration_warns_and_gymnasium_still_imports():
+    out = _run(
+        """
+        import warnings
+        import mjenv
+        mjenv._register = lambda gymnasium: 1 / 0
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            import gymnasium
+        print("imported", hasattr(gymnasium, "make"), mjenv.GYM_ID in gymnasium.registry)
+        print("warned", [str(w.message)[:40] for w in caught if w.category is RuntimeWarning])
+        """
+    )
+    assert "imported True False" in out
+    assert "mjenv could not register" in out
+
+
 def test_the_env_id_makes_the_gym_env():
     import gymnasium
 
