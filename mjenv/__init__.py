@@ -419,26 +419,91 @@ def warmup(
     ``modules=("mjenv.vector",)``, so that its first result does not wait for kernels the vector env never
     calls (the batch scorer, the single-table fronts' masks and observations).
 
-    ``freeze`` (default on): at the end, collect garbage once and move every object still alive (the kernels,
-    numba's type registries and their caches: ~130k objects, nearly all of them alive until the process ends)
-    to Python's permanent GC generation (:func:`gc.freeze`). Later full collections no longer walk them
-    (~0.1 s each), and the interpreter's exit, which walks them in several collections, takes ~0.1 s instead
-    of ~0.6 s (docs/performance.md, "Cold start"). Objects frozen are still freed when their reference count
-    drops to zero; only cyclic garbage among them is never collected. ``freeze=False`` leaves the GC alone.
+    ``freeze`` (default on): at the end, move every object still alive (the kernels, numba's type registries
+    and their caches: ~130k objects, nearly all of them alive until the process ends) to Python's permanent GC
+    generation (:func:`gc.freeze`). Later full collections no longer walk them (~0.1 s each), and the
+    interpreter's exit, which walks them in several collections, takes ~0.1 s instead of ~0.6 s
+    (docs/performance.md, "Cold start"). Objects frozen are still freed when their reference count drops to
+    zero; only cyclic garbage among them is never collected. When every kernel is known to be cached (a warm
+    start), the objects alive at the call are collected once, and the automatic GC is off while the kernels
+    load: loading creates those ~100k long-lived objects and almost no garbage (~800 objects, ~0.25 MB, which
+    are frozen with the rest), yet the automatic collections walked them some 280 times (~0.25 s), and a full
+    collection before the freeze cost another ~0.15 s. Should anything compile after all, the GC is switched
+    back on at the first compile and garbage is collected before the freeze. ``freeze=False`` leaves the GC
+    alone.
     """
+    jobs = _check_jobs(jobs)
+    if not isinstance(freeze, bool):
+        raise TypeError(f"freeze must be a bool, got {type(freeze).__name__}")
+    gc_pause = _GcPause(freeze)
+    try:
+        out = _warmup(verbose, modules, progress, imports, jobs, kwargs, gc_pause)
+    finally:
+        gc_pause.resume(compiled=False)
+    if freeze:
+        import gc
+
+        if not gc_pause.warm:  # a warm start leaves almost no garbage (see ``freeze``)
+            gc.collect()  # what the warmup left as cyclic garbage is freed, not frozen
+        gc.freeze()
+    return out
+
+
+class _GcPause:
+    """The automatic GC of a warm :func:`warmup` (see its ``freeze``): with ``freeze``, what is alive is
+    collected once (the caller's cyclic garbage is freed, not frozen) and the automatic GC, if on, is off from
+    the start until :meth:`resume` (called as soon as anything is to compile, and at the end). ``warm``:
+    nothing compiled (as far as the markers and numba's ``numba:compile`` events tell)."""
+
+    def __init__(self, freeze: bool) -> None:
+        import gc
+
+        self.paused = freeze and gc.isenabled()
+        self.warm = freeze
+        if freeze:
+            gc.collect()  # what the caller left as cyclic garbage is freed, not frozen
+        if self.paused:
+            gc.disable()
+
+    def resume(self, compiled: bool = True) -> None:
+        """Switch the automatic GC back on (if this paused it); ``compiled``: something compiles."""
+        self.warm = self.warm and not compiled
+        if self.paused:
+            import gc
+
+            self.paused = False
+            gc.enable()
+
+    def listener(self):
+        """A numba event listener for ``numba:compile`` (a cache hit fires none) that resumes at the first."""
+        from numba.core import event
+
+        pause = self
+
+        class CompileListener(event.Listener):
+            def on_start(self, ev) -> None:
+                if pause.warm:
+                    pause.resume()
+
+            def on_end(self, ev) -> None:
+                pass
+
+        return CompileListener()
+
+
+def _warmup(verbose, modules, progress, imports, jobs, kwargs, gc_pause) -> dict[str, float]:
+    """The body of :func:`warmup` (arguments checked); ``gc_pause``: a :class:`_GcPause`."""
     import importlib
     import inspect
     import threading
     import time
 
     import numba
+    from numba.core import event
     from tqdm import tqdm
 
     from mjenv import _jit
 
-    jobs = _check_jobs(jobs)
-    if not isinstance(freeze, bool):
-        raise TypeError(f"freeze must be a bool, got {type(freeze).__name__}")
     imports = tuple(m for m in imports if m not in modules)
     tasks = _tasks_for(modules, imports, kwargs) if _jit.CACHE and not numba.config.DISABLE_JIT else []
     text = folder = None
@@ -450,6 +515,9 @@ def warmup(
         todo = []
     if len(todo) < 2:  # one task: nothing runs beside it, so compiling it here is as fast
         todo = []
+    if not tasks or unmarked:  # something may compile, which makes garbage (no tasks: no cache, all compiles)
+        gc_pause.resume()
+    compiling = gc_pause.listener() if gc_pause.paused else None
     out: dict[str, float] = {}
     disable = None if progress is None else not progress  # None: tqdm shows the bar only on a terminal
     bar = tqdm(
@@ -477,6 +545,8 @@ def warmup(
 
     worker = threading.Thread(target=compile_all, name="mjenv-warmup", daemon=True) if todo else None
     try:
+        if compiling is not None:
+            event.register("numba:compile", compiling)
         if worker is not None:
             worker.start()
         for name in (*imports, *modules):
@@ -511,23 +581,73 @@ def warmup(
             worker.join()
         _jit.note_hook = old_hook
         bar.close()
+        if compiling is not None:
+            event.unregister("numba:compile", compiling)
     _mark_done(unmarked, text, folder)
-    if freeze:
-        import gc
-
-        gc.collect()  # what the warmup left as cyclic garbage is freed, not frozen
-        gc.freeze()
     return out
 
 
+GYM_ID = "mjenv/Mahjong-v0"
+
+
+def _register(gymnasium) -> None:
+    if GYM_ID not in gymnasium.registry:
+        gymnasium.register(id=GYM_ID, entry_point="mjenv.gym_env:MahjongGymEnv")
+
+
+class _GymnasiumHook:
+    """A one-shot import hook (on :data:`sys.meta_path`) that registers :data:`GYM_ID` with gymnasium right
+    after gymnasium's own ``__init__`` has run, so that ``import mjenv`` does not import gymnasium (~0.05-0.1 s,
+    which a warm start that never makes a gymnasium env does not need). gymnasium 1.x has no plugin entry
+    points (0.x's ``gymnasium.envs`` group was removed), so this is what keeps ``gymnasium.make(GYM_ID)``
+    working after ``import mjenv`` in either import order. The module's own loader is kept (only its
+    ``exec_module`` is wrapped, for this one import)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "gymnasium":
+            return None
+        import importlib.util
+
+        _remove_hook()
+        spec = importlib.util.find_spec(name)  # the rest of sys.meta_path (this hook is gone)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        run = loader.exec_module
+
+        def exec_module(module):
+            try:
+                run(module)
+            finally:
+                vars(loader).pop("exec_module", None)  # the loader's own method again
+            try:
+                _register(module)
+            except Exception as e:  # noqa: BLE001 - never break gymnasium's own import
+                import warnings
+
+                warnings.warn(f"mjenv could not register {GYM_ID!r} with gymnasium: {e!r}", RuntimeWarning)
+
+        loader.exec_module = exec_module
+        return spec
+
+
+def _remove_hook() -> None:
+    import sys
+
+    sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "_GymnasiumHook"]
+
+
 def _register_gymnasium() -> None:
-    """Make ``gymnasium.make("mjenv/Mahjong-v0")`` work after ``import mjenv``."""
-    try:
-        import gymnasium
-    except ImportError:  # pragma: no cover - gymnasium is a dependency
+    """Make ``gymnasium.make("mjenv/Mahjong-v0")`` work after ``import mjenv``: registered now when gymnasium is
+    imported already, else as soon as it is (:class:`_GymnasiumHook`)."""
+    import sys
+
+    gymnasium = sys.modules.get("gymnasium")
+    if gymnasium is not None and hasattr(gymnasium, "register"):
+        _register(gymnasium)
         return
-    if "mjenv/Mahjong-v0" not in gymnasium.registry:
-        gymnasium.register(id="mjenv/Mahjong-v0", entry_point="mjenv.gym_env:MahjongGymEnv")
+    _remove_hook()  # one hook, also after importlib.reload(mjenv)
+    sys.meta_path.insert(0, _GymnasiumHook())
 
 
 _register_gymnasium()

@@ -84,6 +84,98 @@ def test_warmup_freezes_what_is_alive_unless_told_not_to():
         gc.unfreeze()
 
 
+def _record_gc(monkeypatch, body=None):
+    """Make ``mjenv.hand.warmup`` record whether the automatic GC is on while it runs (after ``body``)."""
+    import gc
+
+    import mjenv.hand
+
+    seen = []
+
+    def warmup():
+        if body is not None:
+            body()
+        seen.append(gc.isenabled())
+
+    monkeypatch.setattr(mjenv.hand, "warmup", warmup)
+    return seen
+
+
+def _cycle():
+    import weakref
+
+    class Node:
+        pass
+
+    cycle = Node()
+    cycle.self = cycle  # garbage that only the cycle collector frees
+    return weakref.ref(cycle)
+
+
+@pytest.mark.parametrize("caller_gc", [True, False])
+def test_warm_start_loads_with_the_gc_off_and_frees_the_callers_garbage(monkeypatch, caller_gc):
+    """A warm start (every task marked) loads with the automatic GC off, switches it back on (when it was on),
+    freezes, and the caller's cyclic garbage is collected before, not frozen."""
+    import gc
+
+    seen = _record_gc(monkeypatch)
+    monkeypatch.setattr(mjenv, "_task_done", lambda *a, **k: True)
+    gc.unfreeze()
+    gone = _cycle()
+    if not caller_gc:
+        gc.disable()
+    try:
+        mjenv.warmup(modules=("mjenv.hand",), jobs=1)
+        assert gc.isenabled() is caller_gc
+    finally:
+        gc.enable()
+        gc.unfreeze()
+    assert seen == [False]
+    assert gone() is None
+
+
+def test_cold_start_keeps_the_gc_on(monkeypatch):
+    """A task not marked (its kernels may compile, which makes garbage): the GC stays on, and what the warmup
+    left as cyclic garbage is collected before the freeze."""
+    import gc
+
+    seen = _record_gc(monkeypatch, body=lambda: _made.append(_cycle()))
+    _made: list = []
+    monkeypatch.setattr(mjenv, "_task_done", lambda *a, **k: False)
+    gc.unfreeze()
+    try:
+        mjenv.warmup(modules=("mjenv.hand",), jobs=1)
+    finally:
+        gc.unfreeze()
+    assert seen == [True]
+    assert _made[0]() is None
+
+
+def test_a_compile_during_a_warm_start_switches_the_gc_back_on(monkeypatch):
+    """Markers can be wrong (a cache deleted by hand): the first ``numba:compile`` event switches the GC on, and
+    garbage is collected before the freeze."""
+    import gc
+
+    import numba
+
+    made: list = []
+
+    def compile_one():
+        numba.njit(lambda x: x + 1)(1)  # not cached: compiles
+        made.append(_cycle())
+
+    seen = _record_gc(monkeypatch, body=compile_one)
+    monkeypatch.setattr(mjenv, "_task_done", lambda *a, **k: True)
+    gc.unfreeze()
+    try:
+        mjenv.warmup(modules=("mjenv.hand",), jobs=1)
+        assert gc.isenabled()
+    finally:
+        gc.unfreeze()
+    assert seen == [True]
+    assert made[0]() is None
+
+
 def test_default_jobs_is_the_usable_cpus_capped_by_the_tasks():
     n = mjenv.default_jobs()
     assert 1 <= n <= len(mjenv._TASKS)
