@@ -57,24 +57,47 @@ def _no_literal_specializations(dispatcher):
     return dispatcher
 
 
-def njit(*args, **kwargs):
+def njit(*args, entry: bool | None = None, **kwargs):
     """``numba.njit`` with mjenv's defaults (``cache=True``, ``nogil=True``, ``forceinline=False``); calls from
     other kernels are compiled without Literal specializations (:func:`_no_literal_specializations`).
 
     A big helper that must be inlined for speed takes ``forceinline=True`` (LLVM's ``alwaysinline``: typed and
     lowered once, inlined into each caller by LLVM) rather than numba's ``inline="always"``, which types and
     lowers its IR again inside every caller. ``forceinline=False`` is set explicitly because numba lets a
-    callee compiled while a forceinline kernel is typed inherit the flag."""
+    callee compiled while a forceinline kernel is typed inherit the flag.
+
+    ``entry``: whether the kernel is called from Python (default: yes, except private ``_names`` in
+    ``mjenv``'s own modules; other packages opt in with ``entry=False``). A kernel that is not an entry is a **link-only** helper (:func:`_install_link_only`): numba builds
+    no Python or C wrapper for it and never optimizes or code-generates its library on its own, since its
+    callers link its code into theirs and optimize it there; calling it from Python raises ``TypeError``. A
+    private kernel that Python calls takes ``entry=True``."""
     kwargs.setdefault("cache", CACHE)
     kwargs.setdefault("nogil", True)
     # set explicitly, so that a callee compiled while a forceinline kernel is typed does not inherit it
     kwargs.setdefault("forceinline", False)
+
+    def make(fn, deco_args):
+        if entry is None:  # mjenv's private kernels are link-only; others' (agents) keep numba's default
+            is_entry = not (fn.__name__.startswith("_") and fn.__module__.startswith("mjenv."))
+        else:
+            is_entry = entry
+        link_only = LINK_ONLY and not is_entry and kwargs.get("inline", "never") == "never"
+        kw = dict(kwargs)
+        if link_only:
+            kw.update(no_cpython_wrapper=True, no_cfunc_wrapper=True)
+        disp = numba.njit(*deco_args, **kw)(fn)
+        if not isinstance(disp, numba.core.dispatcher.Dispatcher):  # NUMBA_DISABLE_JIT=1: the plain function
+            return disp
+        if link_only:
+            _LINK_ONLY.add(fn)
+            disp.__class__ = _LinkOnlyDispatcher
+        return _no_literal_specializations(disp)
+
     if len(args) == 1 and callable(args[0]) and not kwargs.get("_signature"):
-        return _no_literal_specializations(numba.njit(**kwargs)(args[0]))
-    deco = numba.njit(*args, **kwargs)
-    if numba.config.DISABLE_JIT or not callable(deco) or isinstance(deco, numba.core.dispatcher.Dispatcher):
-        return deco
-    return lambda fn: _no_literal_specializations(deco(fn))
+        return make(args[0], ())
+    if numba.config.DISABLE_JIT:
+        return numba.njit(*args, **kwargs)
+    return lambda fn: make(fn, args)
 
 
 def source_stamp(root: Path = _ROOT) -> str:
@@ -112,6 +135,134 @@ def drop_stale_caches(root: Path = _ROOT) -> int:
 
 if CACHE:
     drop_stale_caches()
+
+
+# ------------------------------------------------------------------------------------- link-only helpers
+#: The Python functions of the link-only kernels (``njit`` of a kernel that is not an ``entry``).
+_LINK_ONLY: set = set()
+_LINK_ONLY_KIND = (
+    "mjenv-link-only"  # how a link-only library is serialized in numba's cache: its bitcode only
+)
+
+
+class _LinkOnlyDispatcher(numba.core.registry.CPUDispatcher):
+    """A link-only kernel (:func:`njit` without ``entry``): callable from other kernels only."""
+
+    def __call__(self, *args, **kwargs):
+        fn = self.py_func
+        raise TypeError(
+            f"{fn.__module__}.{fn.__qualname__} is a link-only kernel helper: it has no Python entry point and "
+            "can only be called from other kernels (decorate it with mjenv._jit.njit(entry=True) to call it "
+            "from Python)"
+        )
+
+
+def _install_link_only() -> bool:
+    """Teach numba (0.68's CPU pipeline) to leave the libraries of link-only kernels unoptimized and
+    un-code-generated; returns whether it is on (``MJENV_LINK_ONLY=0`` turns it off).
+
+    Why: numba finalizes every compiled function as a library of its own: it links in the code of all its
+    callees, runs LLVM's full module pipeline on the result and generates machine code for it, so that the
+    function can be called from Python. A helper that only other kernels call never runs its own machine
+    code: each caller links the helper's module into its own and optimizes and code-generates it again. So
+    for a link-only kernel (no Python or C wrapper; :func:`njit` with ``entry=False``, the default for private
+    names) the library is only linked: its functions have had numba's function-level passes, and the module
+    pipeline and code generation run once, in the library of the entry kernel (or shared kernel) that calls
+    it. numba's cache stores such a library as bitcode (kind ``"mjenv-link-only"``), which a later compile of
+    a caller links in the same way. The generated code of the entry kernels is what LLVM makes of the same IR
+    (optimized once instead of once per level of the call tree).
+    """
+    if os.environ.get("MJENV_LINK_ONLY", "1") in ("0", "false", "no") or numba.config.DISABLE_JIT:
+        return False
+    try:
+        import llvmlite.binding as llb
+        from numba import _dynfunc
+        from numba.core import codegen, cpu, typed_passes
+        from numba.core.compiler_lock import require_global_compiler_lock
+
+        lib_cls = codegen.CPUCodeLibrary
+        if getattr(lib_cls.finalize, "_mjenv_link_only", False):
+            return True
+        run_pass = typed_passes.BaseNativeLowering.run_pass
+        finalize = lib_cls.finalize
+        serialize = lib_cls.serialize_using_object_code
+        unserialize = lib_cls._unserialize.__func__
+        get_executable = cpu.CPUContext.get_executable
+        set_env = codegen.JITCPUCodegen.set_env
+        for name in ("_get_module_for_linking", "_finalize_dynamic_globals", "_verify_declare_only_symbols"):
+            getattr(lib_cls, name)  # the internals link_only_finalize uses
+    except (ImportError, AttributeError):  # another numba: numba's own pipeline (the helpers keep no wrapper)
+        return False
+
+    def lowering_run_pass(self, state):
+        flags = state.flags
+        if flags.no_cpython_wrapper and flags.no_cfunc_wrapper and state.func_id.func in _LINK_ONLY:
+            if state.library is None:  # as numba's run_pass creates it
+                state.library = state.targetctx.codegen().create_library(state.func_id.func_qualname)
+                state.library.enable_object_caching()
+            state.library._mjenv_link_only = True
+        return run_pass(self, state)
+
+    def link_only_finalize(self):
+        if not getattr(self, "_mjenv_link_only", False):
+            return finalize(self)
+        require_global_compiler_lock()
+        self._raise_if_finalized()
+        seen = set()
+        for library in self._linking_libraries:  # numba's finalize without the optimization and codegen
+            if library not in seen:
+                self._reload_init.update(library._reload_init)
+                seen.add(library)
+                self._final_module.link_in(library._get_module_for_linking(), preserve=True)
+        self._final_module.verify()
+        self._finalize_dynamic_globals()
+        self._verify_declare_only_symbols()
+        self._finalized = True
+
+    def link_only_get_executable(self, library, fndesc, env):
+        if not getattr(library, "_mjenv_link_only", False):
+            return get_executable(self, library, fndesc, env)
+        library._ensure_finalized()
+        doc = f"link-only kernel {fndesc.qualname!r} (no machine code of its own)"
+        # no entry point (address 0): _LinkOnlyDispatcher.__call__ keeps Python from reaching it
+        return _dynfunc.make_function(
+            fndesc.lookup_module(), fndesc.qualname.split(".")[-1], doc, 0, env, (library,)
+        )
+
+    def link_only_serialize(self):
+        if not getattr(self, "_mjenv_link_only", False):
+            return serialize(self)
+        self._ensure_finalized()
+        return (self.name, _LINK_ONLY_KIND, self._get_module_for_linking().as_bitcode())
+
+    def link_only_unserialize(cls, codegen_, state):
+        name, kind, data = state
+        if kind != _LINK_ONLY_KIND:
+            return unserialize(cls, codegen_, state)
+        self = codegen_.create_library(name)
+        self._mjenv_link_only = True
+        self._final_module = self._shared_module = llb.parse_bitcode(data)
+        self._finalize_dynamic_globals()
+        self._finalized = True
+        return self
+
+    def link_only_set_env(self, env_name, env):
+        # a cached caller lists the environments of the helpers linked into it; those of a link-only library
+        # that was only loaded (for linking) are in no loaded code: numba's set_env would write to address 0
+        if self._engine.get_global_value_address(env_name):
+            set_env(self, env_name, env)
+
+    link_only_finalize._mjenv_link_only = True
+    codegen.JITCPUCodegen.set_env = link_only_set_env
+    typed_passes.BaseNativeLowering.run_pass = lowering_run_pass
+    lib_cls.finalize = link_only_finalize
+    lib_cls.serialize_using_object_code = link_only_serialize
+    lib_cls._unserialize = classmethod(link_only_unserialize)
+    cpu.CPUContext.get_executable = link_only_get_executable
+    return True
+
+
+LINK_ONLY = _install_link_only()
 
 
 # ------------------------------------------------------------------------------- concurrent cache writes

@@ -623,7 +623,7 @@ def _regular_win(suit_win, honor_win, counts, k0, k1, k2, k3):
     return pairs == 1
 
 
-@njit
+@njit(entry=True)  # also called from Python
 def _win_shapes(counts, n, suit_win, honor_win, knits, orphans, pow5):
     """Bitmask (1 << shape) of the shapes a complete ``n``-tile standing hand satisfies."""
     k0, k1, k2, k3 = keys_kernel(counts)
@@ -692,7 +692,7 @@ def _win_shapes(counts, n, suit_win, honor_win, knits, orphans, pow5):
     return mask
 
 
-@njit
+@njit(entry=True)  # also called from Python
 def _waits(counts, n, held, out, suit_win, honor_win, knits, orphans, pow5):
     """Mark in ``out`` the tiles (held fewer than 4 times) completing an ``n``-tile (3k+1) hand; count them."""
     found = 0
@@ -713,7 +713,7 @@ def _waits(counts, n, held, out, suit_win, honor_win, knits, orphans, pow5):
 # --- batch kernels -----------------------------------------------------------------------------------------
 
 
-@njit
+@njit(entry=True)  # also called from Python
 def _batch_win_shapes(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow5):
     """``out[i]``: win-shape bitmask of hand i (14 - 3*melds tiles), or a negative error code."""
     for i in range(counts.shape[0]):
@@ -879,7 +879,7 @@ def groups_win_kernel(suit_win, honor_win, k0, k1, k2, k3, s0, s1, s2, s3):
     ) == 1
 
 
-@njit
+@njit(entry=True)  # also called from Python
 def _batch_is_win(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow5):
     """``out[i]``: 1 if hand i (14 - 3*melds tiles) wins in any shape, 0 if not, negative on bad input.
 
@@ -893,7 +893,7 @@ def _batch_is_win(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow
     return bad
 
 
-@njit
+@njit(entry=True)  # also called from Python
 def _batch_shanten(counts, n_melds, out, suit, honor, suit_inc, honor_inc):
     """``out[i]``: overall shanten of hand i (13 or 14 - 3*melds tiles), or a negative error code < -1."""
     for i in range(counts.shape[0]):
@@ -901,7 +901,7 @@ def _batch_shanten(counts, n_melds, out, suit, honor, suit_inc, honor_inc):
     return 0
 
 
-@njit
+@njit(entry=True)  # also called from Python
 def _batch_shanten_by_shape(counts, n_melds, out, suit, honor, knits, orphans, pow5):
     """``out[i, shape]``: shanten per shape (NO_SHANTEN if it does not apply); row of error codes on bad input."""
     for i in range(counts.shape[0]):
@@ -918,7 +918,7 @@ def _batch_shanten_by_shape(counts, n_melds, out, suit, honor, knits, orphans, p
     return 0
 
 
-@njit
+@njit(entry=True)  # also called from Python
 def _batch_waits(
     counts, n_melds, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win, knits, orphans, pow5
 ):
@@ -934,7 +934,7 @@ def _batch_waits(
     return -1
 
 
-@njit
+@njit(entry=True)  # also called from Python
 def _batch_useful(counts, n_melds, shape, physical, s_out, useful, suit, honor, knits, orphans, pow5):
     """``s_out[i]``: shape shanten of waiting hand i; ``useful[i]``: its useful tiles; -1 or the first bad row."""
     for i in range(counts.shape[0]):
@@ -948,7 +948,7 @@ def _batch_useful(counts, n_melds, shape, physical, s_out, useful, suit, honor, 
     return -1
 
 
-@njit
+@njit(entry=True)  # also called from Python
 def _k_shanten_all(counts, held, physical, s_out, u_out, suit, honor, knits, orphans, pow5):
     """Per-hand entry: ``s_out[5]`` shanten per shape, ``u_out[5, 34]`` useful tiles (waiting hands only).
 
@@ -973,7 +973,7 @@ def _k_shanten_all(counts, held, physical, s_out, u_out, suit, honor, knits, orp
     return best
 
 
-@njit
+@njit(entry=True)  # also called from Python
 def _k_waits(counts, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win, knits, orphans, pow5):
     """Per-hand entry for :func:`waits` on a bare count array: number of waits, or a negative code."""
     n = _check(counts)
@@ -986,7 +986,7 @@ def _k_waits(counts, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win,
     return _waits(counts, n, counts, out, suit_win, honor_win, knits, orphans, pow5)
 
 
-@njit
+@njit(entry=True)  # also called from Python
 def _k_win_code(counts, suit_win, honor_win, knits):
     """Per-hand entry for :func:`is_win` on a bare count array (melds implied by the tile count)."""
     n = 0
