@@ -377,7 +377,7 @@ def _set_win_option(state, seat, tile, flags, in_hand):
 
 
 # ----------------------------------------------------------------------------------------------- walls
-@njit
+@njit(entry=False)  # called from kernels only: link-only
 def wall_empty_kernel(state, s):
     """Is the wall seat ``s`` draws from empty (its own part with private walls, else the shared wall)?"""
     if state[PRIVATE_WALLS] != 0:
