@@ -25,6 +25,9 @@ import numba
 CACHE = os.environ.get("MJENV_NO_CACHE", "") not in ("1", "true", "yes")
 _ROOT = Path(__file__).resolve().parent
 _STAMP = "kernels.stamp"
+#: ``MJENV_LINK_ONLY=0`` compiles link-only kernels as numba does (for A/B runs); part of the source stamp, since
+#: the cache of one setting is not the other's (use a ``NUMBA_CACHE_DIR`` of its own for each).
+_LINK_ONLY_WANTED = os.environ.get("MJENV_LINK_ONLY", "1") not in ("0", "false", "no")
 
 
 def _no_literal_specializations(dispatcher):
@@ -102,13 +105,15 @@ def njit(*args, entry: bool | None = None, **kwargs):
 
 def source_stamp(root: Path = _ROOT) -> str:
     """Digest of the name, size and modification time of every module under ``root`` that defines kernels
-    (imports ``mjenv._jit``), plus this file."""
+    (imports ``mjenv._jit``), plus this file (and ``MJENV_LINK_ONLY=0`` when set)."""
     h = hashlib.blake2b(digest_size=16)
     for p in sorted(root.rglob("*.py")):
         if p.name != "_jit.py" and "mjenv._jit import" not in p.read_text(encoding="utf-8", errors="replace"):
             continue
         st = p.stat()
         h.update(f"{p.relative_to(root).as_posix()}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    if not _LINK_ONLY_WANTED:
+        h.update(b"no link-only\n")
     return h.hexdigest()
 
 
@@ -172,7 +177,7 @@ def _install_link_only() -> bool:
     a caller links in the same way. The generated code of the entry kernels is what LLVM makes of the same IR
     (optimized once instead of once per level of the call tree).
     """
-    if os.environ.get("MJENV_LINK_ONLY", "1") in ("0", "false", "no") or numba.config.DISABLE_JIT:
+    if not _LINK_ONLY_WANTED or numba.config.DISABLE_JIT:
         return False
     try:
         import llvmlite.binding as llb
