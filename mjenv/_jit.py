@@ -12,6 +12,9 @@ one stored beside the cache (``mjenv/__pycache__/kernels.stamp``), deletes the p
 (``*.nbi``/``*.nbc`` in its ``__pycache__`` folders) so that they are compiled again from the current sources.
 This costs a few stat calls per process. It covers numba's default in-tree cache; with ``NUMBA_CACHE_DIR``
 set, clear that folder yourself after changing the sources.
+
+Kernels that only other kernels call are *link-only* (:func:`njit` ``entry``, :func:`_install_link_only`): numba
+builds no wrapper for them and leaves their libraries to be optimized and code-generated inside their callers'.
 """
 
 from __future__ import annotations
