@@ -20,10 +20,13 @@ builds no wrapper for them and leaves their libraries to be optimized and code-g
 from __future__ import annotations
 
 import hashlib
+import inspect
 import os
+import threading
 from pathlib import Path
 
 import numba
+import numba.core.caching
 
 CACHE = os.environ.get("MJENV_NO_CACHE", "") not in ("1", "true", "yes")
 _ROOT = Path(__file__).resolve().parent
@@ -31,6 +34,17 @@ _STAMP = "kernels.stamp"
 #: ``MJENV_LINK_ONLY=0`` compiles link-only kernels as numba does (for A/B runs); part of the source stamp, since
 #: the cache of one setting is not the other's (use a ``NUMBA_CACHE_DIR`` of its own for each).
 _LINK_ONLY_WANTED = os.environ.get("MJENV_LINK_ONLY", "1") not in ("0", "false", "no")
+
+
+def link_only_supported(version: str | None = None) -> bool:
+    """Is ``version`` (default: the installed numba's) one whose internals :func:`_install_link_only` replaces
+    were checked (0.68.x)?
+
+    Link-only kernels replace seven private pieces of numba's CPU pipeline (library finalization, its cache
+    serialization, ``get_executable``, ``set_env``, the native lowering pass). They were read and tested on
+    numba 0.68 only; on any other version mjenv compiles exactly as stock numba does (``entry`` is ignored)."""
+    parts = (numba.__version__ if version is None else version).split(".")
+    return len(parts) >= 2 and parts[0] == "0" and parts[1] == "68"
 
 
 def _no_literal_specializations(dispatcher):
@@ -72,11 +86,16 @@ def njit(*args, entry: bool | None = None, **kwargs):
     lowers its IR again inside every caller. ``forceinline=False`` is set explicitly because numba lets a
     callee compiled while a forceinline kernel is typed inherit the flag.
 
-    ``entry``: whether the kernel is called from Python (default: yes, except private ``_names`` in
-    ``mjenv``'s own modules; other packages opt in with ``entry=False``). A kernel that is not an entry is a **link-only** helper (:func:`_install_link_only`): numba builds
-    no Python or C wrapper for it and never optimizes or code-generates its library on its own, since its
-    callers link its code into theirs and optimize it there; calling it from Python raises ``TypeError``. A
-    private kernel that Python calls takes ``entry=True``."""
+    ``entry``: whether the kernel is mainly called from Python (default: yes, except private ``_names`` in
+    ``mjenv``'s own modules; other packages opt in with ``entry=False``). Where link-only is active
+    (:data:`LINK_ONLY`), a kernel that is not an entry is a **link-only** helper (:func:`_install_link_only`):
+    numba builds no Python or C wrapper for it and never optimizes or code-generates its library on its own,
+    since its callers link its code into theirs and optimize it there. It stays callable from Python: the first
+    Python call compiles a thin entry wrapper over it (:meth:`_LinkOnlyDispatcher.python_entry`, cached like any
+    kernel), so only kernels that Python calls pay for machine code of their own. A kernel that Python calls on
+    a hot path, or during :func:`mjenv.warmup`, takes ``entry=True`` (one dispatch less per call). Elsewhere
+    (``MJENV_LINK_ONLY=0``, a numba version whose internals were not checked: :func:`link_only_supported`)
+    ``entry`` changes nothing and every kernel is a plain numba dispatcher."""
     kwargs.setdefault("cache", CACHE)
     kwargs.setdefault("nogil", True)
     # set explicitly, so that a callee compiled while a forceinline kernel is typed does not inherit it
@@ -87,7 +106,9 @@ def njit(*args, entry: bool | None = None, **kwargs):
             is_entry = not (fn.__name__.startswith("_") and fn.__module__.startswith("mjenv."))
         else:
             is_entry = entry
-        link_only = LINK_ONLY and not is_entry and kwargs.get("inline", "never") == "never"
+        link_only = (
+            LINK_ONLY and not is_entry and kwargs.get("inline", "never") == "never" and _forwardable(fn)
+        )
         kw = dict(kwargs)
         if link_only:
             kw.update(no_cpython_wrapper=True, no_cfunc_wrapper=True)
@@ -97,6 +118,10 @@ def njit(*args, entry: bool | None = None, **kwargs):
         if link_only:
             _LINK_ONLY.add(fn)
             disp.__class__ = _LinkOnlyDispatcher
+            disp._mjenv_entry_options = {k: v for k, v in kwargs.items() if k != "forceinline"}
+            disp._mjenv_entry = None
+            if getattr(disp, "_cache", None) is not None and type(disp._cache) is _FunctionCache:
+                disp._cache = _LinkOnlyCache(fn)
         return _no_literal_specializations(disp)
 
     if len(args) == 1 and callable(args[0]) and not kwargs.get("_signature"):
@@ -115,7 +140,7 @@ def source_stamp(root: Path = _ROOT) -> str:
             continue
         st = p.stat()
         h.update(f"{p.relative_to(root).as_posix()}:{st.st_size}:{st.st_mtime_ns}\n".encode())
-    if not _LINK_ONLY_WANTED:
+    if not (_LINK_ONLY_WANTED and link_only_supported()):
         h.update(b"no link-only\n")
     return h.hexdigest()
 
@@ -153,16 +178,70 @@ _LINK_ONLY_KIND = (
 )
 
 
+_ENTRY_LOCK = threading.Lock()
+_FunctionCache = numba.core.caching.FunctionCache
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def _forwardable(fn) -> bool:
+    """Can a thin wrapper forward every call of ``fn`` (positional parameters, no defaults)? Only then is a
+    non-entry kernel made link-only (a kernel with defaults or ``*args`` stays a plain numba dispatcher)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # pragma: no cover - a builtin or a C function
+        return False
+    return all(p.kind in _POSITIONAL and p.default is inspect.Parameter.empty for p in params)
+
+
+class _LinkOnlyCache(_FunctionCache):
+    """numba's cache of a link-only kernel, with ``"mjenv-link-only"`` in its index key: a process compiling
+    with numba's own pipeline (``MJENV_LINK_ONLY=0`` on a shared ``NUMBA_CACHE_DIR``) never loads one of its
+    bitcode-only entries (which it could not unserialize), and a link-only process never loads that process's
+    entries of the kernel; both live side by side in one index."""
+
+    def _index_key(self, sig, codegen):
+        return (*super()._index_key(sig, codegen), _LINK_ONLY_KIND)
+
+
 class _LinkOnlyDispatcher(numba.core.registry.CPUDispatcher):
-    """A link-only kernel (:func:`njit` without ``entry``): callable from other kernels only."""
+    """A link-only kernel (:func:`njit` of a kernel that is not an ``entry``): no machine code of its own; other
+    kernels (mjenv's, or a user's ``numba.njit`` function) link its code into theirs. A Python call goes
+    through :meth:`python_entry`."""
+
+    def python_entry(self):
+        """The kernel's Python entry point: a thin ``numba.njit`` kernel (same options, cached) that only calls
+        this one, compiled on the first Python call. Its library links this kernel's code (from the cache when
+        it is there) and is optimized and code-generated once, as an entry kernel's would be."""
+        entry = self._mjenv_entry
+        if entry is None:
+            with _ENTRY_LOCK:
+                entry = self._mjenv_entry
+                if entry is None:
+                    entry = self._mjenv_entry = _make_entry(self)
+        return entry
 
     def __call__(self, *args, **kwargs):
-        fn = self.py_func
-        raise TypeError(
-            f"{fn.__module__}.{fn.__qualname__} is a link-only kernel helper: it has no Python entry point and "
-            "can only be called from other kernels (decorate it with mjenv._jit.njit(entry=True) to call it "
-            "from Python)"
-        )
+        return self.python_entry()(*args, **kwargs)
+
+
+def _make_entry(disp):
+    """``numba.njit`` of a generated ``def name(a, b, ...): return target(a, b, ...)`` over ``disp``.
+
+    The wrapper's code object has the kernel's file name and first line, and its qualified name is the
+    kernel's with ``__entry`` appended, so numba caches it beside the kernel (its own index file, the same
+    source stamp) and error messages point at the kernel's definition."""
+    fn = disp.py_func
+    names = ", ".join(inspect.signature(fn).parameters)
+    src = (
+        "\n" * (fn.__code__.co_firstlineno - 1)
+        + f"def {fn.__name__}({names}):\n    return _target({names})\n"
+    )
+    ns = {"__name__": fn.__module__, "_target": disp}
+    exec(compile(src, fn.__code__.co_filename, "exec"), ns)  # noqa: S102
+    wrapper = ns[fn.__name__]
+    wrapper.__qualname__ = f"{fn.__qualname__}__entry"
+    wrapper.__doc__ = fn.__doc__
+    return numba.njit(**disp._mjenv_entry_options)(wrapper)
 
 
 def _install_link_only() -> bool:
@@ -180,7 +259,7 @@ def _install_link_only() -> bool:
     a caller links in the same way. The generated code of the entry kernels is what LLVM makes of the same IR
     (optimized once instead of once per level of the call tree).
     """
-    if not _LINK_ONLY_WANTED or numba.config.DISABLE_JIT:
+    if not _LINK_ONLY_WANTED or numba.config.DISABLE_JIT or not link_only_supported():
         return False
     try:
         import llvmlite.binding as llb
@@ -232,7 +311,7 @@ def _install_link_only() -> bool:
             return get_executable(self, library, fndesc, env)
         library._ensure_finalized()
         doc = f"link-only kernel {fndesc.qualname!r} (no machine code of its own)"
-        # no entry point (address 0): _LinkOnlyDispatcher.__call__ keeps Python from reaching it
+        # no entry point (address 0): _LinkOnlyDispatcher.__call__ sends Python calls to its python_entry()
         return _dynfunc.make_function(
             fndesc.lookup_module(), fndesc.qualname.split(".")[-1], doc, 0, env, (library,)
         )
