@@ -40,8 +40,10 @@ def link_only_supported(version: str | None = None) -> bool:
     """Is ``version`` (default: the installed numba's) one whose internals :func:`_install_link_only` replaces
     were checked (0.68.x)?
 
-    Link-only kernels replace seven private pieces of numba's CPU pipeline (library finalization, its cache
-    serialization, ``get_executable``, ``set_env``, the native lowering pass). They were read and tested on
+    Link-only kernels replace six private methods of numba's CPU pipeline (library finalization, its cache
+    serialization and unserialization, ``get_executable``, ``set_env``, the native lowering pass) and call three
+    more (``_get_module_for_linking``, ``_finalize_dynamic_globals``, ``_verify_declare_only_symbols``), whose
+    presence :func:`_install_link_only` also checks. They were read and tested on
     numba 0.68 only; on any other version mjenv compiles exactly as stock numba does (``entry`` is ignored)."""
     parts = (numba.__version__ if version is None else version).split(".")
     return len(parts) >= 2 and parts[0] == "0" and parts[1] == "68"
@@ -212,10 +214,10 @@ class _LinkOnlyDispatcher(numba.core.registry.CPUDispatcher):
         """The kernel's Python entry point: a thin ``numba.njit`` kernel (same options, cached) that only calls
         this one, compiled on the first Python call. Its library links this kernel's code (from the cache when
         it is there) and is optimized and code-generated once, as an entry kernel's would be."""
-        entry = self._mjenv_entry
+        entry = getattr(self, "_mjenv_entry", None)  # (absent on a dispatcher numba rebuilt from a pickle)
         if entry is None:
             with _ENTRY_LOCK:
-                entry = self._mjenv_entry
+                entry = getattr(self, "_mjenv_entry", None)
                 if entry is None:
                     entry = self._mjenv_entry = _make_entry(self)
         return entry
@@ -241,7 +243,11 @@ def _make_entry(disp):
     wrapper = ns[fn.__name__]
     wrapper.__qualname__ = f"{fn.__qualname__}__entry"
     wrapper.__doc__ = fn.__doc__
-    return numba.njit(**disp._mjenv_entry_options)(wrapper)
+    options = getattr(disp, "_mjenv_entry_options", None)
+    if options is None:  # a dispatcher numba rebuilt from a pickle: its own options, less the link-only ones
+        drop = ("no_cpython_wrapper", "no_cfunc_wrapper", "forceinline")
+        options = {k: v for k, v in disp.targetoptions.items() if k not in drop}
+    return numba.njit(**options)(wrapper)
 
 
 def _install_link_only() -> bool:

@@ -30,21 +30,7 @@ import MahjongGB
 import numpy as np
 
 from mjenv import fans as F
-from mjenv._jit import njit
 from mjenv.tiles import BOTZONE_CODES
-
-
-# The scorer's per-reading kernels are link-only helpers (no Python entry point: mjenv._jit.njit), so Python
-# reaches them through these two small kernels.
-@njit
-def _context_ws(mask, fours, ws, n_fixed, concealed13, win, flags):
-    return F._context_ws(mask, fours, ws, n_fixed, concealed13, win, flags)
-
-
-@njit
-def _eval_ws(ws, concealed13, n, n_fixed, pair, win, self_drawn, seat, prevalent, knitted):
-    return F._eval_ws(ws, concealed13, n, n_fixed, pair, win, self_drawn, seat, prevalent, knitted)
-
 
 NAME = {n: i for i, n in enumerate(F.FAN_NAME_ZH)}
 
@@ -76,7 +62,7 @@ def readings(conc, win):
     ws[F._WS_TC : F._WS_TC + 34] = h
     mask = sum(1 << t for t in range(34) if h[t] > 0)
     fours = int((h == 4).sum())
-    _context_ws(mask, fours, ws, 0, conc, win, 0)
+    F._context_ws(mask, fours, ws, 0, conc, win, 0)
     out = []
     for p in range(34):
         if h[p] < 2:
@@ -90,7 +76,7 @@ def readings(conc, win):
                 ws[F._WS_SK + j], ws[F._WS_ST + j], ws[F._WS_SC + j] = k, t, 1
             ws[F._S_WAIT] = -1  # single wait: not computed yet
             ws[F._S_STATE] = 0  # rebuild the fan counts from base
-            pts = _eval_ws(ws, conc, 4, 0, p, win, False, 0, 1, 0)
+            pts = F._eval_ws(ws, conc, 4, 0, p, win, False, 0, 1, 0)
             out.append((ws[F._WS_FC : F._WS_FC + F.NUM_FANS].copy(), int(pts)))
     return out
 

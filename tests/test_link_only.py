@@ -112,7 +112,11 @@ def test_python_calls_of_link_only_public_kernels_give_the_kernels_results():
     np.add.at(counts, [0, 0, 1, 2, 9, 10, 11, 18, 19, 20, 27, 27, 27], 1)
     suit, honor, _, _ = hand.load_tables()
     suit_inc, honor_inc = hand.load_shanten_tables()
-    assert hand.min_shanten_kernel(counts, 13, suit, honor, suit_inc, honor_inc) == hand.shanten(counts).shanten == 0
+    assert (
+        hand.min_shanten_kernel(counts, 13, suit, honor, suit_inc, honor_inc)
+        == hand.shanten(counts).shanten
+        == 0
+    )
     pairs = np.zeros(34, np.int8)
     pairs[:7] = 2
     assert hand.seven_pairs_shanten_kernel(pairs) == -1
