@@ -17,6 +17,10 @@ parallel warmup, as one worker process runs them, with their stub symbols; ``--p
   linked module holds (a library links in all its callees);
 * every function compiled more than once, with the argument types of each specialization.
 
+* per phase (``--phases``): exclusive seconds of each numba pipeline pass, of lowering (the function body and
+  the Python / C wrappers), and of LLVM (IR parsing, function passes, module passes, code generation), the
+  cache's loads and saves; what the compile costs per kind of work, and how many times it ran.
+
 Shared kernels (``mjenv._jit.shared_kernel``: a ``numba.cfunc`` each) fire no ``numba:compile`` event of
 their own; their compile is timed around ``mjenv._jit._compile_cfunc`` and listed as ``name [cfunc]``.
 Seconds are the process CPU time (steadier than wall time on a shared machine; ``--wall`` for wall time).
@@ -71,6 +75,61 @@ class _CompileTimes(event.Listener):
         return timed
 
 
+class _Phases:
+    """Exclusive seconds per compile phase: every timed method pushes its phase on a stack, and the time of a
+    nested phase counts for it, not for the one around it."""
+
+    def __init__(self, clock) -> None:
+        self.clock = clock
+        self.stack: list[list] = []
+        self.seconds: dict[str, float] = collections.defaultdict(float)
+        self.calls: collections.Counter = collections.Counter()
+
+    def wrap(self, cls, name: str, phase) -> None:
+        orig = getattr(cls, name)
+
+        def timed(*args, **kwargs):
+            what = phase(*args) if callable(phase) else phase
+            t0 = self.clock()
+            self.stack.append([what, 0.0])
+            try:
+                return orig(*args, **kwargs)
+            finally:
+                what, inner = self.stack.pop()
+                dt = self.clock() - t0
+                self.seconds[what] += dt - inner
+                self.calls[what] += 1
+                if self.stack:
+                    self.stack[-1][1] += dt
+
+        setattr(cls, name, timed)
+
+    def install(self) -> None:
+        from numba.core import caching, compiler_machinery, lowering
+
+        self.wrap(
+            compiler_machinery.PassManager, "_runPass", lambda _pm, _i, p, _st: f"numba pass {p.name()}"
+        )
+        self.wrap(lowering.BaseLower, "lower", "lowering: function body")
+        self.wrap(lowering.BaseLower, "create_cpython_wrapper", "lowering: Python wrapper")
+        self.wrap(lowering.BaseLower, "create_cfunc_wrapper", "lowering: C wrapper")
+        lib = codegen.CPUCodeLibrary
+        self.wrap(lib, "add_ir_module", "LLVM: IR to text, parse, verify")
+        self.wrap(lib, "_optimize_functions", "LLVM: function passes")
+        self.wrap(lib, "_optimize_final_module", "LLVM: module passes")
+        self.wrap(lib, "_finalize_final_module", "LLVM: code generation")
+        self.wrap(lib, "finalize", "LLVM: linking libraries")
+        self.wrap(caching.Cache, "save_overload", "cache save")
+        self.wrap(caching.Cache, "load_overload", "cache load")
+
+    def report(self, total: float) -> None:
+        print(f"== per phase (exclusive; total {total:.1f} s)")
+        for what, sec in sorted(self.seconds.items(), key=lambda x: -x[1]):
+            if sec >= 0.01:
+                print(f"{sec:7.2f} n={self.calls[what]:5d} {what}")
+        print(f"{total - sum(self.seconds.values()):7.2f}         outside these phases (imports, Python)")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--top", type=int, default=45, help="rows of the per-function and per-library tables")
@@ -101,6 +160,7 @@ def main(argv=None) -> int:
         "compile or load as usual) instead of mjenv.warmup(); repeat for both",
     )
     ap.add_argument("--wall", action="store_true", help="wall-clock seconds instead of process CPU seconds")
+    ap.add_argument("--phases", action="store_true", help="also the exclusive seconds per compile phase")
     args = ap.parse_args(argv)
 
     clock = time.perf_counter if args.wall else time.process_time
@@ -128,12 +188,15 @@ def main(argv=None) -> int:
     codegen.CPUCodeLibrary._optimize_final_module = timed_optimize
     codegen.CPUCodeLibrary._finalize_final_module = timed_finalize
 
+    phases = _Phases(clock) if args.phases else None
+    if phases is not None:
+        phases.install()
     from mjenv import _jit
 
     _jit._compile_cfunc = times.timed_cfunc(_jit._compile_cfunc)
     import mjenv
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), clock()
     if args.prewarm:
         from tests import _prewarm
 
@@ -152,6 +215,8 @@ def main(argv=None) -> int:
         per_module = mjenv.warmup(verbose=True, jobs=args.jobs)
         print({k: round(v, 1) for k, v in per_module.items()}, f"total {time.perf_counter() - t0:.1f} s")
 
+    if phases is not None:
+        phases.report(clock() - c0)
     agg = collections.defaultdict(lambda: [0, 0.0, 0.0])
     sigs = collections.defaultdict(list)
     for module, name, sig, dt, excl in times.records:

@@ -304,14 +304,14 @@ def _update_waits_body(state, s, suit_win, honor_win):
     state[WAITS + 2 * s + 1] = hi
 
 
-@njit
+@njit(entry=True)  # also called from Python
 def _update_waits(state, s, suit_win, honor_win):
     """:func:`_update_waits_body`, compiled once and called through a symbol (the engine calls it from five
     places)."""
     _update_waits_shared(state, s, suit_win, honor_win)
 
 
-@njit
+@njit(entry=True)  # also called from Python
 def _waits_on(state, s, t):
     """Is ``t`` one of the cached waits of ``s``?"""
     if t < 27:
@@ -377,7 +377,7 @@ def _set_win_option(state, seat, tile, flags, in_hand):
 
 
 # ----------------------------------------------------------------------------------------------- walls
-@njit
+@njit(entry=False)  # called from kernels only: link-only
 def wall_empty_kernel(state, s):
     """Is the wall seat ``s`` draws from empty (its own part with private walls, else the shared wall)?"""
     if state[PRIVATE_WALLS] != 0:
@@ -385,7 +385,7 @@ def wall_empty_kernel(state, s):
     return state[FRONT] >= state[BACK]
 
 
-@njit
+@njit(entry=True)  # also called from Python
 def _last_tile(state, s):
     """The last-tile situation after ``s`` drew or discarded: the shared wall is empty, or with private walls
     the part of the next seat (who would draw next) is empty. Then only a win may claim ``s``'s discard."""
@@ -394,7 +394,7 @@ def _last_tile(state, s):
     return state[FRONT] >= state[BACK]
 
 
-@njit
+@njit(entry=True)  # also called from Python
 def _kong_blocked(state, s):
     """No concealed or added kong for ``s`` now: the wall is empty, or with private walls the part of ``s`` or of
     the next seat is."""
@@ -491,7 +491,7 @@ def reset_wall_kernel(state, wall, dealer, prevalent, rules, suit_win, honor_win
     return 0
 
 
-@njit
+@njit(entry=True)  # also called from Python
 def _deal(state, dealer, prevalent, n_tiles, suit_win, honor_win):
     """Deal from ``WALL`` (filled): 13 tiles each and the dealer's 14th, flowers set aside and replaced."""
     state[DEALER] = dealer
@@ -631,14 +631,14 @@ def _draw(state, s, from_back, kind):
         return
 
 
-@njit
+@njit(entry=True)  # also called from Python
 def _add_meld(state, s, meld):
     n = state[N_MELDS + s]
     state[MELDS + 4 * s + n] = meld
     state[N_MELDS + s] = n + 1
 
 
-@njit
+@njit(entry=True)  # also called from Python
 def _pung_index(state, s, t):
     """Index of s's exposed pung of ``t`` (-1 if none)."""
     for i in range(state[N_MELDS + s]):
@@ -878,7 +878,7 @@ def _resolve_rob(state, rewards, suit_win, honor_win):
 
 
 # ----------------------------------------------------------------------------------------------- legality
-@njit
+@njit(entry=True)  # also called from Python
 def _legal(state, s, a):
     """Is action ``a`` legal for seat ``s`` now? (s must be the seat to act)"""
     ph = state[PHASE]

@@ -105,7 +105,7 @@ from numba.extending import intrinsic
 
 from mjenv import actions as A
 from mjenv import game as G
-from mjenv._jit import CACHE
+from mjenv._jit import CACHE, njit
 from mjenv.fans import NUM_FANS
 from mjenv.observation import OBS_SIZE, check_obs_dtype, observe_kernel
 from mjenv.policy import Policy, RandomPolicy, random_legal_actions  # noqa: F401  (re-exported)
@@ -192,7 +192,7 @@ _I64 = ("sq_head", "sq_len", "hands_done", "seed")
 _B8 = ("active", "terminated", "illegal")
 
 
-@numba.njit(nogil=True, cache=CACHE)
+@njit
 def _prefetch_hot(states, masks, legal, i):
     """Start fetching table ``i``'s hot state prefix (``game.HOT_WORDS``) and its mask and legal-list rows."""
     for k in range(0, G.HOT_WORDS, 16):  # one hint per 64-byte line of int32
@@ -202,7 +202,7 @@ def _prefetch_hot(states, masks, legal, i):
         _prefetch(legal, i, k)
 
 
-@numba.njit(nogil=True, cache=CACHE)
+@njit
 def _prefetch_cold(states, i):
     """Start fetching the words of table ``i``'s cold part its next step may touch: the next draw and the next
     replacement of the wall, the acting chair's next discard slot and the offered discard (a claim marks it).
@@ -217,7 +217,7 @@ def _prefetch_cold(states, i):
     _prefetch(states, i, G.DISC + G.MAX_DISCARDS * off + last)
 
 
-@numba.njit(nogil=True, cache=CACHE)
+@njit
 def _prefetch_discards(states, i):
     """With observations: start fetching every seat's discards of table ``i`` (``observe_kernel`` reads them
     all; the step itself touches one slot). Reads the hot prefix (the discard counts), so it follows
@@ -233,7 +233,7 @@ def _prefetch_discards(states, i):
             _prefetch(states, i, base + nd - 1)
 
 
-@numba.njit(nogil=True, cache=CACHE)
+@njit
 def _record(state, i, winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds):
     """Copy the outcome of the finished hand in ``state`` into row ``i`` of the result arrays."""
     winner[i] = state[G.WINNER]
@@ -249,7 +249,7 @@ def _record(state, i, winner, loser, fan_total, win_flags, fan_counts, scores, h
     seeds[i] = (np.int64(np.uint32(state[G.SEED_HI])) << 32) | np.int64(np.uint32(state[G.SEED_LO]))
 
 
-@numba.njit(nogil=True, cache=CACHE)
+@njit(entry=True)  # also called from Python (tests)
 def _list_legal(m, row, bits, n):
     """Write the ``n`` legal action ids of mask ``m`` into ``row`` in increasing order and as bits of ``bits``.
 
@@ -280,7 +280,7 @@ def _list_legal(m, row, bits, n):
     bits[1] = b1
 
 
-@numba.njit(nogil=True, cache=CACHE)
+@njit
 def _prepare(state, i, observe, seats, masks, n_legal, legal, bits, obs):
     """Write the acting chair, its mask, its legal-action list and bits (and observation) of table ``i``."""
     seat = state[G.CUR]
@@ -292,7 +292,7 @@ def _prepare(state, i, observe, seats, masks, n_legal, legal, bits, obs):
         observe_kernel(state, seat, obs[i])
 
 
-@numba.njit(nogil=True, cache=CACHE)
+@njit(entry=True)  # also called from Python (tests)
 def _is_legal(bits, i, a):
     """Is ``a`` one of the legal actions ``_prepare`` wrote for table ``i`` (any integer, range-checked)?"""
     if a < 0 or a >= NUM_ACTIONS:

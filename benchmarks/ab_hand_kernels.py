@@ -1,0 +1,43 @@
+"""Interleaved A/B probe of the three batch hand kernels alone: thousands of hands per CPU-second (median of 9 calls
+of 50,000 random hands each) of ``hand.batch_shanten`` / ``batch_waits`` / ``batch_is_win``, one JSON line.
+
+Run it alternately in two checkouts, each with its own warm cache (docs/performance.md, "Cold start", eighth round)::
+
+    for r in 1 2 3 4 5 6; do for d in /tmp/abm /work/wt/cold7; do (cd $d && PYTHONPATH=$d python /work/wt/cold7/benchmarks/ab_hand_kernels.py); done; done
+"""
+
+import json
+import statistics
+import time
+
+import numpy as np
+
+import mjenv
+from mjenv import hand
+
+mjenv.warmup(progress=False)
+rng = np.random.default_rng(0)
+wall = np.repeat(np.arange(34), 4)
+
+
+def deal(n, k):
+    idx = np.argsort(rng.random((n, 136)), axis=1)[:, :k]
+    c = np.zeros((n, 34), np.int8)
+    np.add.at(c, (np.repeat(np.arange(n), k), wall[idx].ravel()), 1)
+    return c
+
+
+c13, c14 = deal(50000, 13), deal(50000, 14)
+out = {}
+for name, fn in (
+    ("batch_shanten", lambda: hand.batch_shanten(c13)),
+    ("batch_waits", lambda: hand.batch_waits(c13)),
+    ("batch_is_win", lambda: hand.batch_is_win(c14)),
+):
+    rates = []
+    for _ in range(9):
+        t = time.process_time()
+        fn()
+        rates.append(50000 / (time.process_time() - t) / 1e3)
+    out[name] = round(statistics.median(rates))
+print(json.dumps(out))
