@@ -17,9 +17,11 @@ import time
 
 import numpy as np
 
+# this checkout's benchmarks/ (the script's folder), also when PYTHONPATH points at another checkout's mjenv
+from bench_fans import score_batch_inputs
+
 import mjenv
 from mjenv import fans, hand
-from mjenv.compat.mahjonggb import _arrays
 from mjenv.policy import RandomPolicy
 from mjenv.testing.fan_gen import random_case
 from mjenv.vector import VectorEnv
@@ -38,33 +40,7 @@ def deal(rng, n, k):
 rng = np.random.default_rng(0)
 c13, c14 = deal(rng, 50000, 13), deal(rng, 50000, 14)
 h = hashlib.blake2b(digest_size=8)
-rows = []
-for kw in (random_case(rng) for _ in range(8000)):
-    try:
-        rows.append((*_arrays(kw["pack"], kw["hand"], kw["winTile"]), kw))
-    except TypeError:
-        pass
-conc = np.stack([r[0] for r in rows])
-melds = np.stack([r[1] for r in rows])
-cols = [
-    np.array(x, dtype=np.int64)
-    for x in zip(
-        *[
-            (
-                r[2],
-                r[3],
-                r[4]["isSelfDrawn"]
-                | 2 * r[4]["is4thTile"]
-                | 4 * r[4]["isAboutKong"]
-                | 8 * r[4]["isWallLast"],
-                r[4]["seatWind"],
-                r[4]["prevalentWind"],
-                r[4]["flowerCount"],
-            )
-            for r in rows
-        ]
-    )
-]
+conc, melds, cols = score_batch_inputs([random_case(rng) for _ in range(8000)])
 
 
 def cpu_rate(fn, n, reps):

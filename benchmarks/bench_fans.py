@@ -17,6 +17,40 @@ import numba
 import numpy as np
 
 
+def score_batch_inputs(cases):
+    """The arrays of ``fans.score_batch`` for the PyMahjongGB-style ``cases`` (keyword dicts of
+    :func:`mjenv.testing.fan_gen.random_case`) that the compat layer accepts: ``(concealed, melds, cols)``, where
+    ``cols`` are the win tile, the meld count, the flags (self-drawn 1, 4th tile 2, about kong 4, wall last 8), the
+    seat and prevalent winds and the flower count, one int64 array each."""
+    from mjenv.compat.mahjonggb import _arrays
+
+    rows = []
+    for kw in cases:
+        try:
+            rows.append((*_arrays(kw["pack"], kw["hand"], kw["winTile"]), kw))
+        except TypeError:
+            pass
+    conc = np.stack([r[0] for r in rows])
+    melds = np.stack([r[1] for r in rows])
+    cols = [
+        np.array(x, dtype=np.int64)
+        for x in zip(
+            *[
+                (
+                    win_tile,
+                    n_melds,
+                    kw["isSelfDrawn"] | 2 * kw["is4thTile"] | 4 * kw["isAboutKong"] | 8 * kw["isWallLast"],
+                    kw["seatWind"],
+                    kw["prevalentWind"],
+                    kw["flowerCount"],
+                )
+                for _c, _m, win_tile, n_melds, kw in rows
+            ]
+        )
+    ]
+    return conc, melds, cols
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hands", type=int, default=20_000)
@@ -29,7 +63,6 @@ def main(argv=None) -> int:
 
     from mjenv import fans
     from mjenv.compat import mahjonggb as ours
-    from mjenv.compat.mahjonggb import _arrays
     from mjenv.testing.fan_gen import random_case
 
     t0 = time.perf_counter()
@@ -50,35 +83,9 @@ def main(argv=None) -> int:
 
     rng = np.random.default_rng(args.seed)
     cases = [random_case(rng) for _ in range(n)]
-    rows = []
-    for kw in cases:
-        try:
-            rows.append((*_arrays(kw["pack"], kw["hand"], kw["winTile"]), kw))
-        except TypeError:
-            pass
-    conc = np.stack([r[0] for r in rows])
-    melds = np.stack([r[1] for r in rows])
-    cols = [
-        np.array(x, dtype=np.int64)
-        for x in zip(
-            *[
-                (
-                    r[2],
-                    r[3],
-                    r[4]["isSelfDrawn"]
-                    | 2 * r[4]["is4thTile"]
-                    | 4 * r[4]["isAboutKong"]
-                    | 8 * r[4]["isWallLast"],
-                    r[4]["seatWind"],
-                    r[4]["prevalentWind"],
-                    r[4]["flowerCount"],
-                )
-                for r in rows
-            ]
-        )
-    ]
-    totals = np.zeros(len(rows), dtype=np.int32)
-    counts = np.zeros((len(rows), fans.NUM_FANS), dtype=np.int16)
+    conc, melds, cols = score_batch_inputs(cases)
+    totals = np.zeros(len(conc), dtype=np.int32)
+    counts = np.zeros((len(conc), fans.NUM_FANS), dtype=np.int16)
     fans._score_batch_kernel(conc[:10], melds[:10], *[c[:10] for c in cols], totals[:10], counts[:10])
 
     def best_of(fn):
@@ -107,11 +114,11 @@ def main(argv=None) -> int:
 
     ours_s = best_of(per_call(ours.MahjongFanCalculator))
     res = {
-        "hands_batch": len(rows),
+        "hands_batch": len(conc),
         "calls": n,
         "compile_or_cache_load_s": round(compile_s, 2),
-        "batch_hands_per_s": round(len(rows) / batch_s),
-        "batch_hands_per_cpu_s": round(len(rows) / batch_cpu_s),
+        "batch_hands_per_s": round(len(conc) / batch_s),
+        "batch_hands_per_cpu_s": round(len(conc) / batch_cpu_s),
         "compat_calls_per_s": round(n / ours_s),
         "python": platform.python_version(),
         "numba": numba.__version__,
@@ -139,7 +146,7 @@ def main(argv=None) -> int:
                 else:
                     t_ours += clock() - t
         res["compat_vs_pymahjonggb_interleaved_ratio"] = round(t_ours / t_ref, 2)
-        res["batch_vs_pymahjonggb_speedup"] = round((len(rows) / batch_s) / (n / ref_s), 1)
+        res["batch_vs_pymahjonggb_speedup"] = round((len(conc) / batch_s) / (n / ref_s), 1)
     except ImportError:
         res["pymahjonggb_calls_per_s"] = None
     for k, v in res.items():
