@@ -12,22 +12,15 @@ import time
 
 import numpy as np
 
+# this checkout's benchmarks/ (the script's folder), also when PYTHONPATH points at another checkout's mjenv
+from bench_hand import _deal
+
 import mjenv
 from mjenv import hand
 
 mjenv.warmup(progress=False)
 rng = np.random.default_rng(0)
-wall = np.repeat(np.arange(34), 4)
-
-
-def deal(n, k):
-    idx = np.argsort(rng.random((n, 136)), axis=1)[:, :k]
-    c = np.zeros((n, 34), np.int8)
-    np.add.at(c, (np.repeat(np.arange(n), k), wall[idx].ravel()), 1)
-    return c
-
-
-c13, c14 = deal(50000, 13), deal(50000, 14)
+c13, c14 = _deal(rng, 50000, 13), _deal(rng, 50000, 14)
 out = {}
 for name, fn in (
     ("batch_shanten", lambda: hand.batch_shanten(c13)),

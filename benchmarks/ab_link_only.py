@@ -19,6 +19,7 @@ import numpy as np
 
 # this checkout's benchmarks/ (the script's folder), also when PYTHONPATH points at another checkout's mjenv
 from bench_fans import score_batch_inputs
+from bench_hand import _deal
 
 import mjenv
 from mjenv import fans, hand
@@ -29,16 +30,8 @@ from mjenv.vector import VectorEnv
 mjenv.warmup(progress=False)
 
 
-def deal(rng, n, k):
-    wall = np.repeat(np.arange(34), 4)
-    idx = np.argsort(rng.random((n, 136)), axis=1)[:, :k]
-    c = np.zeros((n, 34), np.int8)
-    np.add.at(c, (np.repeat(np.arange(n), k), wall[idx].ravel()), 1)
-    return c
-
-
 rng = np.random.default_rng(0)
-c13, c14 = deal(rng, 50000, 13), deal(rng, 50000, 14)
+c13, c14 = _deal(rng, 50000, 13), _deal(rng, 50000, 14)
 h = hashlib.blake2b(digest_size=8)
 conc, melds, cols = score_batch_inputs([random_case(rng) for _ in range(8000)])
 
