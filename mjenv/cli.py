@@ -34,18 +34,23 @@ def _add_rule_args(p, illegal: str | None = None) -> None:
         choices=["mcr", "botzone"],
         default="mcr",
         help="mcr (default: the flags below) or botzone (RuleConfig.botzone(): the Botzone/IJCAI judge's rules; "
-        "--min-fan, --no-flowers and --claim-windows are then fixed by the variant)",
+        "--min-fan, --no-flowers and --claim-windows are then fixed by the variant: a flag that contradicts it "
+        "is an error)",
     )
     g.add_argument(
-        "--min-fan", type=int, default=8, help="minimum fan of a win, flowers excluded (default 8)"
+        "--min-fan", type=int, default=None, help="minimum fan of a win, flowers excluded (default 8)"
     )
     g.add_argument(
-        "--no-flowers", action="store_true", help="136 tiles without flowers (competition variant)"
+        "--no-flowers",
+        action="store_const",
+        const=True,
+        default=None,
+        help="136 tiles without flowers (competition variant)",
     )
     g.add_argument(
         "--claim-windows",
         choices=["claimants", "all"],
-        default="claimants",
+        default=None,
         help="ask only seats with a claim (default) or every other seat in every window",
     )
     if illegal is not None:
@@ -60,15 +65,22 @@ def _add_rule_args(p, illegal: str | None = None) -> None:
 def _rules_from_args(args, **fixed):
     from mjenv.rules import RuleConfig
 
+    # the flags the user gave (None: not given)
+    given = {
+        "min_fan": args.min_fan,
+        "flowers": None if args.no_flowers is None else not args.no_flowers,
+        "claim_windows": args.claim_windows,
+    }
+    illegal = {"illegal": args.illegal} if hasattr(args, "illegal") else {}
     if getattr(args, "variant", "mcr") == "botzone":
-        return RuleConfig.botzone(**({"illegal": args.illegal} if hasattr(args, "illegal") else {}), **fixed)
-    return RuleConfig(
-        min_fan=args.min_fan,
-        flowers=not args.no_flowers,
-        claim_windows=args.claim_windows,
-        **({"illegal": args.illegal} if hasattr(args, "illegal") else {}),
-        **fixed,
-    )
+        # the variant fixes these: a flag that agrees with it is fine, one that contradicts it is an error
+        rules = RuleConfig.botzone(**illegal, **fixed)
+        clash = [f"{k}={v!r}" for k, v in given.items() if v is not None and getattr(rules, k) != v]
+        if clash:
+            fixed_by = ", ".join(f"{k}={getattr(rules, k)!r}" for k in given)
+            raise ValueError(f"--variant botzone fixes {fixed_by}; the flags ask for {', '.join(clash)}")
+        return rules
+    return RuleConfig(**{k: v for k, v in given.items() if v is not None}, **illegal, **fixed)
 
 
 def _register_tiles(sub) -> None:

@@ -297,3 +297,28 @@ def test_cli_rule_flags_reach_every_command(tmp_path):
     assert out["rules"]["flowers"] is False
     with pytest.raises(SystemExit):
         main(["play", "--claim-windows", "some"])
+
+
+def test_cli_variant_rejects_flags_that_contradict_it(tmp_path, capsys):
+    """``--variant botzone`` fixes min fan, flowers and claim windows: a flag that agrees is accepted, one that
+    contradicts the variant is an error (never silently dropped), and no record is written."""
+    from mjenv.cli import main
+
+    log = tmp_path / "b.json"
+    ok = ["play", "--seed", "3", "--quiet", "--variant", "botzone", "--log", str(log)]
+    assert main([*ok, "--min-fan", "8", "--no-flowers", "--claim-windows", "all"]) == 0
+    rec = json.loads(log.read_text())
+    assert rec["rules"] == {**RuleConfig.botzone().to_dict(), "illegal": rec["rules"]["illegal"]}
+    log.unlink()
+    for flags, named in (
+        (["--min-fan", "6"], "min_fan=6"),
+        (["--claim-windows", "claimants"], "claim_windows='claimants'"),
+    ):
+        assert main([*ok, *flags]) == 2
+        err = capsys.readouterr().err
+        assert "--variant botzone fixes" in err and named in err, err
+        assert not log.exists()
+    # without a variant the flags are the rules; unset flags are RuleConfig's defaults
+    assert main(["play", "--seed", "3", "--quiet", "--log", str(log)]) == 0
+    rules = json.loads(log.read_text())["rules"]
+    assert (rules["min_fan"], rules["flowers"], rules["claim_windows"]) == (8, True, "claimants")
