@@ -61,6 +61,7 @@ from typing import Any
 import numpy as np
 
 from mjenv import actions as A
+from mjenv import game as G
 from mjenv.policy import load_policy, needs_observations
 from mjenv.rules import ILLEGAL_MODES, check_rules
 
@@ -365,7 +366,6 @@ def play_shard(
 
     n_jobs = j1 - j0
     n_tab = min(tables, n_jobs)
-    illegal = rules.illegal
     policies = []
     for nm in names:
         pol = load_policy(agents[nm], n_tab, agent_seeds[nm], **dict(agent_kwargs.get(nm, {})))
@@ -501,8 +501,9 @@ def play_shard(
                         else:
                             heapq.heapreplace(illegal_heap, item)
                 if rec is not None:
-                    modes = np.where(illegal == "terminate", 0, np.where(actions[bad] == A.WIN, 1, 2)).astype(
-                        np.int64
+                    # the engine's one mapping: penalty_kind_kernel reads the illegal mode from the table's rules
+                    modes = np.array(
+                        [G.penalty_kind_kernel(env.states[i], actions[i]) for i in bad.tolist()], np.int64
                     )
                     rec.illegal_ops(bad, pos_of[bad], modes, actions[bad])
             hand_pos[act_rows] += 1

@@ -42,6 +42,7 @@ from mjenv.hand import (
     take_knitted_kernel,
 )
 from mjenv.melds import meld_kind, meld_offer, meld_tile
+from mjenv.rules import MIN_WIN_FAN  # noqa: F401 (re-exported: ScoreResult.is_legal_win, mjenv.fans.MIN_WIN_FAN)
 from mjenv.tiles import IS_GREEN, IS_REVERSIBLE, IS_TERMINAL_OR_HONOR, KNITS, NUM_TILE_TYPES
 
 try:  # count trailing zeros as one instruction (numba's own intrinsic; internal, so it has a fallback)
@@ -76,8 +77,6 @@ ERR_TILE_COUNT_GREATER_THAN_4 = -2
 ERR_NOT_WIN = -3
 ERR_BAD_MELD = -4
 ERR_BAD_ARGUMENT = -5
-
-MIN_WIN_FAN = 8
 
 
 # --- the fan table: one line per fan (value, points, Chinese and English names); the rest is derived -------
