@@ -94,7 +94,7 @@ from mjenv.fans import (
     WIN_WALL_LAST,
     shared_score_kernel,
 )
-from mjenv.hand import waits_bits_kernel
+from mjenv.hand import waits_bits_kernel, win_tables  # noqa: F401 (win_tables: re-exported, the fronts call G.win_tables())
 from mjenv.melds import CHOW, KONG, PUNG, meld_kind, meld_offer, meld_tile, pack_meld
 from mjenv.rules import (
     ILLEGAL_TERMINATE,
@@ -305,7 +305,7 @@ def _update_waits_body(state, s, suit_win, honor_win):
 
 
 @njit(entry=True)  # also called from Python
-def _update_waits(state, s, suit_win, honor_win):
+def update_waits_kernel(state, s, suit_win, honor_win):
     """:func:`_update_waits_body`, compiled once and called through a symbol (the engine calls it from five
     places)."""
     _update_waits_shared(state, s, suit_win, honor_win)
@@ -321,9 +321,9 @@ def _waits_on(state, s, t):
 
 @njit
 def _update_waits_without(state, s, tile, suit_win, honor_win):
-    """:func:`_update_waits` of ``s``'s hand less ``tile`` (a 14-tile hand whose last tile is ``tile``)."""
+    """:func:`update_waits_kernel` of ``s``'s hand less ``tile`` (a 14-tile hand whose last tile is ``tile``)."""
     state[HAND + 34 * s + tile] -= 1
-    _update_waits(state, s, suit_win, honor_win)
+    update_waits_kernel(state, s, suit_win, honor_win)
     state[HAND + 34 * s + tile] += 1
 
 
@@ -368,7 +368,7 @@ def _score(state, seat, tile, flags, in_hand, fan_counts):
 @njit
 def _set_win_option(state, seat, tile, flags, in_hand):
     """Cache the win of ``seat`` on ``tile`` open right now (WIN_FAN, WIN_FLAGS_P): scored only when ``tile`` is
-    one of the seat's cached waits (:func:`_update_waits`)."""
+    one of the seat's cached waits (:func:`update_waits_kernel`)."""
     if state[NO_WIN + seat] != 0 or not _waits_on(state, seat, tile):
         state[WIN_FAN + seat] = -1
     else:
@@ -386,7 +386,7 @@ def wall_empty_kernel(state, s):
 
 
 @njit(entry=True)  # also called from Python
-def _last_tile(state, s):
+def last_tile_kernel(state, s):
     """The last-tile situation after ``s`` drew or discarded: the shared wall is empty, or with private walls
     the part of the next seat (who would draw next) is empty. Then only a win may claim ``s``'s discard."""
     if state[PRIVATE_WALLS] != 0:
@@ -395,7 +395,7 @@ def _last_tile(state, s):
 
 
 @njit(entry=True)  # also called from Python
-def _kong_blocked(state, s):
+def kong_blocked_kernel(state, s):
     """No concealed or added kong for ``s`` now: the wall is empty, or with private walls the part of ``s`` or of
     the next seat is."""
     if state[PRIVATE_WALLS] != 0:
@@ -530,7 +530,7 @@ def _deal(state, dealer, prevalent, n_tiles, suit_win, honor_win):
         if s == dealer:
             _update_waits_without(state, s, last, suit_win, honor_win)
         else:
-            _update_waits(state, s, suit_win, honor_win)
+            update_waits_kernel(state, s, suit_win, honor_win)
     _start_turn(state, dealer, last, KIND_NORMAL)
 
 
@@ -553,7 +553,7 @@ def _deal_private(state, dealer, n_tiles, suit_win, honor_win):
                 state[HAND + 34 * s + t] += 1
                 held += 1
     for s in range(4):
-        _update_waits(state, s, suit_win, honor_win)
+        update_waits_kernel(state, s, suit_win, honor_win)
     _draw(state, dealer, False, KIND_NORMAL)
 
 
@@ -594,7 +594,7 @@ def _start_turn(state, s, tile, kind):
     flags = WIN_SELF_DRAWN
     if kind == KIND_KONG:
         flags |= WIN_ABOUT_KONG
-    if _last_tile(state, s):
+    if last_tile_kernel(state, s):
         flags |= WIN_WALL_LAST
     if state[VIS + tile] == 3:
         flags |= WIN_4TH_TILE
@@ -632,14 +632,15 @@ def _draw(state, s, from_back, kind):
 
 
 @njit(entry=True)  # also called from Python
-def _add_meld(state, s, meld):
+def add_meld_kernel(state, s, meld):
+    """Append the packed ``meld`` (:func:`mjenv.melds.pack_meld`) to ``s``'s melds."""
     n = state[N_MELDS + s]
     state[MELDS + 4 * s + n] = meld
     state[N_MELDS + s] = n + 1
 
 
 @njit(entry=True)  # also called from Python
-def _pung_index(state, s, t):
+def pung_index_kernel(state, s, t):
     """Index of s's exposed pung of ``t`` (-1 if none)."""
     for i in range(state[N_MELDS + s]):
         m = state[MELDS + 4 * s + i]
@@ -667,7 +668,7 @@ def _chow_ok(state, s, t, p):
 def _discard(state, s, t, suit_win, honor_win):
     """``s`` discards ``t``; open the claim window for seats with a legal claim, else the next player draws."""
     state[HAND + 34 * s + t] -= 1
-    _update_waits(state, s, suit_win, honor_win)
+    update_waits_kernel(state, s, suit_win, honor_win)
     n = state[N_DISC + s]
     if n < MAX_DISCARDS:
         state[DISC + MAX_DISCARDS * s + n] = t
@@ -676,7 +677,7 @@ def _discard(state, s, t, suit_win, honor_win):
     state[OFFER_TILE] = t
     state[OFFER_SEAT] = s
     state[JUST_CLAIMED] = 0
-    last = _last_tile(state, s)
+    last = last_tile_kernel(state, s)
     if last:
         state[EVENTS] |= EV_LAST_DISCARD_WINDOW
     flags = WIN_WALL_LAST if last else 0
@@ -804,15 +805,15 @@ def _resolve_claims(state, rewards, suit_win, honor_win):
     elif best_action == A_PUNG:
         state[HAND + 34 * best + t] -= 2
         state[VIS + t] += 2
-        _add_meld(state, best, pack_meld(PUNG, t, (best - d) % 4, 0))
+        add_meld_kernel(state, best, pack_meld(PUNG, t, (best - d) % 4, 0))
         state[EVENTS] |= EV_PUNG
         _claimed_turn(state, best)
     elif best_action == A_KONG:
         state[HAND + 34 * best + t] -= 3
         state[VIS + t] += 3
-        _add_meld(state, best, pack_meld(KONG, t, (best - d) % 4, 0))
+        add_meld_kernel(state, best, pack_meld(KONG, t, (best - d) % 4, 0))
         state[EVENTS] |= EV_EXPOSED_KONG
-        _update_waits(state, best, suit_win, honor_win)
+        update_waits_kernel(state, best, suit_win, honor_win)
         _draw(state, best, True, KIND_KONG)
     else:
         p = best_action - A_CHOW
@@ -821,7 +822,7 @@ def _resolve_claims(state, rewards, suit_win, honor_win):
             if i != p:
                 state[HAND + 34 * best + lo + i] -= 1
                 state[VIS + lo + i] += 1
-        _add_meld(state, best, pack_meld(CHOW, lo + 1, p + 1, 0))
+        add_meld_kernel(state, best, pack_meld(CHOW, lo + 1, p + 1, 0))
         state[EVENTS] |= EV_CHOW
         _claimed_turn(state, best)
 
@@ -851,12 +852,12 @@ def _open_rob(state, s, t, suit_win, honor_win):
 
 @njit
 def _complete_added_kong(state, s, t, suit_win, honor_win):
-    i = _pung_index(state, s, t)
+    i = pung_index_kernel(state, s, t)
     m = state[MELDS + 4 * s + i]
     state[MELDS + 4 * s + i] = pack_meld(KONG, t, meld_offer(m), 1)
     state[VIS + t] += 1
     state[EVENTS] |= EV_ADDED_KONG
-    _update_waits(state, s, suit_win, honor_win)
+    update_waits_kernel(state, s, suit_win, honor_win)
     _draw(state, s, True, KIND_KONG)
 
 
@@ -889,19 +890,19 @@ def _legal(state, s, a):
             return state[HAND + 34 * s + a] > 0
         if a == A_WIN:
             return state[JUST_CLAIMED] == 0 and state[WIN_FAN + s] >= 0
-        if state[JUST_CLAIMED] != 0 or _kong_blocked(state, s):
+        if state[JUST_CLAIMED] != 0 or kong_blocked_kernel(state, s):
             return False
         if A_CONCEALED_KONG <= a < A_ADDED_KONG:
             return state[HAND + 34 * s + a - A_CONCEALED_KONG] == 4
         if A_ADDED_KONG <= a < A_WIN:
             t = a - A_ADDED_KONG
-            return state[HAND + 34 * s + t] > 0 and _pung_index(state, s, t) >= 0
+            return state[HAND + 34 * s + t] > 0 and pung_index_kernel(state, s, t) >= 0
         return False
     if a == A_PASS:
         return True
     if a == A_WIN:
         return state[WIN_FAN + s] >= 0
-    if ph == PH_ROB or _last_tile(state, state[OFFER_SEAT]):
+    if ph == PH_ROB or last_tile_kernel(state, state[OFFER_SEAT]):
         return False
     t = state[OFFER_TILE]
     c = state[HAND + 34 * s + t]
@@ -928,7 +929,7 @@ def legal_mask_kernel(state, seat, mask):
     n = 0
     if ph == PH_TURN:  # every entry written once, without branches on the tile counts
         jc = state[JUST_CLAIMED] != 0
-        kong_ok = not jc and not _kong_blocked(state, seat)
+        kong_ok = not jc and not kong_blocked_kernel(state, seat)
         for t in range(34):
             c = state[h + t]
             d = c > 0
@@ -957,7 +958,7 @@ def legal_mask_kernel(state, seat, mask):
     if state[WIN_FAN + seat] >= 0:
         mask[A_WIN] = True
         n += 1
-    if ph == PH_ROB or _last_tile(state, state[OFFER_SEAT]):
+    if ph == PH_ROB or last_tile_kernel(state, state[OFFER_SEAT]):
         return n
     t = state[OFFER_TILE]
     if state[h + t] >= 2:
@@ -1006,9 +1007,9 @@ def _step(state, action, rewards, suit_win, honor_win):
         elif action < A_ADDED_KONG:
             t = action - A_CONCEALED_KONG
             state[HAND + 34 * s + t] -= 4
-            _add_meld(state, s, pack_meld(KONG, t, 0, 0))
+            add_meld_kernel(state, s, pack_meld(KONG, t, 0, 0))
             state[EVENTS] |= EV_CONCEALED_KONG
-            _update_waits(state, s, suit_win, honor_win)
+            update_waits_kernel(state, s, suit_win, honor_win)
             _draw(state, s, True, KIND_KONG)
         elif action < A_WIN:
             _open_rob(state, s, action - A_ADDED_KONG, suit_win, honor_win)
@@ -1131,31 +1132,6 @@ _reset_shared = (
 
 
 # ----------------------------------------------------------------------------------------------- Python API
-_WIN_TABLES: tuple[np.ndarray, np.ndarray] | None = None
-
-
-def win_tables() -> tuple[np.ndarray, np.ndarray]:
-    """``(suit_win, honor_win)``: the rules core's win lookup tables (those of :func:`mjenv.hand.load_tables`).
-
-    Loaded once; only these two members of ``suit_tables.npz`` are read (the 20 MB shanten table is not needed
-    to play), unless :mod:`mjenv.hand` has loaded the tables already. ``reset_kernel``, ``step_kernel`` and
-    ``begin_turn_kernel`` take them as their last two arguments.
-    """
-    global _WIN_TABLES
-    if _WIN_TABLES is None:
-        from importlib import resources
-
-        from mjenv import hand
-
-        if hand._TABLES is not None:
-            _WIN_TABLES = (hand._TABLES[2], hand._TABLES[3])
-        else:
-            with resources.files("mjenv._tables").joinpath("suit_tables.npz").open("rb") as f:
-                z = np.load(f)
-                _WIN_TABLES = (np.ascontiguousarray(z["suit_win"]), np.ascontiguousarray(z["honor_win"]))
-    return _WIN_TABLES
-
-
 def new_state(n: int | None = None) -> np.ndarray:
     """A zeroed state: ``int32[STATE_SIZE]``, or ``int32[n, STATE_SIZE]`` for a batch of tables."""
     if n is None:
@@ -1321,7 +1297,7 @@ def begin_turn_kernel(state, seat, tile, kind, suit_win, honor_win):
         if s == seat:
             _update_waits_without(state, s, tile, suit_win, honor_win)
         else:
-            _update_waits(state, s, suit_win, honor_win)
+            update_waits_kernel(state, s, suit_win, honor_win)
     _start_turn(state, seat, tile, kind)
 
 

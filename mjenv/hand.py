@@ -89,6 +89,27 @@ def load_shanten_tables() -> tuple[np.ndarray, np.ndarray]:
     return _SHANTEN_TABLES
 
 
+_WIN_TABLES: tuple | None = None
+
+
+def win_tables() -> tuple[np.ndarray, np.ndarray]:
+    """``(suit_win, honor_win)``: the win lookup tables (those of :func:`load_tables`), all that playing needs.
+
+    Loaded once; only these two members of ``suit_tables.npz`` are read (the 20 MB shanten table is not needed
+    to play), unless :func:`load_tables` has loaded the tables already. The engine's ``reset_kernel``,
+    ``step_kernel`` and ``begin_turn_kernel`` take them as their last two arguments (``mjenv.game.win_tables``).
+    """
+    global _WIN_TABLES
+    if _WIN_TABLES is None:
+        if _TABLES is not None:
+            _WIN_TABLES = (_TABLES[2], _TABLES[3])
+        else:
+            with resources.files("mjenv._tables").joinpath("suit_tables.npz").open("rb") as f:
+                z = np.load(f)
+                _WIN_TABLES = (np.ascontiguousarray(z["suit_win"]), np.ascontiguousarray(z["honor_win"]))
+    return _WIN_TABLES
+
+
 def table_sha256(name: str = "suit_tables.npz") -> str:
     """SHA-256 of a shipped table file (checked against ``SHA256SUMS`` by the tests)."""
     data = resources.files("mjenv._tables").joinpath(name).read_bytes()

@@ -54,7 +54,7 @@ def test_legal_mask_agrees_with_single_action_legality():
 
 
 def test_cached_waits_are_the_rules_core_waits():
-    """The engine's cached waits (game._update_waits) hold the win tile of every hand the scorer calls a win, and
+    """The engine's cached waits (game.update_waits_kernel) hold the win tile of every hand the scorer calls a win, and
     equal the brute-force waits of mjenv.hand's win test (every tile tried) on waiting hands near and far from
     ready."""
     from mjenv.fans import score_kernel
@@ -90,7 +90,7 @@ def test_cached_waits_are_the_rules_core_waits():
             st[G.MELDS + 4 + i] = m
         st[G.N_MELDS + 1] = len(melds)
         total = score_kernel(conc, mk, len(melds), win, 0, 0, 0, 0, fans)
-        G._update_waits(st, 1, *tab)
+        G.update_waits_kernel(st, 1, *tab)
         if total >= 0 and conc[win] < 4:
             n_wins += 1
             assert G._waits_on(st, 1, win), kw
@@ -105,7 +105,7 @@ def test_cached_waits_are_the_rules_core_waits():
             variants.append(v)
         for c in variants:
             st[G.HAND + 34 : G.HAND + 68] = c
-            G._update_waits(st, 1, *tab)
+            G.update_waits_kernel(st, 1, *tab)
             want = []
             for t in range(34):
                 if c[t] < 4:

@@ -245,7 +245,7 @@ class BotCore:
             self._update_waits(p)
 
     def _update_waits(self, s: int) -> None:
-        G._update_waits(self.state, s, *self._tabs)
+        G.update_waits_kernel(self.state, s, *self._tabs)
 
     def _unseen(self) -> np.ndarray:
         """Copies of each tile in the unseen locations (the undrawn wall and the others' hands)."""

@@ -457,7 +457,7 @@ class Judge:
                     move = ("PLAY", t)
                 elif w[0] == "GANG" and self._hand(p, t) == 4:
                     move = ("GANG", t)
-                elif w[0] == "BUGANG" and self._hand(p, t) > 0 and G._pung_index(st, p, t) >= 0:
+                elif w[0] == "BUGANG" and self._hand(p, t) > 0 and G.pung_index_kernel(st, p, t) >= 0:
                     move = ("BUGANG", t)
             if move is None:
                 self._error(i, "WA")
@@ -466,7 +466,7 @@ class Judge:
             self._act({p: A.DISCARD + t})
             self._queue_discard("PLAY", p, t)
             return
-        if G._kong_blocked(st, p):  # the output phase: a kong on an empty wall
+        if G.kong_blocked_kernel(st, p):  # the output phase: a kong on an empty wall
             self._error(p, "WA")
         before = int(st[G.PWALL + p])
         d = self._base("GANG" if kind == "GANG" else "BUGANG", p, BOTZONE_CODES[t])
@@ -575,7 +575,7 @@ class Judge:
             self._queue_draw((dsc + 1) % 4, before)
             return
         o, a, t2, mid = claim
-        if G._last_tile(st, dsc):  # the output phase: a claim when the next seat's part is empty
+        if G.last_tile_kernel(st, dsc):  # the output phase: a claim when the next seat's part is empty
             self._error(o, "WA")
         if a == A.KONG:
             before = int(st[G.PWALL + o])

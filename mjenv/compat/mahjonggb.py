@@ -275,8 +275,8 @@ def MahjongShanten(*args, **kwargs) -> int:
     n = len(hand)
     if n not in _VALID_SIZES:
         raise TypeError(ERR_INVALID_HAND_OR_PACK)
-    suit, honor, _, _ = _hand._TABLES or _hand.load_tables()
-    suit_inc, honor_inc = _hand._SHANTEN_TABLES or _hand.load_shanten_tables()
+    suit, honor, _, _ = _hand.load_tables()
+    suit_inc, honor_inc = _hand.load_shanten_tables()
     s = _k_mahjong_shanten(x & _MASK60, (x >> 60) & _MASK60, x >> 120, n, suit, honor, suit_inc, honor_inc)
     if s <= _hand.ERR_INVALID_COUNTS:
         raise TypeError(ERR_TILE_COUNT)
@@ -292,7 +292,7 @@ def _shape_call(shape: int, args: tuple, kwargs: dict, sizes: tuple[int, ...]):
     n = len(hand)
     if n not in sizes:
         raise TypeError(ERR_INVALID_HAND)
-    suit, honor, _, _ = _hand._TABLES or _hand.load_tables()
+    suit, honor, _, _ = _hand.load_tables()
     useful = np.empty(34, dtype=np.bool_)
     s = _k_shape(
         x & _MASK60, (x >> 60) & _MASK60, x >> 120, n, shape, useful, suit, honor, _KNITS, _ORPHANS, _POW5

@@ -136,7 +136,7 @@ def build_state(
             used[t] += 1
     for s, ms in (melds or {}).items():
         for m in ms:
-            G._add_meld(st, s, m)
+            G.add_meld_kernel(st, s, m)
             for t in _meld_tiles(m):
                 used[t] += 1
                 if not is_concealed(m):
