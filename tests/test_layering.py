@@ -75,3 +75,65 @@ def test_agents_never_import_train():
         str(p.relative_to(ROOT)): sorted(imported_roots(p) & {"train"}) for p in agents.rglob("*.py")
     }
     assert not {k: v for k, v in offenders.items() if v}
+
+
+def private_names_used(path: Path, package_root: Path = ROOT) -> list[str]:
+    """``mjenv`` private names (``_x``, not dunders) that ``path`` takes from another mjenv module: ``from
+    mjenv.m import _x`` or ``m._x`` on an imported mjenv module ``m``. Private *modules* (``mjenv._jit``,
+    ``mjenv._tables``) are infrastructure and may be imported; their private names may not."""
+
+    def is_module(dotted: str) -> bool:
+        rel = Path(*dotted.split("."))
+        return (package_root / rel).with_suffix(".py").is_file() or (package_root / rel).is_dir()
+
+    def private(name: str) -> bool:
+        return name.startswith("_") and not name.startswith("__")
+
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    aliases, out = {}, []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and (node.module or "").split(".")[0] == "mjenv"
+        ):
+            for a in node.names:
+                full = f"{node.module}.{a.name}"
+                if private(a.name) and not is_module(full):
+                    out.append(f"line {node.lineno}: from {node.module} import {a.name}")
+                aliases[a.asname or a.name] = full
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "mjenv":
+                    aliases[a.asname or "mjenv"] = a.name if a.asname else "mjenv"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+            target = f"{aliases[node.value.id]}.{node.attr}"
+            if private(node.attr) and is_module(aliases[node.value.id]) and not is_module(target):
+                out.append(f"line {node.lineno}: {node.value.id}.{node.attr} ({target})")
+    return out
+
+
+def test_the_private_name_scanner_sees_both_forms(tmp_path):
+    p = tmp_path / "m.py"
+    p.write_text(
+        "from mjenv.hand import _k_win_code, waits\nfrom mjenv import game as G, _jit\nimport mjenv.fans as F\n"
+        "def f():\n    G._step(1)\n    F._score\n    _jit.njit\n    G.step_kernel\n    G.__name__\n"
+    )
+    found = private_names_used(p)
+    assert sorted(s.split(": ", 1)[1] for s in found) == [
+        "F._score (mjenv.fans._score)",
+        "G._step (mjenv.game._step)",
+        "from mjenv.hand import _k_win_code",
+    ]
+
+
+def test_mjenv_modules_use_no_private_names_of_other_mjenv_modules():
+    """Shared kernels and tables have public names (``*_kernel``, ``load_tables``): no module of ``mjenv``
+    reaches into another's private ``_names`` (a module's own privates are its business)."""
+    offenders = {}
+    for p in PKG.rglob("*.py"):
+        found = private_names_used(p)
+        if found:
+            offenders[str(p.relative_to(ROOT))] = found
+    assert not offenders

@@ -73,8 +73,8 @@ def pack_increments(g: np.ndarray) -> np.ndarray:
 def generate() -> dict[str, np.ndarray]:
     """``{"suit_inc": uint16[5**9], "honor_inc": uint16[5**7]}`` from freshly built block tables."""
     return {
-        "suit_inc": pack_increments(_suit._build(9, True)),
-        "honor_inc": pack_increments(_suit._build(7, False)),
+        "suit_inc": pack_increments(_suit.build_table(9, True)),
+        "honor_inc": pack_increments(_suit.build_table(7, False)),
     }
 
 

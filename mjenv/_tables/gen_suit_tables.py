@@ -91,7 +91,10 @@ def _fill(g, nranks, chows):
         g[key] = best
 
 
-def _build(nranks: int, chows: bool) -> np.ndarray:
+def build_table(nranks: int, chows: bool) -> np.ndarray:
+    """The block-counting table ``g[key, p*5 + b]`` of a suit (``nranks=9, chows=True``) or of the honours
+    (``7, False``), as in the module docstring (``suit`` / ``honor``; ``gen_shanten_tables.py`` packs its
+    increments from the same tables)."""
     g = np.full((5**nranks, 10), NEG, dtype=np.int16)
     _fill(g, nranks, chows)
     return g
@@ -115,8 +118,8 @@ def _win(g: np.ndarray, nranks: int) -> np.ndarray:
 
 
 def generate() -> dict[str, np.ndarray]:
-    suit = _build(9, True)
-    honor = _build(7, False)
+    suit = build_table(9, True)
+    honor = build_table(7, False)
     return {
         "suit": suit.astype(np.int8),
         "honor": honor.astype(np.int8),
