@@ -149,7 +149,9 @@ def test_pages_match_the_engine_by_hash_and_keys(browser, pages):
         browser.execute_script(f"location.hash = '#step={last // 3}'")  # hash change on an open page
         dom = browser.execute_script(READ_DOM)
         _check(dom, states[last // 3], last // 3, f"seed {seed} (hashchange)")
-    assert max(render_ms) < 100, f"a step took {max(render_ms)} ms to render"
+    # the viewer's target is "renders a step in well under a second"; a step takes ~10 ms (docs/viewer.md), so
+    # 500 ms fails a real regression (e.g. a render that grows with the hand's length), not a loaded machine
+    assert max(render_ms) < 500, f"a step took {max(render_ms)} ms to render"
     print(
         f"\nrender a step: median {sorted(render_ms)[len(render_ms) // 2]:.1f} ms, max {max(render_ms):.1f} ms"
     )
