@@ -530,7 +530,8 @@ def _useful(conc, k, n, nm, mk, mt, tgt, s, unseen, tabs, shapes):
 @njit
 def neighbours_held(conc, t):
     """Other copies of ``t`` and tiles within two ranks of it held (honours: copies only)."""
-    c = conc[t] - 1
+    # np.int64, as numba computes: under NUMBA_DISABLE_JIT an int8 count keeps c an int8 scalar (c << 8 wraps)
+    c = np.int64(conc[t]) - 1
     if t < 27:
         r = t % 9
         for d in range(-2, 3):

@@ -127,13 +127,15 @@ def keys_kernel(counts):
     k0 = 0
     k1 = 0
     k2 = 0
+    # np.int64, as numba computes: under NUMBA_DISABLE_JIT an int8 count would make the key an int8 numpy
+    # scalar (Python int + int8 is int8 under NEP 50) that wraps
     for r in range(8, -1, -1):
-        k0 = k0 * 5 + counts[r]
-        k1 = k1 * 5 + counts[9 + r]
-        k2 = k2 * 5 + counts[18 + r]
+        k0 = k0 * 5 + np.int64(counts[r])
+        k1 = k1 * 5 + np.int64(counts[9 + r])
+        k2 = k2 * 5 + np.int64(counts[18 + r])
     k3 = 0
     for r in range(6, -1, -1):
-        k3 = k3 * 5 + counts[27 + r]
+        k3 = k3 * 5 + np.int64(counts[27 + r])
     return k0, k1, k2, k3
 
 
