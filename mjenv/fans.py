@@ -45,18 +45,26 @@ from mjenv.melds import meld_kind, meld_offer, meld_tile
 from mjenv.rules import MIN_WIN_FAN  # noqa: F401 (re-exported: ScoreResult.is_legal_win, mjenv.fans.MIN_WIN_FAN)
 from mjenv.tiles import IS_GREEN, IS_REVERSIBLE, IS_TERMINAL_OR_HONOR, KNITS, NUM_TILE_TYPES
 
-try:  # count trailing zeros as one instruction (numba's own intrinsic; internal, so it has a fallback)
-    from numba.cpython.unsafe.numbers import trailing_zeros
-except ImportError:  # pragma: no cover - only on a numba without the intrinsic
+if numba.config.DISABLE_JIT:  # plain Python (an intrinsic cannot run there): the intrinsic's results
 
-    @njit
     def trailing_zeros(x):
-        """Index of the lowest set bit of ``x`` (> 0)."""
-        n = 0
-        while (x & 1) == 0:
-            x >>= 1
-            n += 1
-        return n
+        """Index of the lowest set bit of the int64 ``x`` (64 for 0, as the intrinsic's ``cttz``)."""
+        x = int(x)
+        return (x & -x).bit_length() - 1 if x != 0 else 64
+
+else:
+    try:  # count trailing zeros as one instruction (numba's own intrinsic; internal, so it has a fallback)
+        from numba.cpython.unsafe.numbers import trailing_zeros
+    except ImportError:  # pragma: no cover - only on a numba without the intrinsic
+
+        @njit
+        def trailing_zeros(x):
+            """Index of the lowest set bit of ``x`` (> 0)."""
+            n = 0
+            while (x & 1) == 0:
+                x >>= 1
+                n += 1
+            return n
 
 
 # --- win flags (bitmask) ---------------------------------------------------------------------------------
@@ -418,7 +426,8 @@ def _tile_fans_mask(mask, fan_counts, o):
     s0 = mask & 0x1FF
     s1 = (mask >> 9) & 0x1FF
     s2 = (mask >> 18) & 0x1FF
-    nsuits = (s0 != 0) + (s1 != 0) + (s2 != 0)
+    # np.int64: numpy bools add as a logical or (NUMBA_DISABLE_JIT), numba's as integers
+    nsuits = np.int64(s0 != 0) + np.int64(s1 != 0) + np.int64(s2 != 0)
     winds = (mask >> 27) & 0xF
     dragons = (mask >> 31) & 0x7
     honors = (winds | dragons) != 0
@@ -927,7 +936,7 @@ def _add(ws, f, k):
     v = ws[_WS_FC + f] + k
     ws[_WS_FC + f] = v
     w = f >> 6
-    bit = 1 << (f & 63)
+    bit = np.int64(1) << (f & 63)  # np.int64: under NUMBA_DISABLE_JIT a Python 1 << 63 exceeds int64
     ws[_S_TOUCH + w] |= bit
     if v > 0:
         ws[_S_MASK + w] |= bit

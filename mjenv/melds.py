@@ -65,6 +65,12 @@ def pack_meld(kind, tile, offer, added):
     return (added << 10) | (kind << 8) | (offer << 6) | tile
 
 
+# the kernels' Python functions (``py_func``; under NUMBA_DISABLE_JIT the kernels are those functions)
+_py_pack_meld, _py_meld_kind, _py_meld_tile, _py_meld_offer, _py_meld_added = (
+    getattr(k, "py_func", k) for k in (pack_meld, meld_kind, meld_tile, meld_offer, meld_added)
+)
+
+
 def pack(kind: int, tile: int, offer: int, added: bool = False) -> int:
     """Pack a meld into an int. Validates kind, tile, offer (see the module docstring)."""
     if kind not in (CHOW, PUNG, KONG):
@@ -89,28 +95,28 @@ def pack(kind: int, tile: int, offer: int, added: bool = False) -> int:
         raise ValueError("a pung is always claimed: offer must be 1..3")
     if added and (kind != KONG or offer == 0):
         raise ValueError("only an exposed kong can be an added kong")
-    return pack_meld.py_func(kind, tile, int(offer), int(added))
+    return _py_pack_meld(kind, tile, int(offer), int(added))
 
 
 # The Python accessors run the kernels' own code as plain Python (``py_func``: no dispatch, no compile).
 def kind_of(meld: int) -> int:
     """:func:`meld_kind` of a Python int."""
-    return meld_kind.py_func(int(meld))
+    return _py_meld_kind(int(meld))
 
 
 def tile_of(meld: int) -> int:
     """:func:`meld_tile` of a Python int."""
-    return meld_tile.py_func(int(meld))
+    return _py_meld_tile(int(meld))
 
 
 def offer_of(meld: int) -> int:
     """:func:`meld_offer` of a Python int."""
-    return meld_offer.py_func(int(meld))
+    return _py_meld_offer(int(meld))
 
 
 def is_added(meld: int) -> bool:
     """:func:`meld_added` of a Python int, as a bool."""
-    return bool(meld_added.py_func(int(meld)))
+    return bool(_py_meld_added(int(meld)))
 
 
 def is_concealed(meld: int) -> bool:

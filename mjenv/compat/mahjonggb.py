@@ -334,7 +334,8 @@ def KnittedStraightShanten(*args, **kwargs):
 # --- the fan calculator ----------------------------------------------------------------------------------
 _CODE = {c: i for i, c in enumerate(BOTZONE_CODES[:34])}
 _KIND = {"CHI": 1, "PENG": 2, "GANG": 3}
-_pack_meld = pack_meld.py_func  # the kernel's packing, run as plain Python (no dispatch per meld)
+# the kernel's packing, run as plain Python (no dispatch per meld; under NUMBA_DISABLE_JIT it is the function)
+_pack_meld = getattr(pack_meld, "py_func", pack_meld)
 _ERRORS = {
     _fans.ERR_WRONG_TILES_COUNT: "ERROR_WRONG_TILES_COUNT",
     _fans.ERR_TILE_COUNT_GREATER_THAN_4: "ERROR_TILE_COUNT_GREATER_THAN_4",
