@@ -937,7 +937,7 @@ def legal_mask_kernel(state, seat, mask):
             mask[A_DISCARD + t] = d
             mask[A_CONCEALED_KONG + t] = k
             mask[A_ADDED_KONG + t] = False
-            n += d + k
+            n += np.int64(d) + np.int64(k)  # np.int64: numpy bools add as a logical or (NUMBA_DISABLE_JIT)
         for a in range(A_CHOW, A_CONCEALED_KONG):
             mask[a] = False
         w = not jc and state[WIN_FAN + seat] >= 0

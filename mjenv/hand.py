@@ -781,7 +781,7 @@ def _suit_key(counts, i, lo, hi):
     """Base-5 key of ``counts[i, lo:hi]`` (rank lo is the lowest digit)."""
     k = 0
     for t in range(hi - 1, lo - 1, -1):
-        k = k * 5 + counts[i, t]
+        k = k * 5 + np.int64(counts[i, t])  # np.int64 as in keys_kernel (int8 wraps under NUMBA_DISABLE_JIT)
     return k
 
 
@@ -1067,9 +1067,10 @@ def waits_bits_kernel(counts, h, n_melds, suit_win, honor_win):
     o3 = 0
     big = 0  # OR of all counts: <= 1 iff no tile is held twice
     for r in range(8, -1, -1):
-        c0 = counts[h + r]
-        c1 = counts[h + 9 + r]
-        c2 = counts[h + 18 + r]
+        # np.int64, as numba computes: under NUMBA_DISABLE_JIT an int8 count keeps the keys and masks int8
+        c0 = np.int64(counts[h + r])
+        c1 = np.int64(counts[h + 9 + r])
+        c2 = np.int64(counts[h + 18 + r])
         k0 = k0 * 5 + c0
         k1 = k1 * 5 + c1
         k2 = k2 * 5 + c2
@@ -1084,7 +1085,7 @@ def waits_bits_kernel(counts, h, n_melds, suit_win, honor_win):
         o2 |= (c2 & 1) << r
         big |= c0 | c1 | c2
     for r in range(6, -1, -1):
-        c3 = counts[h + 27 + r]
+        c3 = np.int64(counts[h + 27 + r])
         k3 = k3 * 5 + c3
         s3 += c3
         o3 |= (c3 & 1) << r
@@ -1095,8 +1096,9 @@ def waits_bits_kernel(counts, h, n_melds, suit_win, honor_win):
     r1 = s1 % 3
     r2 = s2 % 3
     r3 = s3 % 3
-    n1 = (r0 == 1) + (r1 == 1) + (r2 == 1) + (r3 == 1)
-    n2 = (r0 == 2) + (r1 == 2) + (r2 == 2) + (r3 == 2)
+    # np.int64: numpy bools add as a logical or (NUMBA_DISABLE_JIT), numba's as integers
+    n1 = np.int64(r0 == 1) + np.int64(r1 == 1) + np.int64(r2 == 1) + np.int64(r3 == 1)
+    n2 = np.int64(r0 == 2) + np.int64(r1 == 2) + np.int64(r2 == 2) + np.int64(r3 == 2)
     if (n1 == 1 and n2 == 0) or (n1 == 0 and n2 == 2):
         # a group that does not take the tile must split on its own: sets, or sets and the pair when it is 2 mod 3
         f0 = (suit_win[k0] >> (r0 >> 1)) & 1
@@ -1409,7 +1411,7 @@ def _special_wait(h, nfix, win):
         miss = 0
         for s in range(3):
             b = 9 * KNITS[k, s] + s
-            miss += (h[b] == 0) + (h[b + 3] == 0) + (h[b + 6] == 0)
+            miss += np.int64(h[b] == 0) + np.int64(h[b + 3] == 0) + np.int64(h[b + 6] == 0)  # numpy bools: or
         knit |= miss <= 1
     orphans_only &= nfix == 0
     single &= nfix == 0
