@@ -1,6 +1,7 @@
-"""``NUMBA_DISABLE_JIT=1`` (numba's switch for debugging kernels as plain Python) runs the engine: the same
-observations and masks as the compiled kernels for the first decisions of a seeded hand; and the baseline
-agents' kernels (the rule agent's actions, the nn agent's features) give what the compiled ones give."""
+"""``NUMBA_DISABLE_JIT=1`` (numba's switch for debugging kernels as plain Python) gives the compiled results: the
+engine's observations and masks for the first decisions of a seeded hand; the scorer and compat on the golden fan
+cases, the win test, and complete hands (golden records and seeded kernel hands); and the baseline agents' kernels
+(the rule agent's actions, the nn agent's features)."""
 
 from __future__ import annotations
 
