@@ -42,29 +42,27 @@ from mjenv.hand import (
     take_knitted_kernel,
 )
 from mjenv.melds import meld_kind, meld_offer, meld_tile
-from mjenv.rules import MIN_WIN_FAN  # noqa: F401 (re-exported: ScoreResult.is_legal_win, mjenv.fans.MIN_WIN_FAN)
+from mjenv.rules import MIN_WIN_FAN  # ScoreResult.is_legal_win (also mjenv.fans.MIN_WIN_FAN, as before)
 from mjenv.tiles import IS_GREEN, IS_REVERSIBLE, IS_TERMINAL_OR_HONOR, KNITS, NUM_TILE_TYPES
 
-if numba.config.DISABLE_JIT:  # plain Python (an intrinsic cannot run there): the intrinsic's results
+# count trailing zeros as one instruction (numba's own intrinsic; internal, so it has a fallback, which is also
+# what plain Python runs under NUMBA_DISABLE_JIT: an intrinsic cannot run there)
+try:
+    if numba.config.DISABLE_JIT:
+        raise ImportError("numba intrinsics need the JIT")
+    from numba.cpython.unsafe.numbers import trailing_zeros
+except ImportError:
 
+    @njit
     def trailing_zeros(x):
-        """Index of the lowest set bit of the int64 ``x`` (64 for 0, as the intrinsic's ``cttz``)."""
-        x = int(x)
-        return (x & -x).bit_length() - 1 if x != 0 else 64
-
-else:
-    try:  # count trailing zeros as one instruction (numba's own intrinsic; internal, so it has a fallback)
-        from numba.cpython.unsafe.numbers import trailing_zeros
-    except ImportError:  # pragma: no cover - only on a numba without the intrinsic
-
-        @njit
-        def trailing_zeros(x):
-            """Index of the lowest set bit of ``x`` (> 0)."""
-            n = 0
-            while (x & 1) == 0:
-                x >>= 1
-                n += 1
-            return n
+        """Index of the lowest set bit of ``x`` (64 for 0, as the intrinsic's ``cttz``)."""
+        if x == 0:
+            return 64
+        n = 0
+        while (x & 1) == 0:
+            x >>= 1
+            n += 1
+        return n
 
 
 # --- win flags (bitmask) ---------------------------------------------------------------------------------

@@ -94,7 +94,7 @@ from mjenv.fans import (
     WIN_WALL_LAST,
     shared_score_kernel,
 )
-from mjenv.hand import waits_bits_kernel, win_tables  # noqa: F401 (win_tables: re-exported, the fronts call G.win_tables())
+from mjenv.hand import waits_bits_kernel, win_tables  # win_tables: also the fronts' G.win_tables()
 from mjenv.melds import CHOW, KONG, PUNG, meld_kind, meld_offer, meld_tile, pack_meld
 from mjenv.rules import (
     ILLEGAL_TERMINATE,
