@@ -36,13 +36,18 @@ print(h.hexdigest())
 """
 
 
-def _digest(disable_jit: bool) -> str:
+def _run(script: str, *args: str, disable_jit: bool = True) -> str:
+    """The last line ``script`` prints, run in a subprocess of this checkout (plain Python by default)."""
     env = dict(os.environ, NUMBA_DISABLE_JIT="1" if disable_jit else "0", PYTHONPATH=str(_ROOT))
     out = subprocess.run(
-        [sys.executable, "-c", _SCRIPT], env=env, capture_output=True, text=True, timeout=600, cwd=_ROOT
+        [sys.executable, "-c", script, *args], env=env, capture_output=True, text=True, timeout=600, cwd=_ROOT
     )
     assert out.returncode == 0, out.stderr[-3000:]
     return out.stdout.strip().splitlines()[-1]
+
+
+def _digest(disable_jit: bool) -> str:
+    return _run(_SCRIPT, disable_jit=disable_jit)
 
 
 def test_disable_jit_plays_the_same_decisions_as_the_kernels():
@@ -103,13 +108,7 @@ def test_disable_jit_agents_decide_and_featurize_as_the_kernels(tmp_path):
     ns: dict = {"__name__": "agents_digest"}  # not __main__: defines digest() only
     exec(_AGENTS_SCRIPT, ns)
     compiled = ns["digest"](rows)
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONPATH=str(_ROOT))
-    out = subprocess.run(
-        [sys.executable, "-c", _AGENTS_SCRIPT, str(path)],
-        env=env, capture_output=True, text=True, timeout=600, cwd=_ROOT,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.strip().splitlines()[-1] == compiled
+    assert _run(_AGENTS_SCRIPT, str(path)) == compiled
 
 
 # the public scorer and the compat calculator on every golden fan case (fans.jsonl), the win test of int8 counts
@@ -207,10 +206,4 @@ def test_disable_jit_scores_and_plays_complete_hands_as_the_kernels():
     ns: dict = {"__name__": "engine_digest"}  # not __main__: defines digest() only
     exec(_ENGINE_SCRIPT, ns)
     compiled = ns["digest"](_ROOT)
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONPATH=str(_ROOT))
-    out = subprocess.run(
-        [sys.executable, "-c", _ENGINE_SCRIPT],
-        env=env, capture_output=True, text=True, timeout=600, cwd=_ROOT,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == compiled
+    assert json.loads(_run(_ENGINE_SCRIPT)) == compiled
