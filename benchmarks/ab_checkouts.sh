@@ -3,6 +3,7 @@
 # every benchmark runs in checkout A, then in checkout B, ROUNDS times, in the same minutes.
 #
 #   bash benchmarks/ab_checkouts.sh /path/to/main /path/to/branch [ROUNDS] [OUT]
+#   QUICK=1 bash benchmarks/ab_checkouts.sh ...   # without the suite run (~2 min a round instead of ~9)
 #
 # Warm each checkout first (cd X && PYTHONPATH=. python -m mjenv warmup && PYTHONPATH=. python -m agents.warmup).
 # Prints and appends to OUT (default /tmp/ab_checkouts.log) one labelled block per run; compare medians, and
@@ -22,8 +23,11 @@ run() {  # label, checkout, command...
 for r in $(seq "$ROUNDS"); do
     for dir in "$A" "$B"; do
         run "round $r ab_link_only" "$dir" python "$BENCH/ab_link_only.py"
+        run "round $r ab_hand_kernels" "$dir" python "$BENCH/ab_hand_kernels.py"
         run "round $r obs_dtype" "$dir" python -m benchmarks.obs_dtype --steps 200 --repeats 5
-        run "round $r suite VectorEnv" "$dir" python -m benchmarks.suite --only VectorEnv --out /tmp/ab_suite --no-progress
+        if [ "${QUICK:-0}" != 1 ]; then
+            run "round $r suite VectorEnv" "$dir" python -m benchmarks.suite --only VectorEnv --out /tmp/ab_suite --no-progress
+        fi
         run "round $r bench_fans" "$dir" python benchmarks/bench_fans.py
         run "round $r bench_env" "$dir" python benchmarks/bench_env.py --seconds 1
         run "round $r rule_agent" "$dir" python -m benchmarks.rule_agent --steps 100 --repeats 3 --strength-steps 0
