@@ -145,6 +145,9 @@ class PPOConfig:
     """CPUs of the local Ray (default: workers)"""
     ray_ship_code: bool = False
     """upload the checkout to the workers (runtime_env working_dir) instead of using it at the same path"""
+    time_budget_s: float | None = None
+    """stop (after saving) once this run's training time (``seconds`` in the logs, summed over resumes) reaches
+    this: equal-time comparisons (docs/training.md, "Ablations"); None: train for ``updates``"""
     critic: str = "shared"
     """value function: ``shared`` (the actor network's value head, observation only) or ``oracle`` (a separate
     network that also reads the hidden state, ``VectorEnv(oracle=True)``; training only, never in the actor:
@@ -180,6 +183,11 @@ def check_config(cfg: PPOConfig) -> PPOConfig:
             raise TypeError(f"PPOConfig.{name} must be a finite number, got {v!r}")
         if not lo <= v <= hi:
             raise ValueError(f"PPOConfig.{name} must be in [{lo}, {hi}], got {v}")
+    if cfg.time_budget_s is not None and (
+        isinstance(cfg.time_budget_s, bool) or not isinstance(cfg.time_budget_s, (int, float))
+        or not cfg.time_budget_s > 0
+    ):  # fmt: skip
+        raise ValueError(f"PPOConfig.time_budget_s must be > 0 or None, got {cfg.time_budget_s!r}")
     if cfg.lr == 0:
         raise ValueError("PPOConfig.lr must be > 0")
     if cfg.target_kl is not None and not (isinstance(cfg.target_kl, (int, float)) and cfg.target_kl > 0):
@@ -674,7 +682,8 @@ class Trainer:
             ckpt = read_checkpoint(self.run_dir / "checkpoint.safetensors")
             saved = json.loads(ckpt[1]["config"])
             keep = {"updates", "resume", "progress", "run_dir", "device", "eval_every", "save_every",
-                    "keep_eval_policies", "workers", "ray_address", "ray_num_cpus", "ray_ship_code"}  # fmt: skip
+                    "keep_eval_policies", "workers", "ray_address", "ray_num_cpus", "ray_ship_code",
+                    "time_budget_s"}  # fmt: skip
             diff = {
                 k: (saved[k], v)
                 for k, v in asdict(cfg).items()
@@ -879,8 +888,11 @@ class Trainer:
                 _append_csv(csv_path, row)
                 bar.update(1)
                 bar.set_postfix(dps=f"{dps:,.0f}", pts=f"{stats.get('learner_points_per_hand', 0):+.2f}")
-                if u % cfg.save_every == 0 or u == end_u:
+                over = cfg.time_budget_s is not None and self.counters["seconds"] >= cfg.time_budget_s
+                if u % cfg.save_every == 0 or u == end_u or over:
                     self.save()
+                if over:
+                    break
         finally:
             bar.close()
             writer.close()
