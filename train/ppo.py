@@ -58,6 +58,7 @@ from mjenv.policy import random_legal_actions
 from mjenv.rules import RuleConfig
 from mjenv.vector import NUM_ACTIONS, VectorEnv
 from train.critic import CriticConfig, OracleCritic
+from train.ratings import Ratings
 
 CKPT_FORMAT = "mjenv-train-ppo/1"
 OPPONENTS = ("rule", "random", "pool")
@@ -123,6 +124,9 @@ class PPOConfig:
     pool_size: int = 8
     pool_every: int = 25
     """add a frozen copy of the learner to the pool every this many updates"""
+    pool_ratings: bool = False
+    """OpenSkill ratings of the learner, rule, random and every pool snapshot (train/ratings.py): pool chairs
+    play the snapshots that still beat the learner more often (PFSP), and the ratings go to the logs"""
     eval_every: int = 100
     """duplicate evaluation against the rule agent every this many updates (0: never)"""
     eval_walls: int = 200
@@ -200,6 +204,8 @@ def check_config(cfg: PPOConfig) -> PPOConfig:
         raise ValueError(f"PPOConfig.critic must be one of {CRITICS}, got {cfg.critic!r}")
     if cfg.critic == "oracle" and cfg.workers > 0:
         raise ValueError("PPOConfig.critic='oracle' collects in this process only: use workers=0")
+    if cfg.pool_ratings and cfg.workers > 0:
+        raise ValueError("PPOConfig.pool_ratings rates the hands of this process only: use workers=0")
     if cfg.opponent_prob > 0 and not cfg.opponents:
         raise ValueError("opponent_prob > 0 needs at least one opponent kind")
     if cfg.init_from is not None and not Path(cfg.init_from).is_file():
@@ -327,6 +333,7 @@ class Collector:
         self.rule = RulePolicy(n, threads=cfg.threads) if "rule" in cfg.opponents else None
         self.owners = np.zeros((n, 4), np.int16)
         self.pool_slots = 0  # filled slots of the opponent pool (set by the trainer)
+        self.pool_probs: np.ndarray | None = None  # pool_ratings: how often each slot plays (else uniform)
         self.env.reset()
         self.assign(np.arange(n))
 
@@ -342,7 +349,10 @@ class Collector:
             [{"rule": OWN_RULE, "random": OWN_RANDOM, "pool": OWN_POOL}[o] for o in cfg.opponents]
         )
         own = kinds[rng.integers(0, max(len(kinds), 1), (k, 4))] if len(kinds) else np.zeros((k, 4), np.int64)
-        slot = rng.integers(0, max(self.pool_slots, 1), (k, 4))
+        if self.pool_probs is not None and self.pool_slots:
+            slot = rng.choice(self.pool_slots, size=(k, 4), p=self.pool_probs)
+        else:
+            slot = rng.integers(0, max(self.pool_slots, 1), (k, 4))
         own = np.where(own == OWN_POOL, OWN_POOL + slot if self.pool_slots else OWN_LEARNER, own)
         self.owners[tables] = np.where(opp, own, OWN_LEARNER)
 
@@ -375,6 +385,7 @@ class Collector:
         hands = learner_hands = 0
         learner_points = 0.0
         learner_wins = 0
+        hand_owners, hand_scores = [], []  # every finished hand's chair owners and points (ratings)
         t = time.perf_counter
         for _ in range(steps):
             t0 = t()
@@ -439,6 +450,8 @@ class Collector:
                 done_b[lt[lt >= 0]] = True
                 is_l = self.owners[term] == OWN_LEARNER
                 sc = env.results.scores[term]
+                hand_owners.append(self.owners[term].copy())
+                hand_scores.append(sc.copy())
                 hands += term.size
                 learner_hands += int(is_l.sum())
                 learner_points += float(sc[is_l].sum())
@@ -471,6 +484,8 @@ class Collector:
             "values": val_b[:k], "advantages": adv, "returns": adv + val_b[:k],
             "decisions": n * steps, "hands": hands, "learner_hands": learner_hands,
             "learner_points": learner_points, "learner_wins": learner_wins,
+            "hand_owners": np.concatenate(hand_owners) if hand_owners else np.zeros((0, 4), np.int16),
+            "hand_scores": np.concatenate(hand_scores) if hand_scores else np.zeros((0, 4), np.int32),
         }  # fmt: skip
 
 
@@ -633,6 +648,8 @@ def save_checkpoint(path: Path, tr: Trainer) -> None:
         "rng_numpy_update": json.dumps(tr.rng.bit_generator.state),
         "rng_numpy_collector": json.dumps(tr.col.rng.bit_generator.state),
     }
+    if tr.ratings is not None:
+        meta["ratings"] = tr.ratings.to_json()
     meta["sha256"] = _digest(tensors, meta)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
@@ -724,6 +741,8 @@ class Trainer:
             self.dist = DistributedCollector(self)
         self.pool: list[ann.PolicyValueNet] = []
         self.pool_next = 0
+        self.ratings = Ratings() if cfg.pool_ratings else None
+        self.owner_names = ["learner", "rule", "random"] + [f"pool{j}" for j in range(cfg.pool_size)]
         self.counters = {"update": 0, "decisions": 0, "learner_decisions": 0, "hands": 0, "seconds": 0.0}
         if ckpt is not None:
             self._restore(*ckpt)
@@ -758,6 +777,10 @@ class Trainer:
             self.rng.bit_generator.state = json.loads(meta["rng_numpy_update"])
             self.col.rng.bit_generator.state = json.loads(meta["rng_numpy_collector"])
             self.counters = json.loads(meta["counters"])
+            if self.ratings is not None:
+                self.ratings.load_json(meta["ratings"])
+                if n_slots:
+                    self.col.pool_probs = self.ratings.pool_probs(n_slots)
         except (KeyError, RuntimeError, ValueError) as e:
             raise ValueError(
                 f"the checkpoint does not fit these settings (missing or mismatched state): {e}"
@@ -788,8 +811,13 @@ class Trainer:
         self.counters["decisions"] += batch["decisions"]
         self.counters["learner_decisions"] += int(batch["actions"].size)
         self.counters["hands"] += batch["hands"]
+        if self.ratings is not None:
+            self.ratings.update(self.owner_names, batch["hand_owners"], batch["hand_scores"])
+            stats.update(rating_learner=self.ratings.mu("learner"), rating_rule=self.ratings.mu("rule"))
         if (u + 1) % cfg.pool_every == 0 and "pool" in cfg.opponents:
             self._add_to_pool()
+        if self.ratings is not None and self.pool:
+            self.col.pool_probs = self.ratings.pool_probs(len(self.pool))
         stats.update(
             lr=self.opt.param_groups[0]["lr"],
             learner_points_per_hand=batch["learner_points"] / max(batch["learner_hands"], 1),
@@ -806,10 +834,14 @@ class Trainer:
         for p in snap.parameters():
             p.requires_grad_(False)
         if len(self.pool) < self.cfg.pool_size:
+            slot = len(self.pool)
             self.pool.append(snap)
         else:
+            slot = self.pool_next
             self.pool[self.pool_next] = snap
             self.pool_next = (self.pool_next + 1) % self.cfg.pool_size
+        if self.ratings is not None:  # a new snapshot starts from the learner's rating
+            self.ratings.copy_to("learner", f"pool{slot}")
         self.col.pool_slots = len(self.pool)
 
     def evaluate(self) -> dict[str, Any]:
@@ -925,7 +957,7 @@ def _jsonable(v: Any) -> Any:
 
 _CSV_FIELDS = ("update", "decisions", "hands", "seconds", "decisions_per_s", "lr", "pg_loss", "v_loss", "entropy",
                "approx_kl", "clipfrac", "epochs", "learner_points_per_hand", "learner_win_rate", "value_mean",
-               "value_ev",
+               "value_ev", "rating_learner", "rating_rule",
                "workers", "rollouts", "staleness", "restarts", "bytes_in", "bytes_out", "wait_s", "fetch_s", "broadcast_s",
                "merge_s", "eval_mean", "eval_ci_lo", "eval_ci_hi")  # fmt: skip
 
