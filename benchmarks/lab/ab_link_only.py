@@ -2,12 +2,12 @@
 
 Run it in each checkout (interleaved, the same minutes), each with its own warm cache::
 
-    NUMBA_CACHE_DIR=/tmp/cw PYTHONPATH=. python benchmarks/ab_link_only.py
+    NUMBA_CACHE_DIR=/tmp/cw PYTHONPATH=. python benchmarks/lab/ab_link_only.py
 
 Prints one JSON line: hands per CPU-second of ``hand.batch_is_win`` / ``batch_shanten`` / ``batch_waits`` /
 ``batch_useful``, scoring cases per CPU-second of ``fans.score_batch``, VectorEnv masks-only decisions per
 CPU-second (and per second) at 1 and 2 threads (median of 5), and ``digest``, which must be equal for two
-versions whose behaviour is the same. See docs/performance.md ("Cold start", seventh round).
+versions whose behaviour is the same. See docs/performance-log.md ("Cold start", seventh round).
 """
 
 import hashlib
