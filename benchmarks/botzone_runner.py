@@ -45,7 +45,8 @@ runner path (measured by a wrapper), so ``runner - policy`` is the runner's own 
 
 Usage::
 
-    PYTHONPATH=. python -m benchmarks.botzone_runner [--games 9] [--full] [--real-judge PATH] [--json out.json]
+    PYTHONPATH=. python -m benchmarks.botzone_runner [--games 9] [--first-game 0] [--full] [--real-judge PATH]
+        [--json out.json]
 """
 
 from __future__ import annotations
@@ -174,15 +175,17 @@ def real_judge_per_call(log: list, initdata: dict, exe: Path) -> tuple[float, fl
     return wall, cpu, same
 
 
-def bench(games: int, full: bool, real_judge: Path | None = None) -> dict:
+def bench(games: int, full: bool, real_judge: Path | None = None, first: int = 0) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        return _bench(games, full, build_floor_program(Path(tmp)), real_judge)
+        return _bench(games, full, build_floor_program(Path(tmp)), real_judge, first)
 
 
-def _bench(games: int, full: bool, floor_exe: Path | None, real_judge: Path | None = None) -> dict:
+def _bench(
+    games: int, full: bool, floor_exe: Path | None, real_judge: Path | None = None, first: int = 0
+) -> dict:
     play_match(_seats(10_000), random_initdata(10_000))  # compile / load the kernels
     rows = []
-    for g in range(games):
+    for g in range(first, first + games):
         init = random_initdata(g)
         clock = [0.0]
         c0, t0 = time.process_time(), time.perf_counter()
@@ -282,7 +285,8 @@ def _bench(games: int, full: bool, floor_exe: Path | None, real_judge: Path | No
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--games", type=int, default=9, help="games (seeds 0..games-1)")
+    ap.add_argument("--games", type=int, default=9, help="games (seeds FIRST..FIRST+games-1)")
+    ap.add_argument("--first-game", type=int, default=0, metavar="FIRST", help="seed of the first game (0)")
     ap.add_argument("--full", action="store_true", help="also play every game through judge_mode='per-call'")
     ap.add_argument(
         "--real-judge",
@@ -296,7 +300,9 @@ def main(argv: list[str] | None = None) -> None:
         ap.error(f"--games must be >= 1, got {args.games}")
     if args.real_judge is not None and not args.real_judge.is_file():
         ap.error(f"--real-judge: no such file: {args.real_judge}")
-    res = bench(args.games, args.full, args.real_judge)
+    if args.first_game < 0:
+        ap.error(f"--first-game must be >= 0, got {args.first_game}")
+    res = bench(args.games, args.full, args.real_judge, args.first_game)
     s = res["summary"]
     print(
         f"\n{s['games']} games, median log length {s['median_log_len']:.0f}, medians per game:\n"

@@ -13,11 +13,15 @@ versions whose behaviour is the same. See docs/performance-log.md ("Cold start",
 import hashlib
 import json
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-# this checkout's benchmarks/ (the script's folder), also when PYTHONPATH points at another checkout's mjenv
+# this checkout's benchmarks/ (the script's parent folder), also when PYTHONPATH points at another checkout's
+# mjenv
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_fans import score_batch_inputs
 from bench_hand import _deal
 
