@@ -15,7 +15,7 @@ runs it. ``mjenv.botzone.judge`` is the judge's module; the judge function is ``
 
 import importlib
 
-#: public name -> the module that defines it (a submodule's own name maps to itself)
+#: public name -> the module that defines it (submodules: :data:`_SUBMODULES`)
 _LAZY = {
     "BotCore": "mjenv.botzone.bot",
     "BotPolicy": "mjenv.botzone.botpolicy",
@@ -38,15 +38,15 @@ _SUBMODULES = ("bot", "botpolicy", "dataset", "export", "humanlog", "judge", "la
 __all__ = [
     "BotCore",
     "BotPolicy",
-    "Judge",
-    "PolicyBot",
-    "SubprocessBot",
     "bot_policy",
-    "build_dataset",
-    "dataset",
     "export",
     "export_human_log",
     "export_match_log",
+    "Judge",
+    "PolicyBot",
+    "SubprocessBot",
+    "build_dataset",
+    "dataset",
     "humanlog",
     "judge",
     "layout",
