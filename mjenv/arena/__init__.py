@@ -45,12 +45,25 @@ Specification in mjenv
   ``"info"``: a list aligned with ``"ops"`` holding, for each decision, the policy's info when it gives any
   (``{"probs": {action name: p over the legal actions}, "value": v}``) and, for an illegal action, what was
   played (``{"illegal_action": a, "illegal_name": name}``); ``None`` otherwise.
+
+Layout
+------
+:mod:`~mjenv.arena.schedule` (seatings, walls, the :class:`Schedule` of hands, the :class:`Entrant` agents and the
+:class:`Setup` every shard shares), :mod:`~mjenv.arena.play` (the play loop on a VectorEnv, shards, Ray,
+:func:`run_arena`), :mod:`~mjenv.arena.outcome` (the per-hand and per-agent :class:`Outcome` of the hands and its
+exact merge over shards), :mod:`~mjenv.arena.stats` (Student's t, :func:`mean_ci`, placements) and
+:mod:`~mjenv.arena.report` (the report dict, the records, the markdown and the plot). A new per-agent report
+field goes into :class:`AgentOutcome` (its value, its merge and its report entry).
 """
 
+from mjenv.arena.outcome import AgentOutcome, Outcome, merge_outcomes
 from mjenv.arena.play import action_name, play_shard, run_arena
-from mjenv.arena.report import format_markdown, plot_report
+from mjenv.arena.report import build_records, build_report, format_markdown, plot_report
 from mjenv.arena.schedule import (
     SEATINGS,
+    Entrant,
+    Schedule,
+    Setup,
     num_agents,
     seating_agents,
     seating_orders,
@@ -61,8 +74,16 @@ from mjenv.arena.stats import mean_ci, t_ppf, t_sf2
 
 __all__ = [
     "SEATINGS",
+    "AgentOutcome",
+    "Entrant",
+    "Outcome",
+    "Schedule",
+    "Setup",
     "action_name",
+    "build_records",
+    "build_report",
     "format_markdown",
+    "merge_outcomes",
     "mean_ci",
     "num_agents",
     "play_shard",
