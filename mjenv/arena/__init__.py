@@ -34,11 +34,15 @@ Specification in mjenv
   (players ranked by their summed score over the wall's orders, ties shared; rank points 4/3/2/1) and its
   illegal actions by name. For every pair of agents: the mean per-wall difference of their points per hand,
   its 95% CI, the two-sided p-value of the paired t-test and whether it is significant at 5%.
-* **Reproducible.** The report is a function of (agents, seating, walls, seed, tables, rules, illegal mode):
-  the same inputs give the same report bit for bit, except its ``"timing"`` entry; the thread count does not
-  change it, nor does playing the shards on Ray workers (``workers=N``: the walls are split into ``shards``
-  contiguous blocks, each played on its own env, and the per-hand outcomes merged by hand index; with
-  policies whose actions depend only on their rows the split does not change the hands either).
+* **Reproducible.** The report is a function of (agents, seating, walls, seed, rules, illegal mode): the same
+  inputs give the same report bit for bit, except its ``"timing"`` entry and the ``settings`` that say how it
+  was run (``tables``, ``shards``); the thread count, the tables, the shards (the walls split into contiguous
+  blocks, each played on its own env, the per-hand outcomes merged by hand index) and Ray workers
+  (``workers=N``) do not change it. For that, a stochastic policy draws from per-table random streams
+  (``row_streams = True``, :class:`mjenv.policy.TableStreams`) that the arena keys at each hand by (seed,
+  agent, wall, seat order) (:meth:`Schedule.stream_keys`), so its draws at a table depend on no other table.
+  A stochastic policy that uses only its own generator gets the same report for the same ``shards`` and
+  ``tables``.
 * **Records** (item 4 of issue 11): the hands with the largest swing (``max(score) - min(score)``) and every
   hand with an illegal action (up to ``illegal_records``, those of the lowest hand indices) are kept as :mod:`mjenv.record` logs (``mjenv.record.LOG_FORMAT``, replayable) with the
   extra keys ``"agents"`` (agent name per chair), ``"wall_index"``, ``"order"``, ``"swing"``, ``"reasons"`` and

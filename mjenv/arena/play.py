@@ -16,7 +16,7 @@ from mjenv import game as G
 from mjenv.arena.outcome import MAX_LISTED_ILLEGAL, Kept, Outcome, merge_outcomes
 from mjenv.arena.report import build_records, build_report
 from mjenv.arena.schedule import Entrant, Schedule, Setup, agent_seed, check_seating, num_agents
-from mjenv.policy import needs_observations
+from mjenv.policy import TableStreams, needs_observations
 from mjenv.rules import ILLEGAL_MODES, check_rules
 
 #: legal actions kept per decision in the records' policy info (a decision has at most 22: 14 discards,
@@ -165,6 +165,17 @@ def play_shard(
     n_jobs = j1 - j0
     n_tab = min(setup.tables, n_jobs)
     policies = [e.make(n_tab) for e in setup.entrants]
+    # per-table random streams of the policies that take them, keyed per hand by (seed, agent, wall, order)
+    streams = [TableStreams(n_tab) if getattr(p, "row_streams", False) else None for p in policies]
+    stream_keys = [
+        None if st is None else sch.stream_keys(e.seed, j0, j1) for st, e in zip(streams, setup.entrants)
+    ]
+
+    def start_hands(tables: np.ndarray, jobs: np.ndarray) -> None:
+        for st, keys in zip(streams, stream_keys):
+            if st is not None:
+                st.start(tables, keys[jobs - j0])
+
     observe = any(needs_observations(p) for p in policies)
     has_info = [setup.record_info and hasattr(p, "act_with_info") for p in policies]
     keep = setup.records > 0 or setup.illegal_records > 0
@@ -196,6 +207,7 @@ def play_shard(
         next_job += k
 
     refill(np.arange(n_tab, dtype=np.int64))
+    start_hands(np.arange(n_tab, dtype=np.int64), cur_job)
 
     out = Outcome.empty(j0, j1, len(names))
     out.observe = bool(observe)
@@ -234,8 +246,9 @@ def play_shard(
                     m, s = env.masks[rows], env.seats[rows]
                 if not needs_observations(pol):
                     o = None
+                kw = {} if streams[k] is None else {"rng": streams[k].rows(rows)}
                 if has_info[k] and rec is not None:
-                    a, info = pol.act_with_info(o, m, s)
+                    a, info = pol.act_with_info(o, m, s, **kw)
                     if not isinstance(info, dict):
                         raise TypeError(f"agent {names[k]!r}: act_with_info must return (actions, dict)")
                     probs = info.get("probs")
@@ -249,7 +262,7 @@ def play_shard(
                         None if value is None else _rows_array(value, rows.size, names[k], "value", 1),
                     )
                 else:
-                    a = pol(o, m, s)
+                    a = pol(o, m, s, **kw)
                 actions[rows] = _check_policy_actions(a, rows.size, names[k])
             decisions += act_rows.size
             if rec is not None:
@@ -315,7 +328,9 @@ def play_shard(
                 hand_pos[done] = 0
                 cur_job[done] = queued[done]
                 queued[done] = -1
-                refill(done[cur_job[done] >= 0])
+                nxt = done[cur_job[done] >= 0]
+                refill(nxt)
+                start_hands(nxt, cur_job[nxt])
                 if bar is not None:
                     bar.update(done.size)
     finally:
@@ -413,7 +428,8 @@ def run_arena(
     walls : int
         Number of walls W; ``W * orders`` hands are played (4, 6 or 24 orders per wall).
     seed : int
-        Seed of the walls and of the agents (agent ``k`` gets its own seed derived from it).
+        Seed of the walls and of the agents (agent ``k`` gets its own seed derived from it; a stochastic
+        agent's random stream at a hand is keyed by that seed, the wall and the seat order).
     tables : int
         Tables of the vector env (at most the number of hands); more tables, fewer Python steps.
     threads : int, optional
@@ -443,11 +459,13 @@ def run_arena(
         checkout (``mjenv._ray``). The report does not depend on ``workers``.
     shards : int, optional
         Split the walls into this many contiguous blocks, each played on its own VectorEnv with its own
-        policies built from the agents' seeds (default: one per worker, 1 without workers). Policies whose
-        actions depend only on their rows (the rule agent, a greedy network) give the same hands, hence the
-        same report (but ``settings["shards"]``), for every split; a stochastic policy's random stream runs
-        per shard, so its report is a function of ``shards`` (and ``tables``): pass the same ``shards`` to get
-        the same report bit for bit with any ``workers``, 0 included.
+        policies built from the agents' seeds (default: one per worker, 1 without workers). The report (but
+        ``settings["shards"]``) is the same for every split, and for every ``tables``, when each policy's
+        actions depend only on its rows: deterministic policies (the rule agent, a greedy network) and
+        stochastic ones that draw from the arena's per-table streams (``row_streams = True``: the random
+        agent, a sampling ``agents.nn`` network; :mod:`mjenv.policy`), keyed per hand by (seed, agent, wall,
+        seat order). A stochastic policy with its own generator only draws from it per shard: its report is
+        then a function of ``shards`` and ``tables`` (the same with any ``workers``, 0 included).
     ray_address : str, optional
         Ray cluster to connect to (``"auto"``, ``"host:6379"``); default a local instance.
 
