@@ -376,9 +376,9 @@ def _register_eval(sub) -> None:
         "--plot", metavar="PATH", help="save a plot (mean +- CI per agent, CI against hands) to PATH"
     )
     p.add_argument("--workers", type=int, default=0, help="play on N Ray workers (pip install -e "
-                   "'.[distributed]'); the report is the single-process one for the same --shards (default 0)")  # fmt: skip
+                   "'.[distributed]'); the report is the single-process one (default 0)")  # fmt: skip
     p.add_argument("--shards", type=int, default=None, help="split the walls into N blocks, each on its own env "
-                   "(default: one per worker); fixes the report of stochastic agents across --workers")  # fmt: skip
+                   "(default: one per worker); the report does not depend on it")  # fmt: skip
     p.add_argument("--ray-address", default=None, help="Ray cluster address (e.g. auto); default a local Ray")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_eval)
