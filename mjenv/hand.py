@@ -70,7 +70,6 @@ from mjenv.shanten import (  # noqa: F401 (mjenv.hand's API: shanten and its ker
     inc_score_kernel,
     keys_kernel,
     knitted_straight_shanten_kernel,
-    min_shanten_at_kernel,
     min_shanten_kernel,
     orphans_shanten_kernel,
     raise_bad_rows,
@@ -92,33 +91,18 @@ _B06 = np.int64(0x0606060606060606)  # byte-lane constant of the SWAR pass in wi
 
 @njit
 def _regular_win(suit_win, honor_win, counts, k0, k1, k2, k3):
-    """Regular win test of a complete hand from its keys: every group splits into sets, one pair."""
-    pairs = 0
-    for g in range(4):
-        lo = 9 * g
-        hi = lo + (9 if g < 3 else 7)
-        m = 0
-        for t in range(lo, hi):
-            m += counts[t]
-        r = m % 3
-        if r == 1:
-            return False
-        if g == 0:
-            w = suit_win[k0]
-        elif g == 1:
-            w = suit_win[k1]
-        elif g == 2:
-            w = suit_win[k2]
-        else:
-            w = honor_win[k3]
-        if r == 0:
-            if (w & 1) == 0:
-                return False
-        else:
-            if (w & 2) == 0:
-                return False
-            pairs += 1
-    return pairs == 1
+    """Regular win test of a complete hand from its keys: :func:`groups_win_kernel` with the group sizes."""
+    s0 = 0
+    s1 = 0
+    s2 = 0
+    for r in range(9):
+        s0 += counts[r]
+        s1 += counts[9 + r]
+        s2 += counts[18 + r]
+    s3 = 0
+    for t in range(27, 34):
+        s3 += counts[t]
+    return groups_win_kernel(suit_win, honor_win, k0, k1, k2, k3, s0, s1, s2, s3)
 
 
 @njit(entry=True)  # also called from Python
@@ -191,20 +175,17 @@ def _win_shapes(counts, n, suit_win, honor_win, knits, orphans, pow5):
 
 
 @njit(entry=True)  # also called from Python
-def _waits(counts, n, held, out, suit_win, honor_win, knits, orphans, pow5):
-    """Mark in ``out`` the tiles (held fewer than 4 times) completing an ``n``-tile (3k+1) hand; count them."""
+def _mark_waits(counts, n_melds, held, out, suit_win, honor_win):
+    """Mark in ``out`` the waits of the waiting hand ``counts`` (13 - 3 * ``n_melds`` tiles) held (``held``:
+    hand and melds) fewer than 4 times; return how many. The waits are the engine's (:func:`waits_bits_kernel`):
+    one implementation for :func:`waits`, :func:`batch_waits` and ``mjenv.game``."""
+    lo, hi = waits_bits_kernel(counts, 0, n_melds, suit_win, honor_win)
     found = 0
-    k = (13 - n) // 3
     for t in range(34):
-        out[t] = False
-        if held[t] >= 4:
-            continue
-        counts[t] += 1
-        w = _win_code(counts, k, suit_win, honor_win, knits)
-        counts[t] -= 1
-        if w == 1:
-            out[t] = True
-            found += 1
+        bit = (lo >> t) & 1 if t < 27 else (hi >> (t - 27)) & 1
+        w = bit == 1 and held[t] < 4
+        out[t] = w
+        found += w
     return found
 
 
@@ -368,32 +349,26 @@ def _batch_is_win(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow
 
 
 @njit(entry=True)  # also called from Python
-def _batch_waits(
-    counts, n_melds, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win, knits, orphans, pow5
-):
+def _batch_waits(counts, n_melds, out, suit_win, honor_win):
     """``out[i]``: waits of hand i (13 - 3*melds tiles) as bool[34]; returns the first bad row or -1."""
     for i in range(counts.shape[0]):
         row = counts[i]
         n = check_counts_kernel(row)
         if n < 0 or n != 13 - 3 * n_melds[i]:
             return i
-        # only ready hands wait; the batch kernel's own shanten specialization (no reshaped view of the row)
-        if min_shanten_at_kernel(counts, i, n, suit, honor, suit_inc, honor_inc) == 0:
-            _waits(row, n, row, out[i], suit_win, honor_win, knits, orphans, pow5)
+        _mark_waits(row, n_melds[i], row, out[i], suit_win, honor_win)
     return -1
 
 
 @njit(entry=True)  # also called from Python
-def _k_waits(counts, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win, knits, orphans, pow5):
+def _k_waits(counts, out, suit_win, honor_win):
     """Per-hand entry for :func:`waits` on a bare count array: number of waits, or a negative code."""
     n = check_counts_kernel(counts)
     if n < 0:
         return n
     if n % 3 != 1 or n > 13:
         return ERR_INVALID_SIZE
-    if min_shanten_kernel(counts, n, suit, honor, suit_inc, honor_inc) != 0:
-        return 0
-    return _waits(counts, n, counts, out, suit_win, honor_win, knits, orphans, pow5)
+    return _mark_waits(counts, (13 - n) // 3, counts, out, suit_win, honor_win)
 
 
 @njit(entry=True)  # also called from Python
@@ -570,8 +545,15 @@ def waits_bits_kernel(counts, h, n_melds, suit_win, honor_win):
 
 
 # --- table-free shape and wait predicates (the scorer's: mjenv.fans) ---------------------------------------
-# These read a hand ``h`` (int64[34] counts, modified and restored in place) without the lookup tables: the
-# scorer calls them once per win, where loading the tables would cost more than the test.
+# These read a hand ``h`` (int64[34] counts, modified and restored in place) without the lookup tables. They are
+# the one place where the win test and the waits exist twice: regular_ok_kernel, special_shape_kernel,
+# honors_knitted_kernel and knitted_win_kernel decide what win_code_at_kernel / _win_shapes decide, and
+# single_wait_kernel what waits_bits_kernel gives (win tile the only wait). Why a second copy: the scorer
+# (mjenv.fans._score, a shared kernel with a hand-typed C signature, called by score_kernel, score_batch and
+# the engine's scoring) takes no tables, and threading the two win tables through all of them would change
+# every scoring signature for a test run once per win; the scorer also reads the hand into sets with these
+# helpers anyway. tests/test_hand.py (test_the_scorers_*) pins them equal to the table kernels over thousands
+# of random hands of every shape and meld count.
 
 _TERMINAL_OR_HONOR = np.ascontiguousarray(IS_TERMINAL_OR_HONOR[:NUM_TILE_TYPES])
 _TERMINAL_OR_HONOR.setflags(write=False)
@@ -1069,7 +1051,7 @@ def is_win(hand) -> bool:
     True
     """
     if _is_plain_counts(hand):  # fast path: int8[34] counts, melds implied by the tile count
-        _, _, suit_win, honor_win = load_tables()
+        suit_win, honor_win = win_tables()
         code = _k_win_code(hand, suit_win, honor_win, KNITS)
         if code >= 0:
             return code == 1
@@ -1087,7 +1069,7 @@ def win_shapes(hand) -> int:
         raise ValueError(
             f"win detection needs a complete hand (14 - 3*melds tiles), got {h.n_tiles} standing tiles"
         )
-    _, _, suit_win, honor_win = load_tables()
+    suit_win, honor_win = win_tables()
     c = h.counts.copy()
     return int(_win_shapes(c, h.n_tiles, suit_win, honor_win, KNITS, ORPHANS, POW5))
 
@@ -1099,17 +1081,15 @@ def waits(hand) -> tuple[int, ...]:
     >>> format_tiles(waits("1112345678999m"))
     '123456789m'
     """
-    suit, honor, suit_win, honor_win = load_tables()
+    suit_win, honor_win = win_tables()
     out = np.zeros(34, dtype=np.bool_)
     if _is_plain_counts(hand):  # fast path: int8[34] counts, melds implied by the tile count
-        suit_inc, honor_inc = load_shanten_tables()
-        inc = (suit_inc, honor_inc, suit_win, honor_win)
-        if _k_waits(hand.copy(), out, suit, honor, *inc, KNITS, ORPHANS, POW5) >= 0:
+        if _k_waits(hand, out, suit_win, honor_win) >= 0:
             return tuple(np.flatnonzero(out).tolist())
     h = as_hand(hand)
     if h.is_complete:
         raise ValueError(f"waits need a waiting hand (13 - 3*melds tiles), got {h.n_tiles} standing tiles")
-    _waits(h.counts.copy(), h.n_tiles, h.held(), out, suit_win, honor_win, KNITS, ORPHANS, POW5)
+    _mark_waits(h.counts, h.n_melds, h.held(), out, suit_win, honor_win)
     return tuple(np.flatnonzero(out).tolist())
 
 
@@ -1176,7 +1156,7 @@ def batch_is_win(counts: np.ndarray, n_melds=0) -> np.ndarray:
     ndarray[bool, (N,)]
     """
     counts, n_melds = check_batch(counts, n_melds)
-    _, _, suit_win, honor_win = load_tables()
+    suit_win, honor_win = win_tables()
     out = np.empty(counts.shape[0], dtype=np.int8)
     if _batch_is_win(counts, n_melds, out, suit_win, honor_win, KNITS, ORPHANS, POW5):
         raise_bad_rows(out, "batch_is_win")
@@ -1186,7 +1166,7 @@ def batch_is_win(counts: np.ndarray, n_melds=0) -> np.ndarray:
 def batch_win_shapes(counts: np.ndarray, n_melds=0) -> np.ndarray:
     """Win-shape bitmasks (``int8[N]``, bit ``1 << shape``) of many complete hands (see :func:`batch_is_win`)."""
     counts, n_melds = check_batch(counts, n_melds)
-    _, _, suit_win, honor_win = load_tables()
+    suit_win, honor_win = win_tables()
     out = np.empty(counts.shape[0], dtype=np.int8)
     _batch_win_shapes(counts, n_melds, out, suit_win, honor_win, KNITS, ORPHANS, POW5)
     raise_bad_rows(out, "batch_win_shapes")
@@ -1199,13 +1179,9 @@ def batch_waits(counts: np.ndarray, n_melds=0) -> np.ndarray:
     Tiles held 4 times in the standing hand are excluded (the melds are not known to this function).
     """
     counts, n_melds = check_batch(counts, n_melds)
-    suit, honor, suit_win, honor_win = load_tables()
+    suit_win, honor_win = win_tables()
     out = np.zeros((counts.shape[0], NUM_TILE_TYPES), dtype=np.bool_)
-    counts = counts.copy()
-    suit_inc, honor_inc = load_shanten_tables()
-    bad = _batch_waits(
-        counts, n_melds, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win, KNITS, ORPHANS, POW5
-    )
+    bad = _batch_waits(counts, n_melds, out, suit_win, honor_win)
     if bad >= 0:
         raise ValueError(
             f"batch_waits: row {bad} has a count outside 0..4 or does not hold 13 - 3*melds tiles"

@@ -267,7 +267,7 @@ KNIT_MASK = np.array([0b001001001, 0b010010010, 0b100100100], dtype=np.int64)  #
 # --- overall shanten (batch_shanten): packed increments, SWAR count pass ------------------------------------
 # Helpers taking only scalars are plain kernels (LLVM inlines them); the two that index the tables are always
 # inlined, since a call passing arrays costs about as much per hand as the work: _knitted_min by numba (into
-# min_shanten_at_kernel only), min_shanten_at_kernel by LLVM (forceinline: typed and lowered once, not once per caller).
+# _min_shanten_at only), _min_shanten_at by LLVM (forceinline: typed and lowered once, not once per caller).
 
 INC_PAIR = 1 << 12  # bits of shanten_tables.npz (gen_shanten_tables.py): the group can hold the pair
 INC_EXACT = 1 << 13  # a row of the group is not concave: use the full convolution
@@ -408,7 +408,7 @@ def _knitted_bound(held, rest_need, blocks):
 def _other_min(w0, w1, w2, wh, e0, e1, e2, c0, c1, c2, top, n, best):
     """``min(best, seven pairs, thirteen orphans, honours and knitted shanten)`` of an ``n``-tile hand.
 
-    ``w*`` / ``e*``: the count words and rank-9 counts of :func:`min_shanten_at_kernel`, ``c*`` the suits'
+    ``w*`` / ``e*``: the count words and rank-9 counts of :func:`_min_shanten_at`, ``c*`` the suits'
     :func:`_knit_classes`; ``top`` is the most tiles of one knitted combination held.
     """
     if n < 13:
@@ -465,7 +465,7 @@ def _knitted_min(
 
 
 @njit(forceinline=True)  # inlined by LLVM, typed and lowered once (not per caller)
-def min_shanten_at_kernel(counts, i, n, suit, honor, suit_inc, honor_inc):
+def _min_shanten_at(counts, i, n, suit, honor, suit_inc, honor_inc):
     """Overall shanten (the minimum over the shapes) of row ``i`` of ``counts`` (int8[:, 34]).
 
     ``n`` is the number of tiles, or ``-1 - n_melds`` to validate the row here (then a count outside 0..4
@@ -527,8 +527,8 @@ def min_shanten_at_kernel(counts, i, n, suit, honor, suit_inc, honor_inc):
 
 @njit(entry=False)  # called from kernels only: link-only
 def min_shanten_kernel(counts, n, suit, honor, suit_inc, honor_inc):
-    """:func:`min_shanten_at_kernel` of a single ``int8[34]`` row (the batch kernel's specialization, inlined by LLVM)."""
-    return min_shanten_at_kernel(
+    """:func:`_min_shanten_at` of a single ``int8[34]`` row (the batch kernel's specialization, inlined by LLVM)."""
+    return _min_shanten_at(
         counts.reshape((1, counts.shape[0])), np.int64(0), n, suit, honor, suit_inc, honor_inc
     )
 
@@ -594,7 +594,7 @@ def useful_kernel(counts, n, shape, s, held, physical, out, suit, honor, knits, 
 def _batch_shanten(counts, n_melds, out, suit, honor, suit_inc, honor_inc):
     """``out[i]``: overall shanten of hand i (13 or 14 - 3*melds tiles), or a negative error code < -1."""
     for i in range(counts.shape[0]):
-        out[i] = min_shanten_at_kernel(counts, i, -1 - np.int64(n_melds[i]), suit, honor, suit_inc, honor_inc)
+        out[i] = _min_shanten_at(counts, i, -1 - np.int64(n_melds[i]), suit, honor, suit_inc, honor_inc)
     return 0
 
 
