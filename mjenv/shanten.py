@@ -25,7 +25,7 @@ useful only when the hand is ready (shanten 0) and the 5th copy would complete i
 
 Kernels read the per-suit tables of ``mjenv/_tables/gen_suit_tables.py`` (passed as arguments; loaded by
 :mod:`mjenv._tables`) and return negative codes <= ``ERR_INVALID_COUNTS`` for bad input. The overall
-shanten (:func:`batch_shanten`, the waits gate of :mod:`mjenv.hand`, ``MahjongShanten``) takes a faster route
+shanten (:func:`batch_shanten`, ``min_shanten_kernel``, ``MahjongShanten``) takes a faster route
 with the same values: the regular score from packed block increments (``gen_shanten_tables.py``; the ``need``
 largest increments over the groups), the counts read as 64-bit words (SWAR: :func:`count_word`, also read by
 the win test of :mod:`mjenv.hand`), and a knitted straight combination looked up only when a lower bound from

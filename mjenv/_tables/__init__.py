@@ -31,7 +31,7 @@ def load_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 def load_shanten_tables() -> tuple[np.ndarray, np.ndarray]:
     """The packed increment tables ``(suit_inc, honor_inc)`` of the overall shanten, loaded once.
 
-    See ``gen_shanten_tables.py``; :func:`batch_shanten` and the waits gate pass them to the kernels.
+    See ``gen_shanten_tables.py``; :func:`mjenv.shanten.batch_shanten` passes them to the kernels.
     """
     global _SHANTEN_TABLES
     if _SHANTEN_TABLES is None:
