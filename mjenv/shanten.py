@@ -267,7 +267,8 @@ KNIT_MASK = np.array([0b001001001, 0b010010010, 0b100100100], dtype=np.int64)  #
 # --- overall shanten (batch_shanten): packed increments, SWAR count pass ------------------------------------
 # Helpers taking only scalars are plain kernels (LLVM inlines them); the two that index the tables are always
 # inlined, since a call passing arrays costs about as much per hand as the work: _knitted_min by numba (into
-# _min_shanten_at only), _min_shanten_at by LLVM (forceinline: typed and lowered once, not once per caller).
+# min_shanten_at_kernel only), min_shanten_at_kernel by LLVM (forceinline: typed and lowered once, not once
+# per caller; also mjenv.hand's batch waits gate).
 
 INC_PAIR = 1 << 12  # bits of shanten_tables.npz (gen_shanten_tables.py): the group can hold the pair
 INC_EXACT = 1 << 13  # a row of the group is not concave: use the full convolution
@@ -408,7 +409,7 @@ def _knitted_bound(held, rest_need, blocks):
 def _other_min(w0, w1, w2, wh, e0, e1, e2, c0, c1, c2, top, n, best):
     """``min(best, seven pairs, thirteen orphans, honours and knitted shanten)`` of an ``n``-tile hand.
 
-    ``w*`` / ``e*``: the count words and rank-9 counts of :func:`_min_shanten_at`, ``c*`` the suits'
+    ``w*`` / ``e*``: the count words and rank-9 counts of :func:`min_shanten_at_kernel`, ``c*`` the suits'
     :func:`_knit_classes`; ``top`` is the most tiles of one knitted combination held.
     """
     if n < 13:
@@ -465,7 +466,7 @@ def _knitted_min(
 
 
 @njit(forceinline=True)  # inlined by LLVM, typed and lowered once (not per caller)
-def _min_shanten_at(counts, i, n, suit, honor, suit_inc, honor_inc):
+def min_shanten_at_kernel(counts, i, n, suit, honor, suit_inc, honor_inc):
     """Overall shanten (the minimum over the shapes) of row ``i`` of ``counts`` (int8[:, 34]).
 
     ``n`` is the number of tiles, or ``-1 - n_melds`` to validate the row here (then a count outside 0..4
@@ -527,8 +528,9 @@ def _min_shanten_at(counts, i, n, suit, honor, suit_inc, honor_inc):
 
 @njit(entry=False)  # called from kernels only: link-only
 def min_shanten_kernel(counts, n, suit, honor, suit_inc, honor_inc):
-    """:func:`_min_shanten_at` of a single ``int8[34]`` row (the batch kernel's specialization, inlined by LLVM)."""
-    return _min_shanten_at(
+    """:func:`min_shanten_at_kernel` of a single ``int8[34]`` row (the batch kernel's specialization, inlined
+    by LLVM)."""
+    return min_shanten_at_kernel(
         counts.reshape((1, counts.shape[0])), np.int64(0), n, suit, honor, suit_inc, honor_inc
     )
 
@@ -594,7 +596,7 @@ def useful_kernel(counts, n, shape, s, held, physical, out, suit, honor, knits, 
 def _batch_shanten(counts, n_melds, out, suit, honor, suit_inc, honor_inc):
     """``out[i]``: overall shanten of hand i (13 or 14 - 3*melds tiles), or a negative error code < -1."""
     for i in range(counts.shape[0]):
-        out[i] = _min_shanten_at(counts, i, -1 - np.int64(n_melds[i]), suit, honor, suit_inc, honor_inc)
+        out[i] = min_shanten_at_kernel(counts, i, -1 - np.int64(n_melds[i]), suit, honor, suit_inc, honor_inc)
     return 0
 
 
@@ -660,8 +662,9 @@ def _k_shanten_all(counts, held, physical, s_out, u_out, suit, honor, knits, orp
 
 
 def check_batch(counts, n_melds) -> tuple[np.ndarray, np.ndarray]:
-    """``(counts, n_melds)`` of a batch call checked and made contiguous: ``int8[N, 34]`` counts and ``int8[N]``
-    melds per hand (a scalar is broadcast); raises ``TypeError``/``ValueError`` naming the problem."""
+    """``(counts, n_melds)`` of a batch call checked and made contiguous: ``int8[N, 34]`` counts and
+    ``int8[N]`` melds per hand (a scalar is broadcast); raises ``TypeError``/``ValueError`` naming the
+    problem."""
     if not isinstance(counts, np.ndarray):
         raise TypeError(f"counts must be a numpy array, got {type(counts).__name__}")
     if counts.ndim != 2 or counts.shape[1] != NUM_TILE_TYPES:
@@ -752,8 +755,8 @@ def shapes_and_useful(
 ) -> tuple[int, np.ndarray, np.ndarray]:
     """``(overall, shanten int8[5], useful bool[5, 34])`` of one hand, in one kernel call.
 
-    ``counts`` (``int8[34]``, copied) are the standing tiles, ``held`` the tiles held with the melds; the useful
-    tiles are computed for waiting hands (``3k + 1`` tiles) and empty for complete ones. ``overall`` is a
+    ``counts`` (``int8[34]``, copied) are the standing tiles, ``held`` the tiles held with the melds; the
+    useful tiles are computed for waiting hands (``3k + 1`` tiles) and empty for complete ones. ``overall`` is a
     negative code <= ``ERR_INVALID_COUNTS`` for a bad hand (:func:`mjenv.hand.shanten` raises on it).
     """
     suit, honor, _, _ = load_tables()
@@ -764,7 +767,8 @@ def shapes_and_useful(
 
 
 def warmup() -> None:
-    """Compile (or load from the on-disk cache) this module's entry kernels with their canonical signatures."""
+    """Compile (or load from the on-disk cache) this module's entry kernels with their canonical
+    signatures."""
     c = np.zeros((1, 34), dtype=np.int8)
     c[0, :13] = 1
     c[0, 0] = 2
