@@ -221,11 +221,9 @@ class RandomPolicy:
     row_streams = True
 
     def __init__(self, seed: int | None = 0, env: Any = None) -> None:
-        if env is not None:
-            from mjenv.vector import VectorEnv
-
-            if not isinstance(env, VectorEnv):
-                raise TypeError(f"env must be a VectorEnv or None, got {type(env).__name__}")
+        # duck-typed, not isinstance: mjenv.vector imports this module (no import cycle)
+        if env is not None and not all(hasattr(env, a) for a in ("masks", "n_legal", "legal_actions")):
+            raise TypeError(f"env must be a VectorEnv or None, got {type(env).__name__}")
         self.rng = np.random.default_rng(seed)
         self.env = env
 

@@ -118,8 +118,8 @@ def test_rollout_workers_are_reproducible_and_pack_exactly():
     w = {k: v.detach().numpy().copy() for k, v in net.state_dict().items()}
     seed = worker_seed(0, 1)
     assert seed != worker_seed(0, 0) and seed != worker_seed(0, 1, generation=1)
-    a = RolloutWorker(asdict(cfg), asdict(net.config), 1, seed).collect(w, None, [])
-    b = RolloutWorker(asdict(cfg), asdict(net.config), 1, seed).collect(w, None, [])
+    a = RolloutWorker(cfg, asdict(net.config), 1, seed, Collector).collect(w, None, [])
+    b = RolloutWorker(cfg, asdict(net.config), 1, seed, Collector).collect(w, None, [])
     for k, v in a.items():
         if isinstance(v, np.ndarray):
             assert np.array_equal(v, b[k]), k

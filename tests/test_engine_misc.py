@@ -83,10 +83,10 @@ def test_package_warmup_compiles_every_module():
     assert set(times) == {"mjenv.hand", "mjenv.fans", "mjenv.game", "mjenv.vector"}
     assert all(isinstance(t, float) and t > 0 for t in times.values())
     # every module's entry kernels are compiled (or loaded) now
-    from mjenv import fans, hand, vector
+    from mjenv import fans, hand, shanten, vector
 
     for kernel in (
-        hand._batch_shanten,
+        shanten._batch_shanten,
         hand._batch_is_win,
         fans._score_batch_kernel,
         G.step_kernel,
