@@ -165,23 +165,30 @@ def observe_kernel(state, seat, obs):
     if seat < 0 or seat > 3:  # the indices below are unsigned: never read outside the state
         raise ValueError("observe_kernel: seat must be 0..3")
     ph = state[G.PHASE]
-    if (
-        (ph == G.PH_CLAIM or ph == G.PH_ROB)
+    if (  # the seat to act (almost every call) fails the first test
+        seat != state[G.CUR]
+        and (ph == G.PH_CLAIM or ph == G.PH_ROB)
         and state[G.ASK_ALL] == 0
-        and seat != state[G.CUR]
         and seat != G.window_drawer_kernel(state)
     ):
         # only the seats with a claim are asked: a seat not being asked sees the table as it will be if the
         # window closes unclaimed (what it sees after a discard nobody can claim), since an open window would
         # tell that some seat holds a claim (with claim_windows="all" every window opens: nothing to hide)
-        view = np.empty(G.STATE_SIZE, np.int32)
-        G.unclaimed_view_kernel(state, view)
-        _observe_table(view, seat, obs)
+        _observe_unclaimed(state, seat, obs)
     else:
         _observe_table(state, seat, obs)
 
 
 @njit
+def _observe_unclaimed(state, seat, obs):
+    """The observation of the table as it will be if the open window closes unclaimed (a call of its own, so that
+    the scratch state is allocated off the hot path)."""
+    view = np.empty(G.STATE_SIZE, np.int32)
+    G.unclaimed_view_kernel(state, view)
+    _observe_table(view, seat, obs)
+
+
+@njit(inline="always")  # inlined into observe_kernel's hot path (and into _observe_unclaimed)
 def _observe_table(state, seat, obs):
     """The body of :func:`observe_kernel`: the observation of ``state`` as it stands."""
     obs[:] = 0

@@ -84,6 +84,9 @@ the offender gets -30, every other player +10, the episode ends; ``env()`` does 
 ``TerminateIllegalWrapper`` because that one cannot reward the other players), ``"raise"`` (``ValueError``, the
 state is unchanged), ``"penalty"`` (competition rules: a false win pays 10 to each other player, any other
 illegal action costs nothing; either way the offender loses the right to win this hand and must act again).
+An action is an integer: a Python or numpy integer or a 0-d integer array (``tensor.numpy()``); any other type
+(``"5"``, ``3.0``, ``[5]``, a bool, ``None`` for an agent still playing) is a ``TypeError`` and an integer
+beyond int64 a ``ValueError``, in every illegal mode, with nothing changed (a caller's bug is not a move).
 
 ### Game records
 ``env.unwrapped.hand_log(i)`` exports hand ``i`` of the episode as a JSON-able log (:mod:`mjenv.record`);
