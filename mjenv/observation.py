@@ -41,13 +41,14 @@ Open windows: who is asked depends on hidden hands, so only the seat being asked
 (phase, offer_tile, offer_from). With ``claim_windows="claimants"`` (the default: only seats with a claim are
 asked) a seat that is not asked sees the table as it will be if every seat asked passes
 (``mjenv.game.unclaimed_view_kernel``): the next player has drawn and is to play (after an added kong: the kong
-stands and its declarer has drawn the replacement), which is what it sees after a discard nobody can claim. That
-draw is shown as one tile that is no flower, so the view never tells the order of the wall; the one difference
-left is when that draw is a flower: after a discard nobody can claim, the flower is seen set aside (and the wall
-one tile shorter), in the view of an open window not. The seat that would draw (the discarder's next player; the kong declarer) cannot be shown its
-draw: it sees the discard (or its declared kong) with no window and ``turn`` at the discarder, a table that on
-a normal turn would have it to act (which ``agent_selection`` tells it anyway). With ``claim_windows="all"``
-every window opens for every discard, so every seat not being asked sees the table as it stands, with no window.
+stands and its declarer has drawn the replacement), which is what it sees after a discard nobody can claim.
+That draw is shown as one tile that is no flower, so the view never tells the order of the wall. What is left
+(docs/rules.md, "Claim windows reveal nothing"): when the next player's draw is a flower, a discard nobody can
+claim shows it set aside at once and an open window does not; and the seat that would draw (the discarder's
+next player; the kong declarer) cannot be shown its draw, so it sees the discard (or its declared kong) with no
+window and ``turn`` at the discarder, where a discard nobody can claim would have it to act (which
+``agent_selection`` tells it anyway). With ``claim_windows="all"`` a window opens after every discard, so every
+seat not being asked sees the table as it stands, with no window.
 
 Compact encoding (``uint8``): every feature is an integer in -34..144 (``wall`` <= 144, ``meld_seq`` tile ids
 <= 34, counts <= 14), so the same kernel (compiled by Numba per dtype, one implementation) fills a ``uint8``
@@ -220,8 +221,8 @@ def _observe_table(state, seat, obs):
     obs[_U(O_SEAT + (seat - state[G.DEALER]) % 4)] = 1
     obs[_U(O_PREV + state[G.PREVALENT])] = 1
     obs[O_WALL] = state[G.BACK] - state[G.FRONT]
-    # a claim or robbing window is shown only to the seat being asked now (observe_kernel shows the others the
-    # table after the window; the seat that would draw next sees the discard, or its declared kong, and no phase)
+    # a claim or robbing window is shown only to the seat being asked now (the others see the table after the
+    # window, see observe_kernel, or as it stands: the discard, or the declared kong, and no phase)
     if ph == G.PH_TURN:
         obs[_U(O_PHASE + state[G.JUST_CLAIMED])] = 1
     elif state[G.CUR] == seat and (ph == G.PH_CLAIM or ph == G.PH_ROB):
