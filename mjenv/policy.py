@@ -277,22 +277,55 @@ def resolve_factory(spec: str) -> Callable[..., Any]:
     return obj
 
 
-def load_policy(spec: str | Callable[..., Any], num_envs: int, seed: int, **kwargs: Any) -> Policy:
-    """Build a policy from ``"module:factory"`` (or a factory): ``factory(num_envs, seed, **kwargs)``.
+def factory_options(factory: Callable[..., Any]) -> list[str] | None:
+    """The keyword options a factory takes after ``(num_envs, seed)``, in order; None when it takes any
+    (``**kwargs``) or has no signature to read."""
+    try:
+        params = list(inspect.signature(factory).parameters.values())
+    except ValueError:
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    named = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][:2]
+    return [p.name for p in named if p not in positional]
 
-    Raises ``ValueError`` for a bad import string and ``TypeError`` for a factory whose signature does not take
-    ``(num_envs, seed, **kwargs)`` or that returns something that is not callable.
-    """
+
+def check_factory(
+    spec: str | Callable[..., Any], num_envs: int, seed: int, **kwargs: Any
+) -> Callable[..., Any]:
+    """The factory named by ``spec`` once it is known to take ``(num_envs, seed, **kwargs)``, without calling it:
+    ``ValueError`` for a bad import string, ``TypeError`` for a factory that is not callable, for an option it
+    does not take (naming the options it does take) or for a signature without ``(num_envs, seed)``."""
     factory = resolve_factory(spec) if isinstance(spec, str) else spec
     if not callable(factory):
         raise TypeError(f"an agent factory must be callable, got {type(factory).__name__}")
     name = spec if isinstance(spec, str) else getattr(factory, "__qualname__", repr(factory))
+    options = factory_options(factory)
+    unknown = [] if options is None else [k for k in kwargs if k not in options]
+    if unknown:
+        raise TypeError(
+            f"agent factory {name!r} got an unexpected option {', '.join(map(repr, unknown))}; "
+            f"its options: {', '.join(options) if options else 'none'}"
+        )
     try:
         inspect.signature(factory).bind(num_envs, seed, **kwargs)
     except TypeError as e:
         raise TypeError(f"agent factory {name!r} must accept (num_envs, seed, **kwargs): {e}") from e
     except ValueError:  # builtins without a signature: let the call decide
         pass
+    return factory
+
+
+def load_policy(spec: str | Callable[..., Any], num_envs: int, seed: int, **kwargs: Any) -> Policy:
+    """Build a policy from ``"module:factory"`` (or a factory): ``factory(num_envs, seed, **kwargs)``.
+
+    Raises ``ValueError`` for a bad import string and ``TypeError`` for a factory whose signature does not take
+    ``(num_envs, seed, **kwargs)`` (an unknown option: the message lists the ones it takes) or that returns
+    something that is not callable (:func:`check_factory`).
+    """
+    factory = check_factory(spec, num_envs, seed, **kwargs)
+    name = spec if isinstance(spec, str) else getattr(factory, "__qualname__", repr(factory))
     policy = factory(num_envs, seed, **kwargs)
     if not callable(policy):
         raise TypeError(f"agent factory {name!r} returned {type(policy).__name__}, not a policy (a callable)")

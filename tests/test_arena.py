@@ -400,6 +400,33 @@ def test_cli_eval_agent_options(tmp_path, capsys):
         assert msg in capsys.readouterr().err, opt
 
 
+def test_cli_eval_bad_checkpoint_or_option_is_one_line(tmp_path, capsys):
+    """Issue 27: a checkpoint path that does not exist ended in a 25-line traceback (exit 1) and a misspelled
+    option key blamed the factory's signature; now one line naming the problem, exit 2, and for a wrong key
+    the options the factory takes."""
+    pytest.importorskip("torch")
+    from mjenv.cli import main
+
+    pair = [
+        "eval",
+        "--agent",
+        "nn=agents.nn:make",
+        "--agent",
+        f"random={RANDOM}",
+        "--walls",
+        "1",
+        "--no-progress",
+    ]
+    missing = tmp_path / "nope" / "policy.safetensors"
+    assert main([*pair, "--agent-opt", f"nn.checkpoint={missing}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no checkpoint at" in err and str(missing) in err, err
+    assert main([*pair, "--agent-opt", f"nn.chekpoint={missing}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'chekpoint'" in err, err
+    assert "options: checkpoint, device, greedy, channels, hidden" in err, err
+
+
 # ------------------------------------------------------------------------------------------------ shards (issue 13)
 class FirstLegalOrIllegal:
     """Deterministic row by row: the first legal action, but the first illegal one when 5 actions are legal."""

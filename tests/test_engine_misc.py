@@ -62,6 +62,19 @@ def test_cli_play(capsys, tmp_path):
     assert main(["play", "--seed", "4", "--style", "nope"]) == 2
 
 
+def test_cli_help_texts_show_percent_signs_once():
+    """Issue 27: ``mjenv eval --help`` printed ``95%%`` (argparse %-formats help= strings, not description=)."""
+    import argparse
+
+    from mjenv.cli import build_parser
+
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    texts = [parser.format_help()] + [p.format_help() for p in sub.choices.values()]
+    assert "95% CIs" in sub.choices["eval"].format_help()
+    assert not [t for t in texts if "%%" in t]
+
+
 def test_benchmark_quick_runs():
     r = subprocess.run(
         # every measurement runs at least one hand: 0.05 s each (--quick: 0.5 s) checks the same code, 5 CPU-s less

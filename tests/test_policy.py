@@ -51,8 +51,11 @@ def test_bad_factories():
         load_policy(lambda n, s: 42, 1, 0)
     with pytest.raises(TypeError, match="no options"):
         make_random(1, 0, temperature=2)
-    with pytest.raises(TypeError, match="must accept"):
+    # an unknown option: the message names the key and the options the factory takes, not the signature
+    with pytest.raises(TypeError, match="unexpected option 'extra'; its options: none"):
         load_policy(lambda num_envs, seed: RandomPolicy(seed), 1, 0, extra=1)
+    with pytest.raises(TypeError, match="unexpected option 'gredy'; its options: env, greedy"):
+        load_policy(lambda num_envs, seed, *, env=None, greedy=False: None, 1, 0, gredy=True)
 
 
 def test_policy_info_uses_act_with_info_when_present():
