@@ -255,6 +255,9 @@ class _Recorder:
             tuple[int, _Kept]
         ] = []  # max-heap (by -job) of the illegal hands with the lowest jobs
         self.illegal_seen = 0
+        self.notes: dict[
+            tuple[int, int], str
+        ] = {}  # (table, decision) -> what a policy noted (a bot's fault)
 
     def _grow(self) -> None:
         old = self.cap
@@ -305,6 +308,7 @@ class _Recorder:
         """The hand at ``table`` (evaluation hand ``job``) is over: keep it if chosen, clear the buffer."""
         n = int(self.n[table])
         self.n[table] = 0
+        notes = {k[1]: self.notes.pop(k) for k in [k for k in self.notes if k[0] == table]}
         want_swing = self.keep_swings > 0 and (
             len(self.swings) < self.keep_swings or (swing, -job) > self.swings[0].key
         )
@@ -315,7 +319,7 @@ class _Recorder:
         if not (want_swing or want_illegal):
             return
         ops = self.ops[table, :n].copy()
-        info = self._info_list(table, n, ops)
+        info = self._info_list(table, n, ops, notes)
         if want_swing:
             item = _Kept((swing, -job), job, ops, info, {"swing"})
             if len(self.swings) < self.keep_swings:
@@ -329,7 +333,7 @@ class _Recorder:
             else:
                 heapq.heapreplace(self.illegal, item)
 
-    def _info_list(self, table: int, n: int, ops: np.ndarray) -> list:
+    def _info_list(self, table: int, n: int, ops: np.ndarray, notes: dict[int, str]) -> list:
         out: list = [None] * n
         for k in range(n):
             entry: dict[str, Any] = {}
@@ -346,6 +350,8 @@ class _Recorder:
                 a = int(self.bad_action[table, k])
                 entry["illegal_action"] = a
                 entry["illegal_name"] = action_name(a)
+            if k in notes:
+                entry["note"] = notes[k]
             out[k] = entry or None
         return out
 
@@ -370,8 +376,15 @@ def play_shard(
     for nm in names:
         pol = load_policy(agents[nm], n_tab, agent_seeds[nm], **dict(agent_kwargs.get(nm, {})))
         policies.append(pol)
+    # a policy may cap the tables (a Botzone bot policy: each of its seats is a process)
+    n_tab = min([n_tab] + [int(p.max_tables) for p in policies if getattr(p, "max_tables", None)])
     observe = any(needs_observations(p) for p in policies)
     has_info = [record_info and hasattr(p, "act_with_info") for p in policies]
+    # optional hooks of a policy (mjenv.botzone.botpolicy): the rows' tables, faults noted per row, hands done
+    wants_tables = [bool(getattr(p, "wants_tables", False)) for p in policies]
+    take_notes = [getattr(p, "take_notes", None) for p in policies]
+    hands_done = [getattr(p, "hands_done", None) for p in policies]
+    bot_faults: list[list[dict]] = [[] for _ in policies]
     keep = records > 0 or illegal_records > 0
     rec = _Recorder(n_tab, records, illegal_records, any(has_info)) if keep else None
 
@@ -460,9 +473,19 @@ def play_shard(
                         None if probs is None else _rows_array(probs, rows.size, names[k], "probs", 2),
                         None if value is None else _rows_array(value, rows.size, names[k], "value", 1),
                     )
+                elif wants_tables[k]:
+                    a = pol(o, m, s, tables=rows)
                 else:
                     a = pol(o, m, s)
                 actions[rows] = _check_policy_actions(a, rows.size, names[k])
+                if take_notes[k] is not None:
+                    for i, note in sorted(take_notes[k]().items()):
+                        r = int(rows[i])
+                        j = int(cur_job[r])
+                        where = {"wall": j // n_orders, "order": j % n_orders, "chair": int(seats[r])}
+                        bot_faults[k].append({**where, "decision": int(hand_pos[r]), **note})
+                        if rec is not None:
+                            rec.notes[(r, int(pos_of[r]))] = _fault_text(note)
             decisions += act_rows.size
             if rec is not None:
                 rec.ops[act_rows, pos_of[act_rows], 2] = np.clip(actions[act_rows], 0, A.NUM_ACTIONS - 1)
@@ -525,6 +548,9 @@ def play_shard(
                         sc = j_scores[j - j0]
                         rec.finish(i, j, int(sc.max() - sc.min()), bool(j_illegal[j - j0].any()))
                 hand_pos[done] = 0
+                for hd in hands_done:
+                    if hd is not None:
+                        hd(done)
                 cur_job[done] = queued[done]
                 queued[done] = -1
                 refill(done[cur_job[done] >= 0])
@@ -533,13 +559,60 @@ def play_shard(
     finally:
         if bar is not None:
             bar.close()
+        for hd in hands_done:
+            if hd is not None:
+                hd(all_rows)
     return {
         "j0": j0, "j1": j1, "scores": j_scores, "winner": j_winner, "loser": j_loser, "fan": j_fan,
         "steps": j_steps, "aborted": j_aborted, "illegal": j_illegal, "decisions": int(decisions),
         "illegal_by_agent": illegal_by_agent, "illegal_list": [(tuple(-x for x in k), e) for k, e in illegal_heap],
         "swings": [] if rec is None else list(rec.swings), "illegal_kept": [] if rec is None else [k for _, k in rec.illegal],
-        "illegal_seen": 0 if rec is None else rec.illegal_seen, "observe": bool(observe),
+        "illegal_seen": 0 if rec is None else rec.illegal_seen, "observe": bool(observe), "tables": n_tab,
+        "bots": [p.bot_summary() if hasattr(p, "bot_summary") else None for p in policies], "bot_faults": bot_faults,
     }  # fmt: skip
+
+
+def _fault_text(note: dict) -> str:
+    """One line naming a bot's fault (the records' ``note``, shown by the viewer)."""
+    ans = "" if note.get("answer") is None else f", answered {note['answer']!r}"
+    why = f" ({note['why']})" if note.get("why") else ""
+    return f"bot fault {note['verdict']}: request {note['request']!r}{ans}{why}"
+
+
+def _bot_reports(parts: list[dict], names: list[str]) -> tuple[dict, dict]:
+    """Per Botzone bot agent (a policy with ``bot_summary``): its report entry (command, limits, verdict counts,
+    the faults listed by (wall, order, decision), whether the run is reproducible from the seed: no verdict
+    caused by time) and its answer times (``timing``: they depend on the machine)."""
+    out, timing = {}, {}
+    for k, nm in enumerate(names):
+        sums = [p["bots"][k] for p in parts if p.get("bots") and p["bots"][k] is not None]
+        if not sums:
+            continue
+        counts: dict[str, int] = {}
+        times: list[float] = []
+        for sm in sums:
+            for v, c in sm["verdicts"].items():
+                counts[v] = counts.get(v, 0) + int(c)
+            times += sm["times"]
+        faults = sorted(
+            (f for p in parts for f in p["bot_faults"][k]),
+            key=lambda f: (f["wall"], f["order"], f["decision"]),
+        )
+        limits = {key: v for key, v in sums[0].items() if key not in ("verdicts", "times")}
+        out[nm] = {
+            **limits,
+            "verdicts": counts,
+            "faults_count": len(faults),
+            "faults": faults[:_MAX_LISTED_ILLEGAL],
+            "reproducible": counts.get("TLE", 0) == 0,
+        }
+        t = np.asarray(times, np.float64)
+        timing[nm] = {
+            "answers": int(t.size),
+            "median_s": float(np.median(t)) if t.size else None,
+            "p99_s": float(np.quantile(t, 0.99)) if t.size else None,
+        }
+    return out, timing
 
 
 def _merge_shards(parts: list[dict], n_jobs: int, n_agents: int, records: int, illegal_records: int) -> dict:
@@ -786,6 +859,7 @@ def run_arena(
     if (j_winner == -9).any():  # pragma: no cover - an internal invariant
         raise RuntimeError("arena: some hands were not played")
 
+    n_tab = max(p.get("tables", n_tab) for p in parts)  # a policy may have capped the tables
     report = _report(
         names,
         agents,
@@ -821,6 +895,9 @@ def run_arena(
         m["kept"], names, chair_agent, job_seed, job_dealer, job_prev, job_order, n_orders, rules
     )
     report["records_dropped"] = m["records_dropped"]
+    bots, bot_times = _bot_reports(parts, names)
+    for nm, b in bots.items():
+        report["agents"][nm]["bot"] = b
     t_end = time.perf_counter()
     play = t_play - t_setup
     report["timing"] = {
@@ -831,6 +908,8 @@ def run_arena(
         "hands_per_s": n_jobs / play if play > 0 else None,
         "decisions_per_s": decisions / play if play > 0 else None,
     }
+    if bot_times:
+        report["timing"]["bots"] = bot_times
     return report
 
 
@@ -1061,6 +1140,30 @@ def format_markdown(report: dict) -> str:
     for d in report["differences"]:
         p = "-" if d["p"] is None else f"{d['p']:.3g}"
         lines.append(f"| {d['a']} - {d['b']} | {_fmt_ci(d)} | {p} | {'yes' if d['significant'] else 'no'} |")
+    bots = {nm: a["bot"] for nm, a in report["agents"].items() if a.get("bot")}
+    if bots:
+        kinds = ["TLE", "RE", "MLE", "NJ", "WA", "WH"]
+        kinds += sorted({v for b in bots.values() for v in b["verdicts"]} - set(kinds) - {"OK"})
+        lines += [
+            "",
+            "| bot | command | answers | "
+            + " | ".join(kinds)
+            + " | answer time median / p99 | reproducible |",
+            "|---|---|---:|" + "---:|" * len(kinds) + "---|---|",
+        ]
+        bt = (report.get("timing") or {}).get("bots", {})
+        for nm, b in bots.items():
+            tm = bt.get(nm, {})
+            ms = (
+                "-"
+                if tm.get("median_s") is None
+                else f"{1e3 * tm['median_s']:.1f} / {1e3 * tm['p99_s']:.1f} ms"
+            )
+            cells = " | ".join(str(b["verdicts"].get(v, 0)) for v in kinds)
+            repro = "yes" if b["reproducible"] else "no (a time-out depends on the machine)"
+            lines.append(
+                f"| {nm} | `{b['command']}` | {b['verdicts'].get('OK', 0)} | {cells} | {ms} | {repro} |"
+            )
     fan = "-" if t["mean_fan"] is None else f"{t['mean_fan']:.1f}"
     lines.append("")
     lines.append(
