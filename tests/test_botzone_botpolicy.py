@@ -12,6 +12,7 @@ from mjenv.arena import run_arena
 from mjenv.botzone.botpolicy import BotPolicy, bot_policy
 from mjenv.botzone.runner import PolicyBot
 from mjenv.rules import RuleConfig
+from mjenv.viewer import load_records
 from tests._bz_policies import BEHAVIOURS, HashPolicy, bot_command, limits
 
 BOT = "mjenv.botzone.botpolicy:bot_policy"
@@ -130,6 +131,7 @@ def test_eval_behaviours(tmp_path, capsys, name, spec, verdict):
         assert "MemoryError" in f["stderr"]
     notes = [i["note"] for r in rep["records"] for i in r["info"] if i and "note" in i]
     assert len(notes) == 4 and all(n.startswith(f"bot fault {verdict}") for n in notes)
+    assert len(load_records(tmp_path / "r.json")) == len(rep["records"])  # mjenv view opens the report
 
 
 def test_eval_bot_holds_three_seats(tmp_path):

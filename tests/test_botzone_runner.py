@@ -245,3 +245,26 @@ def test_runner_python_program_reading_to_the_end():
     rec = play_match(seats + [PolicyBot(HashPolicy()) for _ in range(3)], random_initdata(16))
     assert rec["meta"]["faults"] == [] and rec["log"][-1]["output"]["display"]["action"] in ("HU", "HUANG")
     _judge_accepts(rec)
+
+
+def test_docs_worked_example_bot(tmp_path):
+    """The bot written in docs/botzone.md ("A worked example") answers its turns as the docs say."""
+    import re
+    import sys
+    from pathlib import Path
+
+    from mjenv.botzone.runner import SubprocessBot
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "botzone.md").read_text(encoding="utf-8")
+    code = re.search(r"```python\n(.*?)```", text[text.index("### A worked example") :], re.S).group(1)
+    path = tmp_path / "mybot.py"
+    path.write_text(code)
+    bot = SubprocessBot([sys.executable, str(path)], time_limit=20.0)
+    reqs = ["0 1 0", "1 0 0 0 0 W1 W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B2 B3", "2 T5"]
+    resps: list[str] = []
+    for k in range(3):
+        bot.send(reqs[k], (reqs[: k + 1], resps))
+        a = bot.receive()
+        assert a["verdict"] == "OK" and a["debug"] == f"turn {k + 1}"
+        resps.append(a["response"])
+    assert resps == ["PASS", "PASS", "PLAY T5"] and bot.data == "3"

@@ -194,7 +194,8 @@ class SubprocessBot:
         self.data = ""  # Botzone's data: what the program saved in its previous turn of this game
         self.proc: subprocess.Popen | None = None
         self._lines: queue.Queue = queue.Queue()
-        self._stderr: list[bytes] = []
+        self._stderr: list[str] = []
+        self._err_thread: threading.Thread | None = None
         self._kept = False  # the process printed the keep-running marker and waits for the next request
         self._full = True  # this turn's input was the whole history (not a kept process's single request)
         self._turn = 0
@@ -222,7 +223,10 @@ class SubprocessBot:
         self._lines = queue.Queue()
         self._stderr = []
         threading.Thread(target=self._read, args=(self.proc, self._lines), daemon=True).start()
-        threading.Thread(target=self._read_err, args=(self.proc, self._stderr), daemon=True).start()
+        self._err_thread = threading.Thread(
+            target=self._read_err, args=(self.proc, self._stderr), daemon=True
+        )
+        self._err_thread.start()
 
     @staticmethod
     def _read(proc: subprocess.Popen, lines: queue.Queue) -> None:
@@ -302,9 +306,9 @@ class SubprocessBot:
         self._kept = False
 
     def _dead(self, why: str, dt: float) -> dict:
+        self.close()  # (after the reader of standard error saw its end)
         err = self.stderr_tail()
         kind = "MLE" if any(m in err for m in _MEMORY_ERRORS) else "RE"
-        self.close()
         return {"verdict": kind, "debug": why, "time": dt, "stderr": err}
 
     def receive(self) -> dict:
@@ -322,13 +326,11 @@ class SubprocessBot:
             try:
                 at, line = self._lines.get(timeout=max(left, 0.0)) if left > 0 else self._lines.get_nowait()
             except queue.Empty:
-                tle["stderr"] = self.stderr_tail()
                 self.close()
-                return tle
+                return {**tle, "stderr": self.stderr_tail()}
             if at > deadline:
-                tle["stderr"] = self.stderr_tail()
                 self.close()
-                return tle
+                return {**tle, "stderr": self.stderr_tail()}
             if line is None:
                 break
             if line.strip() == KEEP_RUNNING:
@@ -344,9 +346,8 @@ class SubprocessBot:
             try:
                 code = self.proc.wait(timeout=max(deadline - time.perf_counter(), 0.0))
             except subprocess.TimeoutExpired:
-                tle["stderr"] = self.stderr_tail()
                 self.close()
-                return tle
+                return {**tle, "stderr": self.stderr_tail()}
             if code != 0:
                 why = (
                     f"the bot exited with status {code}"
@@ -400,6 +401,9 @@ class SubprocessBot:
             p.wait(timeout=5)
         except (OSError, subprocess.TimeoutExpired):
             pass
+        if self._err_thread is not None:  # the group is dead: its standard error ends now
+            self._err_thread.join(timeout=2.0)
+            self._err_thread = None
         for f in (p.stdin, p.stdout, p.stderr):
             try:
                 f.close()

@@ -84,7 +84,8 @@ def _as_hand_list(records) -> list[dict]:
 
 
 def load_records(path: str | Path) -> list[dict]:
-    """Read game records from a JSON file (a record, a list, or ``{"hands": [...]}``) or a JSON-lines file, or a
+    """Read game records from a JSON file (a record, a list, ``{"hands": [...]}`` or an arena report, whose kept
+    ``records`` it reads) or a JSON-lines file, or a
     Botzone match log (JSON, or JSON lines as the corpus) or a human log (text), converted by
     :mod:`mjenv.viewer.logs`. A ``.gz`` file is read through gzip.
 
@@ -123,6 +124,10 @@ def load_records(path: str | Path) -> list[dict]:
             return records_from_log(data)
         except ValueError as e:
             raise ValueError(f"{p}: Botzone match log: {e}") from None
+    if isinstance(data, dict) and data.get("format") == "mjenv-arena-v1":  # an arena report: its kept hands
+        if not data.get("records"):
+            raise ValueError(f"{p}: the arena report keeps no records (run it with records > 0)")
+        data = data["records"]
     return _as_hand_list(data)
 
 
