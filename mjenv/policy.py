@@ -12,6 +12,8 @@ Specification in mjenv
   (actions, info)`` with ``info`` a dict of arrays with first dimension ``N``: ``"probs"``
   (``float32[N, NUM_ACTIONS]``, the action distribution it sampled from) and/or ``"value"`` (``float32[N]``).
   Records keep them (:func:`policy_info`).
+* **Optional arena hooks** (``docs/arena.md``): ``wants_tables``, ``max_tables``, ``take_notes()``,
+  ``hands_done(tables)``, ``bot_summary()``; used by the Botzone bot policy (:mod:`mjenv.botzone.botpolicy`).
 * **Factories**: an agent is named by an import string ``"module:factory"`` with
   ``factory(num_envs, seed, **kwargs) -> policy`` (e.g. ``agents.rule:make``); :func:`load_policy` builds it
   with clear errors. A module that is not importable is looked for in the working directory too (so the

@@ -283,8 +283,12 @@ class SubprocessBot:
         self._limit = self.first_time_limit if self._turn == 0 else self.time_limit
         self._turn += 1
         self._t0 = time.perf_counter()
+        if self._kept and (self.proc is None or self.proc.poll() is not None):
+            self._error = "the bot kept running after its last answer but ended before this turn"
+            self.close()
+            return
         try:
-            if self._kept and self.proc is not None and self.proc.poll() is None:
+            if self._kept and self.proc is not None:
                 self._full = False
                 self._signal(signal.SIGCONT)
                 text = (
@@ -314,8 +318,8 @@ class SubprocessBot:
     def receive(self) -> dict:
         """This turn's answer: ``{"verdict": "OK", "response", "debug", "time"}``, or a verdict ``TLE``, ``RE``,
         ``MLE`` or ``NJ`` (JSON interaction: the output is not a JSON object) with ``debug`` saying why."""
-        if self._error and self.proc is None:  # the program could not be started
-            return {"verdict": "RE", "debug": self._error, "time": 0.0, "stderr": ""}
+        if self._error and self.proc is None:  # the program could not be started, or a kept one died
+            return {"verdict": "RE", "debug": self._error, "time": 0.0, "stderr": self.stderr_tail()}
         deadline = self._t0 + self._limit
         out: list[str] = []
         keep = False
