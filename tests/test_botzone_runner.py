@@ -268,3 +268,17 @@ def test_docs_worked_example_bot(tmp_path):
         assert a["verdict"] == "OK" and a["debug"] == f"turn {k + 1}"
         resps.append(a["response"])
     assert resps == ["PASS", "PASS", "PLAY T5"] and bot.data == "3"
+
+
+def test_subprocess_bot_kept_program_that_ends_is_re():
+    """A program that asked to keep running but ends instead of answering its next request: RE."""
+    from mjenv.botzone.runner import SubprocessBot
+
+    once = "read n; read r; echo PASS; echo '>>>BOTZONE_REQUEST_KEEP_RUNNING<<<'"
+    bot = SubprocessBot(["sh", "-c", once], keep_running=True, time_limit=20.0)
+    reqs = ["0 1 0", "1 0 0 0 0 W1 W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B2 B3"]
+    bot.send(reqs[0], (reqs[:1], []))
+    assert bot.receive()["response"] == "PASS" and bot.proc is not None  # kept (stopped until its next turn)
+    bot.send(reqs[1], (reqs, ["PASS"]))
+    a = bot.receive()
+    assert a["verdict"] == "RE" and "ended" in a["debug"] and bot.proc is None  # (stopped before or after it)

@@ -359,6 +359,8 @@ class SubprocessBot:
                     else f"the bot was killed by signal {-code}"
                 )
                 return self._dead(why + ("" if out else " without an answer"), at - self._t0)
+            if not out and not self._full:  # a kept program has to answer its request
+                return self._dead("the kept bot ended without an answer", at - self._t0)
             self.close()
         dt = at - self._t0
         if self.interaction == "json":
