@@ -251,3 +251,116 @@ def views(obs: np.ndarray) -> dict[str, np.ndarray]:
     if obs.dtype == np.uint8:
         out["discard_seq"] = out["discard_seq"].view(np.int8)
     return out
+
+
+# ------------------------------------------------------------------------------------------------ oracle block
+# Hidden information for a training-only critic (PerfectDou's perfect-training-imperfect-execution, Suphx's
+# oracle): ``VectorEnv(..., oracle=True)`` fills ``env.oracle[i]`` with this block for the chair to act at table
+# ``i``. It is never part of an observation; no policy and no evaluation reads it (tests/test_layering.py checks
+# that only mjenv.vector fills it and only train/ reads it). Seats are relative to that chair as in the
+# observation (0 = self, 1 = next player, 2 = across, 3 = previous player)::
+#
+#     name         shape     meaning
+#     hands        (4, 34)   concealed tiles of every seat, counts
+#     waits        (4, 34)   1 where the tile completes the seat's cached waiting hand (mjenv.game WAITS: the
+#                            13-tile hand after its last discard, deal or kong; all zero when not waiting)
+#     wall_counts  (34,)     copies of each tile left in the wall (flowers not counted)
+#     wall_next    (4, 34)   tiles each seat draws in its next ORACLE_NEXT_DRAWS normal draws if nobody claims
+#                            (from the turn after the current one in play order; flowers skipped)
+#     wall_seq     (144,)    the wall left, in draw order (``mjenv.game.wall_tiles``): tile id + 1 (flowers
+#                            35..42), 0 after the end; with private walls each seat's part in wall order
+#
+# Every value is an integer in 0..42, so the kernel fills float32 or uint8 buffers alike (one implementation).
+ORACLE_NEXT_DRAWS = 4
+ORACLE_PIECES: tuple[tuple[str, tuple[int, ...]], ...] = (
+    ("hands", (4, 34)),
+    ("waits", (4, 34)),
+    ("wall_counts", (34,)),
+    ("wall_next", (4, 34)),
+    ("wall_seq", (144,)),
+)
+ORACLE_OFFSETS: dict[str, int] = {}
+_o = 0
+for _name, _shape in ORACLE_PIECES:
+    ORACLE_OFFSETS[_name] = _o
+    _o += int(np.prod(_shape))
+ORACLE_SIZE = _o
+del _o, _name, _shape
+_R_HANDS, _R_WAITS, _R_WCOUNT, _R_WNEXT, _R_WSEQ = (
+    ORACLE_OFFSETS[k] for k in ("hands", "waits", "wall_counts", "wall_next", "wall_seq")
+)
+
+
+@njit
+def oracle_kernel(state, seat, out):
+    """Fill ``out`` (``[ORACLE_SIZE]``, float32 or uint8) with the hidden-state block of ``seat``'s decision
+    (see "oracle block" above). Training critics only: never a policy input. ``ValueError`` for a bad seat."""
+    if seat < 0 or seat > 3:
+        raise ValueError("oracle_kernel: seat must be 0..3")
+    out[:] = 0
+    for r in range(4):
+        p = (seat + r) % 4
+        for t in range(34):
+            out[_R_HANDS + 34 * r + t] = state[G.HAND + 34 * p + t]
+        lo = state[G.WAITS + 2 * p]
+        hi = state[G.WAITS + 2 * p + 1]
+        for t in range(27):
+            out[_R_WAITS + 34 * r + t] = (lo >> t) & 1
+        for t in range(27, 34):
+            out[_R_WAITS + 34 * r + t] = (hi >> (t - 27)) & 1
+    first = (state[G.TURN] + 1) % 4  # the seat of the next normal draw if nobody claims
+    k = 0
+    if state[G.PRIVATE_WALLS] != 0:
+        part = 36 if state[G.HAS_FLOWERS] != 0 else 34
+        for p in range(4):
+            left = state[G.PWALL + p]
+            r = (p - seat) % 4
+            drawn = 0
+            for j in range(left):  # seat p pops its part from the end
+                t = state[G.WALL + part * p + left - 1 - j]
+                if t < 34:
+                    out[_R_WCOUNT + t] += 1
+                    if drawn < ORACLE_NEXT_DRAWS:
+                        out[_R_WNEXT + 34 * r + t] += 1
+                        drawn += 1
+            for i in range(left):  # wall order, as mjenv.game.wall_tiles
+                out[_R_WSEQ + k] = state[G.WALL + part * p + i] + 1
+                k += 1
+    else:
+        front = state[G.FRONT]
+        back = state[G.BACK]
+        d = 0  # normal draws counted so far (flowers are replaced from the back: not a seat's own draw)
+        for i in range(front, back):
+            t = state[G.WALL + i]
+            out[_R_WSEQ + k] = t + 1
+            k += 1
+            if t < 34:
+                out[_R_WCOUNT + t] += 1
+                if d < 4 * ORACLE_NEXT_DRAWS:
+                    out[_R_WNEXT + 34 * ((first + d - seat) % 4) + t] += 1
+                    d += 1
+
+
+@njit
+def oracle_rows_kernel(states, seats, out):
+    """``out[i]`` = :func:`oracle_kernel` of ``states[i]`` for chair ``seats[i]`` (all zero where the seat is -1,
+    a stopped table)."""
+    for i in range(states.shape[0]):
+        if seats[i] < 0:
+            out[i] = 0
+        else:
+            oracle_kernel(states[i], seats[i], out[i])
+
+
+def oracle_views(block: np.ndarray) -> dict[str, np.ndarray]:
+    """Named reshaped views (no copies) of an oracle block (or a batch ``[..., ORACLE_SIZE]``)."""
+    block = np.asarray(block)
+    if block.shape[-1:] != (ORACLE_SIZE,):
+        raise ValueError(f"oracle block must end in dimension {ORACLE_SIZE}, got shape {block.shape}")
+    lead = block.shape[:-1]
+    return {
+        name: block[..., ORACLE_OFFSETS[name] : ORACLE_OFFSETS[name] + int(np.prod(shape))].reshape(
+            *lead, *shape
+        )
+        for name, shape in ORACLE_PIECES
+    }

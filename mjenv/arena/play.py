@@ -1,61 +1,10 @@
-"""Duplicate evaluation of policies on the vector env: seatings, paired statistics, records of chosen hands.
-
-Rules
------
-No rules of its own: every hand is a hand of :mod:`mjenv.game`, played on :class:`mjenv.vector.VectorEnv`
-through its seed schedule; payments are the engine's (MCR: 8 + fan, ``rules.py``), illegal actions are handled
-by the env's illegal mode (default ``"terminate"``: the offender pays 30, the hand ends without a winner).
-
-Specification in mjenv
-----------------------
-* **Walls.** Wall ``w`` (0..W-1) is a seed drawn from ``numpy.random.SeedSequence(seed)`` with dealer chair
-  ``w % 4`` and prevailing wind ``(w // 4) % 4``, so dealer and wind go through all 16 combinations.
-* **Seatings** (:data:`SEATINGS`): four *players* with fixed agents, and the chair orders every wall is played
-  under (one hand per order, all on the same wall):
-
-  ==========  ==========================  =============================================================
-  seating     players                     orders per wall
-  ==========  ==========================  =============================================================
-  ``1v3``     A, B, B, B (2 agents)       4: the rotations (A sits once in each chair)
-  ``2v2``     A, A, B, B (2 agents)       6: every choice of the two chairs of A
-  ``perm24``  A, B, C, D (4 agents)       24: every order
-  ==========  ==========================  =============================================================
-
-  Every agent sits in every chair equally often on every wall.
-* **Play.** The hands (wall, order) are dealt to the env's tables in order and each table takes its next hand
-  from the schedule when it finishes one (``VectorEnv.schedule``, ``after_schedule="stop"``), so the whole
-  evaluation runs at vector speed. At each step each policy is called once, on exactly the rows where one of
-  its seats is to act (``policy(obs[rows], masks[rows], seats[rows])``; observations are built only when some
-  policy has ``needs_observations`` True). Policies see observations and masks only. Optional hooks of a
-  policy (a Botzone bot policy, :mod:`mjenv.botzone.botpolicy`): ``wants_tables`` (also called with
-  ``tables=rows``), ``max_tables`` (the tables played are capped), ``take_notes()`` (faults per row, listed in
-  the report and noted in the records), ``hands_done(tables)`` and ``bot_summary()`` (its report entry).
-* **Statistics** (``docs/arena.md`` has the formulas). Per agent: points per hand with a 95% t-interval over
-  walls (a wall's sample is the agent's mean score over all its seats in all the wall's orders, so the
-  permutations of a wall form one paired sample), win, self-drawn, deal-in and draw rates (over the agent's
-  seat-hands: a hand counts once per seat the agent holds), mean fan of its wins, mean placement per wall
-  (players ranked by their summed score over the wall's orders, ties shared; rank points 4/3/2/1) and its
-  illegal actions by name. For every pair of agents: the mean per-wall difference of their points per hand,
-  its 95% CI, the two-sided p-value of the paired t-test and whether it is significant at 5%.
-* **Reproducible.** The report is a function of (agents, seating, walls, seed, tables, rules, illegal mode):
-  the same inputs give the same report bit for bit, except its ``"timing"`` entry; the thread count does not
-  change it, nor does playing the shards on Ray workers (``workers=N``: the walls are split into ``shards``
-  contiguous blocks, each played on its own env, and the per-hand outcomes merged by hand index; with
-  policies whose actions depend only on their rows the split does not change the hands either).
-* **Records** (item 4 of issue 11): the hands with the largest swing (``max(score) - min(score)``) and every
-  hand with an illegal action (up to ``illegal_records``, those of the lowest hand indices) are kept as :mod:`mjenv.record` logs (``mjenv.record.LOG_FORMAT``, replayable) with the
-  extra keys ``"agents"`` (agent name per chair), ``"wall_index"``, ``"order"``, ``"swing"``, ``"reasons"`` and
-  ``"info"``: a list aligned with ``"ops"`` holding, for each decision, the policy's info when it gives any
-  (``{"probs": {action name: p over the legal actions}, "value": v}``) and, for an illegal action, what was
-  played (``{"illegal_action": a, "illegal_name": name}``); ``None`` otherwise.
-"""
+"""Play of a duplicate evaluation (:mod:`mjenv.arena`): the hands of the schedule on a VectorEnv, in shards (in
+this process or as Ray tasks), the per-hand outcomes merged exactly, and the records of chosen hands kept."""
 
 from __future__ import annotations
 
 import heapq
-import itertools
 import math
-import platform
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -65,166 +14,27 @@ import numpy as np
 
 from mjenv import actions as A
 from mjenv import game as G
+from mjenv.arena.report import build_records, build_report
+from mjenv.arena.schedule import (
+    agent_seed,
+    check_seating,
+    num_agents,
+    seating_agents,
+    seating_orders,
+    wall_schedule,
+)
 from mjenv.policy import load_policy, needs_observations
 from mjenv.rules import ILLEGAL_MODES, check_rules
 
-SEATINGS = ("1v3", "2v2", "perm24")
 #: legal actions kept per decision in the records' policy info (a decision has at most 22: 14 discards,
 #: 3 concealed and 4 added kongs and a win)
 _INFO_LEGAL = 24
 _MAX_LISTED_ILLEGAL = 100
 
 
-# ------------------------------------------------------------------------------------------------ seatings
-def seating_players(seating: str) -> np.ndarray:
-    """``int8[4]``: the agent index (0..) of each of the four players of ``seating``."""
-    _check_seating(seating)
-    return np.array({"1v3": [0, 1, 1, 1], "2v2": [0, 0, 1, 1], "perm24": [0, 1, 2, 3]}[seating], np.int8)
-
-
-def seating_orders(seating: str) -> np.ndarray:
-    """``int8[P, 4]``: ``orders[p, chair]`` is the player at ``chair`` in order ``p`` of ``seating``.
-
-    >>> seating_orders("1v3").tolist()
-    [[0, 1, 2, 3], [3, 0, 1, 2], [2, 3, 0, 1], [1, 2, 3, 0]]
-    """
-    _check_seating(seating)
-    if seating == "1v3":  # rotation r: player q sits at chair (q + r) % 4
-        return np.array([[(c - r) % 4 for c in range(4)] for r in range(4)], np.int8)
-    if seating == "2v2":
-        out = []
-        for a in itertools.combinations(range(4), 2):
-            b = [c for c in range(4) if c not in a]
-            row = [0] * 4
-            row[a[0]], row[a[1]], row[b[0]], row[b[1]] = 0, 1, 2, 3
-            out.append(row)
-        return np.array(out, np.int8)
-    return np.array([list(p) for p in itertools.permutations(range(4))], np.int8)
-
-
-def seating_agents(seating: str) -> np.ndarray:
-    """``int8[P, 4]``: the agent index at each chair in each order of ``seating``."""
-    return seating_players(seating)[seating_orders(seating)]
-
-
-def num_agents(seating: str) -> int:
-    """How many distinct agents ``seating`` takes (2, 2 or 4)."""
-    return int(seating_players(seating).max()) + 1
-
-
-def _check_seating(seating: object) -> None:
-    if seating not in SEATINGS:
-        raise ValueError(f"seating must be one of {SEATINGS}, got {seating!r}")
-
-
-def wall_schedule(seed: int, walls: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(seeds int64[W], dealers int32[W], prevalents int32[W])`` of the walls of an evaluation."""
-    ss = np.random.SeedSequence([int(seed), 0x57A11])
-    seeds = (ss.generate_state(walls, dtype=np.uint64) >> np.uint64(2)).astype(np.int64)
-    w = np.arange(walls)
-    return seeds, (w % 4).astype(np.int32), ((w // 4) % 4).astype(np.int32)
-
-
 def action_name(a: int) -> str:
     """:func:`mjenv.actions.action_to_str`, or ``"out of range (a)"`` for an id outside ``0..NUM_ACTIONS-1``."""
     return A.action_to_str(a) if 0 <= a < A.NUM_ACTIONS else f"out of range ({a})"
-
-
-def _agent_seed(seed: int, k: int) -> int:
-    return int(np.random.SeedSequence([int(seed), 0xA6E47, k]).generate_state(1, dtype=np.uint64)[0] >> 2)
-
-
-# ------------------------------------------------------------------------------------------------ statistics
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction of the regularized incomplete beta function (modified Lentz)."""
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 400):
-        m2 = 2 * m
-        for num in (
-            m * (b - m) * x / ((a + m2 - 1.0) * (a + m2)),
-            -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0)),
-        ):
-            d = 1.0 + num * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + num / c
-            c = c if abs(c) > tiny else tiny
-            h *= d * c
-        if abs(d * c - 1.0) < 1e-15:
-            break
-    return h
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """Regularized incomplete beta ``I_x(a, b)``."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    lbt = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    if x < (a + 1.0) / (a + b + 2.0):
-        return math.exp(lbt) * _betacf(a, b, x) / a
-    return 1.0 - math.exp(lbt) * _betacf(b, a, 1.0 - x) / b
-
-
-def t_sf2(t: float, df: float) -> float:
-    """Two-sided tail ``P(|T| >= |t|)`` of Student's t with ``df`` degrees of freedom."""
-    if math.isinf(t):
-        return 0.0
-    return _betainc(df / 2.0, 0.5, df / (df + t * t))
-
-
-def t_ppf(q: float, df: float) -> float:
-    """Quantile of Student's t (``q`` in (0.5, 1)), by bisection of :func:`t_sf2` (to ~1e-12).
-
-    >>> round(t_ppf(0.975, 10), 6), round(t_ppf(0.975, 1e9), 4)
-    (2.228139, 1.96)
-    """
-    if not 0.5 < q < 1.0 or df <= 0:
-        raise ValueError(f"t_ppf needs 0.5 < q < 1 and df > 0, got q={q}, df={df}")
-    target = 2.0 * (1.0 - q)
-    lo, hi = 0.0, 1.0
-    while t_sf2(hi, df) > target:
-        hi *= 2.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if t_sf2(mid, df) > target:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-13 * max(1.0, hi):
-            break
-    return 0.5 * (lo + hi)
-
-
-def mean_ci(x: np.ndarray, level: float = 0.95) -> dict[str, Any]:
-    """Mean of the per-wall samples ``x`` with its t-interval: ``{"mean", "ci95", "sd", "se", "n", "p"}``.
-
-    ``ci95`` is ``mean -+ t_{(1+level)/2, n-1} * sd / sqrt(n)`` (``None`` with fewer than two walls); ``p`` is
-    the two-sided p-value of ``mean == 0`` (1 when every sample is 0).
-    """
-    x = np.asarray(x, np.float64)
-    n = int(x.size)
-    m = float(x.mean()) if n else float("nan")
-    if n < 2:
-        return {"mean": m, "ci95": None, "sd": None, "se": None, "n": n, "p": None}
-    sd = float(x.std(ddof=1))
-    se = sd / math.sqrt(n)
-    half = t_ppf(0.5 + level / 2.0, n - 1) * se
-    if se > 0:
-        p = t_sf2(m / se, n - 1)
-    else:
-        p = 1.0 if m == 0 else 0.0
-    return {"mean": m, "ci95": [m - half, m + half], "sd": sd, "se": se, "n": n, "p": p}
-
-
-def _ranks(totals: np.ndarray) -> np.ndarray:
-    """Placement 1..4 (1 = highest) of each player per row of ``totals`` ``[W, 4]``; ties share the mean."""
-    gt = (totals[:, None, :] > totals[:, :, None]).sum(axis=2)  # players above
-    eq = (totals[:, None, :] == totals[:, :, None]).sum(axis=2) - 1  # others level
-    return 1.0 + gt + eq / 2.0
 
 
 # ------------------------------------------------------------------------------------------------ records
@@ -258,9 +68,8 @@ class _Recorder:
             tuple[int, _Kept]
         ] = []  # max-heap (by -job) of the illegal hands with the lowest jobs
         self.illegal_seen = 0
-        self.notes: dict[
-            tuple[int, int], str
-        ] = {}  # (table, decision) -> what a policy noted (a bot's fault)
+        # (table, decision) -> what a policy noted at that decision (a Botzone bot's fault)
+        self.notes: dict[tuple[int, int], str] = {}
 
     def _grow(self) -> None:
         old = self.cap
@@ -795,7 +604,7 @@ def run_arena(
         A factory with the wrong signature, or a policy returning non-integer actions.
     """
     t_start = time.perf_counter()
-    _check_seating(seating)
+    check_seating(seating)
     if not isinstance(agents, Mapping) or not agents:
         raise TypeError("agents must be a non-empty mapping of name -> 'module:factory'")
     names = list(agents)
@@ -833,7 +642,7 @@ def run_arena(
     job_prev = np.repeat(w_prev, n_orders)
     job_order = np.tile(np.arange(n_orders), walls)
 
-    agent_seeds = {nm: _agent_seed(seed, k) for k, nm in enumerate(names)}
+    agent_seeds = {nm: agent_seed(seed, k) for k, nm in enumerate(names)}
     workers = _check_int(workers, "workers", 0)
     shards = max(workers, 1) if shards is None else _check_int(shards, "shards", 1)
     shards = min(shards, walls)
@@ -863,7 +672,7 @@ def run_arena(
         raise RuntimeError("arena: some hands were not played")
 
     n_tab = max(p.get("tables", n_tab) for p in parts)  # a policy may have capped the tables
-    report = _report(
+    report = build_report(
         names,
         agents,
         seating,
@@ -894,7 +703,7 @@ def run_arena(
         observe,
     )
     report["settings"]["shards"] = shards
-    report["records"] = _build_records(
+    report["records"] = build_records(
         m["kept"], names, chair_agent, job_seed, job_dealer, job_prev, job_order, n_orders, rules
     )
     report["records_dropped"] = m["records_dropped"]
@@ -939,296 +748,3 @@ def _rows_array(x: object, n: int, name: str, what: str, ndim: int) -> np.ndarra
     if arr.shape != want:
         raise ValueError(f"agent {name!r}: info[{what!r}] has shape {arr.shape}, want {want}")
     return arr
-
-
-def _report(
-    names,
-    agents,
-    seating,
-    walls,
-    seed,
-    n_tab,
-    rules,
-    illegal,
-    orders,
-    chair_agent,
-    w_seed,
-    w_dealer,
-    w_prev,
-    agent_seeds,
-    j_scores,
-    j_winner,
-    j_loser,
-    j_fan,
-    j_steps,
-    j_aborted,
-    j_illegal,
-    illegal_by_agent,
-    illegal_list,
-    decisions,
-    curve_points,
-    records,
-    illegal_records,
-    observe,
-):
-    import numba
-
-    from mjenv import __version__
-
-    n_orders = orders.shape[0]
-    n_jobs = walls * n_orders
-    sc = j_scores.reshape(walls, n_orders, 4)
-    chairs = np.arange(4)
-    won = j_winner[:, None] == chairs  # [J, 4]
-    self_drawn = won & (j_loser[:, None] < 0)
-    dealt_in = j_loser[:, None] == chairs
-    no_winner = np.broadcast_to((j_winner < 0)[:, None], (n_jobs, 4))
-    ca = np.tile(chair_agent, (walls, 1))  # [J, 4] agent at each chair
-    # per wall, per player: summed score over the wall's orders -> placement
-    onehot = orders[:, :, None] == np.arange(4)  # [P, chair, player]
-    player_tot = np.einsum("wpc,pcq->wq", sc, onehot.astype(np.int64))
-    place = _ranks(player_tot)  # [W, 4 players]
-    players = seating_players(seating)
-    per_wall: dict[str, np.ndarray] = {}
-    out_agents: dict[str, Any] = {}
-    for k, nm in enumerate(names):
-        m = ca == k
-        slots = int(m.sum())
-        per_wall[nm] = (sc * (chair_agent == k)).sum(axis=(1, 2)) / float((chair_agent == k).sum())
-        wins = int((won & m).sum())
-        fan_sum = int((j_fan[:, None] * (won & m)).sum())
-        pl = place[:, players == k]
-        ill = int(j_illegal[m].sum())
-        st = mean_ci(per_wall[nm])
-        out_agents[nm] = {
-            "spec": agents[nm]
-            if isinstance(agents[nm], str)
-            else getattr(agents[nm], "__qualname__", "factory"),
-            "seed": agent_seeds[nm],
-            "hands": slots,
-            "points_per_hand": st,
-            "win_rate": wins / slots,
-            "self_drawn_rate": int((self_drawn & m).sum()) / slots,
-            "deal_in_rate": int((dealt_in & m).sum()) / slots,
-            "draw_rate": int((no_winner & m).sum()) / slots,
-            "mean_fan": fan_sum / wins if wins else None,
-            "placement": float(pl.mean()),
-            "rank_points": float((5.0 - pl).mean()),
-            "illegal_actions": {"count": ill, "by_action": dict(sorted(illegal_by_agent[k].items()))},
-        }
-    diffs = []
-    for a, b in itertools.combinations(names, 2):
-        st = mean_ci(per_wall[a] - per_wall[b])
-        diffs.append({"a": a, "b": b, **st, "significant": bool(st["p"] is not None and st["p"] < 0.05)})
-    # CI half-width against hands played (prefixes of the walls)
-    ks = sorted({round(float(x)) for x in np.geomspace(2, walls, curve_points)} if walls >= 2 else set())
-    conv = {"walls": ks, "hands": [k * n_orders for k in ks], "half_width": {}}
-    for nm in names:
-        hw = []
-        for k in ks:
-            ci = mean_ci(per_wall[nm][:k])["ci95"]
-            hw.append((ci[1] - ci[0]) / 2.0)
-        conv["half_width"][nm] = hw
-    if len(names) == 2:
-        a, b = names
-        hw = []
-        for k in ks:
-            ci = mean_ci((per_wall[a] - per_wall[b])[:k])["ci95"]
-            hw.append((ci[1] - ci[0]) / 2.0)
-        conv["half_width"][f"{a} - {b}"] = hw
-    hands_won = j_winner >= 0
-    return {
-        "format": "mjenv-arena-v1",
-        "versions": {
-            "mjenv": __version__,
-            "numpy": np.__version__,
-            "numba": numba.__version__,
-            "python": platform.python_version(),
-        },
-        "settings": {
-            "seating": seating,
-            "walls": walls,
-            "orders_per_wall": n_orders,
-            "hands": n_jobs,
-            "seed": seed,
-            "tables": n_tab,
-            "illegal": illegal,
-            "rules": rules.to_dict(),
-            "observations": bool(observe),
-            "records": records,
-            "illegal_records": illegal_records,
-            "agents": {nm: out_agents[nm]["spec"] for nm in names},
-            "orders": orders.tolist(),
-            "players": players.tolist(),
-        },
-        "seeds": {
-            "seed": seed,
-            "agents": agent_seeds,
-            "walls": w_seed.tolist(),
-            "dealers": w_dealer.tolist(),
-            "prevalents": w_prev.tolist(),
-        },
-        "agents": out_agents,
-        "differences": diffs,
-        "table": {
-            "hands": n_jobs,
-            "decisions": int(decisions),
-            "win_rate": float(hands_won.mean()),
-            "self_drawn_rate": float((hands_won & (j_loser < 0)).mean()),
-            "draw_rate": float((~hands_won).mean()),
-            "aborted_rate": float(j_aborted.mean()),
-            "mean_fan": float(j_fan[hands_won].mean()) if hands_won.any() else None,
-            "mean_hand_steps": float(j_steps.mean()),
-        },
-        "convergence": conv,
-        "illegal_actions": illegal_list,
-    }
-
-
-def _build_records(kept, names, chair_agent, job_seed, job_dealer, job_prev, job_order, n_orders, rules):
-    from mjenv.record import make_log
-
-    out = []
-    for item in kept:
-        j = item.job
-        ops = [["act" if k == 0 else "penalty", int(s), int(v)] for k, s, v in item.ops.tolist()]
-        log = make_log(int(job_seed[j]), int(job_dealer[j]), int(job_prev[j]), rules, ops)
-        order = int(job_order[j])
-        log.update(
-            {
-                "agents": [names[int(a)] for a in chair_agent[order]],
-                "wall_index": j // n_orders,
-                "order": order,
-                "swing": int(item.key[0]),
-                "reasons": sorted(item.reasons),
-                "info": item.info,
-            }
-        )
-        out.append(log)
-    return out
-
-
-# ------------------------------------------------------------------------------------------------ output
-def _fmt_ci(st: dict) -> str:
-    if st["ci95"] is None:
-        return f"{st['mean']:+.2f}"
-    lo, hi = st["ci95"]
-    return f"{st['mean']:+.2f} [{lo:+.2f}, {hi:+.2f}]"
-
-
-def format_markdown(report: dict) -> str:
-    """The report as markdown tables (agents, then the pairwise differences)."""
-    s = report["settings"]
-    t = report["table"]
-    lines = [
-        (
-            f"**mjenv arena** {s['seating']}: {s['walls']} walls x {s['orders_per_wall']} orders = "
-            f"{s['hands']} hands, seed {s['seed']}, illegal={s['illegal']}"
-        ),
-        "",
-        (
-            "| agent | hands | points/hand (95% CI) | win % | self-drawn % | deal-in % | draw % | mean fan | "
-            "placement | illegal |"
-        ),
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for nm, a in report["agents"].items():
-        fan = "-" if a["mean_fan"] is None else f"{a['mean_fan']:.1f}"
-        lines.append(
-            f"| {nm} | {a['hands']} | {_fmt_ci(a['points_per_hand'])} | {100 * a['win_rate']:.1f} | "
-            f"{100 * a['self_drawn_rate']:.1f} | {100 * a['deal_in_rate']:.1f} | {100 * a['draw_rate']:.1f} | "
-            f"{fan} | {a['placement']:.2f} | {a['illegal_actions']['count']} |"
-        )
-    lines += ["", "| difference | points/hand (95% CI) | p | significant |", "|---|---|---:|---|"]
-    for d in report["differences"]:
-        p = "-" if d["p"] is None else f"{d['p']:.3g}"
-        lines.append(f"| {d['a']} - {d['b']} | {_fmt_ci(d)} | {p} | {'yes' if d['significant'] else 'no'} |")
-    bots = {nm: a["bot"] for nm, a in report["agents"].items() if a.get("bot")}
-    if bots:
-        kinds = ["TLE", "RE", "MLE", "NJ", "WA", "WH"]
-        kinds += sorted({v for b in bots.values() for v in b["verdicts"]} - set(kinds) - {"OK"})
-        lines += [
-            "",
-            "| bot | command | answers | "
-            + " | ".join(kinds)
-            + " | answer time median / p99 | reproducible |",
-            "|---|---|---:|" + "---:|" * len(kinds) + "---|---|",
-        ]
-        bt = (report.get("timing") or {}).get("bots", {})
-        for nm, b in bots.items():
-            tm = bt.get(nm, {})
-            ms = (
-                "-"
-                if tm.get("median_s") is None
-                else f"{1e3 * tm['median_s']:.1f} / {1e3 * tm['p99_s']:.1f} ms"
-            )
-            cells = " | ".join(str(b["verdicts"].get(v, 0)) for v in kinds)
-            repro = "yes" if b["reproducible"] else "no (a time-out depends on the machine)"
-            lines.append(
-                f"| {nm} | `{b['command']}` | {b['verdicts'].get('OK', 0)} | {cells} | {ms} | {repro} |"
-            )
-    fan = "-" if t["mean_fan"] is None else f"{t['mean_fan']:.1f}"
-    lines.append("")
-    lines.append(
-        f"all hands: win {100 * t['win_rate']:.1f}%, self-drawn {100 * t['self_drawn_rate']:.1f}%, "
-        f"draw {100 * t['draw_rate']:.1f}%, aborted {100 * t['aborted_rate']:.1f}%, mean fan {fan}, "
-        f"{t['decisions']} decisions"
-    )
-    tm = report.get("timing")
-    if tm and tm.get("hands_per_s"):
-        lines.append(
-            f"time: {tm['seconds_play']:.1f} s of play ({tm['hands_per_s']:.0f} hands/s, "
-            f"{tm['decisions_per_s']:.0f} decisions/s), {tm['seconds_total']:.1f} s in all"
-        )
-    if report["illegal_actions"]:
-        lines.append(
-            f"illegal actions: {sum(a['illegal_actions']['count'] for a in report['agents'].values())}"
-            f" (first: {report['illegal_actions'][0]})"
-        )
-    return "\n".join(lines)
-
-
-def plot_report(report: dict, path: str) -> None:
-    """Save a figure: mean points per hand +- 95% CI per agent, and the CI half-width against hands played.
-
-    Needs matplotlib (not a dependency of mjenv): ``pip install matplotlib``.
-    """
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError as e:
-        raise ImportError("plotting the arena report needs matplotlib: pip install matplotlib") from e
-    names = list(report["agents"])
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
-    means = [report["agents"][n]["points_per_hand"]["mean"] for n in names]
-    errs = []
-    for n in names:
-        ci = report["agents"][n]["points_per_hand"]["ci95"]
-        errs.append(0.0 if ci is None else (ci[1] - ci[0]) / 2.0)
-    ax1.errorbar(range(len(names)), means, yerr=errs, fmt="o", capsize=6)
-    ax1.axhline(0.0, color="grey", lw=0.8)
-    ax1.set_xticks(range(len(names)), names)
-    ax1.set_xlim(-0.6, len(names) - 0.4)
-    ax1.set_ylabel("points per hand (mean, 95% CI over walls)")
-    s = report["settings"]
-    ax1.set_title(f"{s['seating']}, {s['walls']} walls, {s['hands']} hands")
-    conv = report["convergence"]
-    hands = np.asarray(conv["hands"], np.float64)
-    for label, hw in conv["half_width"].items():
-        if len(hw):
-            ax2.loglog(hands, hw, "o-", label=label, ms=3)
-    if hands.size:
-        ref = np.asarray(next(iter(conv["half_width"].values())), np.float64)
-        ok = ref > 0
-        if ok.any():
-            c = np.median(ref[ok] * np.sqrt(hands[ok]))
-            ax2.loglog(hands, c / np.sqrt(hands), "k--", lw=0.8, label=r"$\propto 1/\sqrt{\mathrm{hands}}$")
-    ax2.set_xlabel("hands played")
-    ax2.set_ylabel("95% CI half-width (points per hand)")
-    ax2.legend(fontsize=8)
-    ax2.set_title("CI half-width against hands played")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
