@@ -189,7 +189,8 @@ def play_shard(
         pol = load_policy(agents[nm], n_tab, agent_seeds[nm], **dict(agent_kwargs.get(nm, {})))
         policies.append(pol)
     # a policy may cap the tables (a Botzone bot policy: each of its seats is a process)
-    n_tab = min([n_tab] + [int(p.max_tables) for p in policies if getattr(p, "max_tables", None)])
+    caps = [int(p.max_tables) for p in policies if getattr(p, "max_tables", None)]
+    n_tab = min([n_tab, *caps])
     observe = any(needs_observations(p) for p in policies)
     has_info = [record_info and hasattr(p, "act_with_info") for p in policies]
     # optional hooks of a policy (mjenv.botzone.botpolicy): the rows' tables, faults noted per row, hands done
@@ -379,7 +380,7 @@ def play_shard(
         "steps": j_steps, "aborted": j_aborted, "illegal": j_illegal, "decisions": int(decisions),
         "illegal_by_agent": illegal_by_agent, "illegal_list": [(tuple(-x for x in k), e) for k, e in illegal_heap],
         "swings": [] if rec is None else list(rec.swings), "illegal_kept": [] if rec is None else [k for _, k in rec.illegal],
-        "illegal_seen": 0 if rec is None else rec.illegal_seen, "observe": bool(observe), "tables": n_tab,
+        "illegal_seen": 0 if rec is None else rec.illegal_seen, "observe": bool(observe), "max_tables": min(caps, default=None),
         "bots": [p.bot_summary() if hasattr(p, "bot_summary") else None for p in policies], "bot_faults": bot_faults,
     }  # fmt: skip
 
@@ -671,7 +672,7 @@ def run_arena(
     if (j_winner == -9).any():  # pragma: no cover - an internal invariant
         raise RuntimeError("arena: some hands were not played")
 
-    n_tab = max(p.get("tables", n_tab) for p in parts)  # a policy may have capped the tables
+    n_tab = min([n_tab] + [p["max_tables"] for p in parts if p.get("max_tables")])  # capped by a policy
     report = build_report(
         names,
         agents,
