@@ -243,8 +243,10 @@ class BotPolicy:
             raise ValueError(f"max_tables must be a positive int or None, got {max_tables!r}")
         self.globaldata: dict = {}  # Botzone's per-program store, shared by every seat of this policy
         limits = dict(time_limit=time_limit, first_time_limit=first_time_limit, memory_limit=memory_limit)
+        shown = {**limits, "first_time_limit": first_time_limit or time_limit}
         if isinstance(bot, str):
-            make_bot(bot, **limits)  # a bad spec or limit is an error now, before any table
+            probe = make_bot(bot, **limits)  # a bad spec or limit is an error now, before any table
+            shown = {k: getattr(probe, k, v) for k, v in shown.items()}  # the limits it runs with
             self._factory = lambda: make_bot(bot, **limits, globaldata=self.globaldata)
             self._single = None
             self.spec = bot
@@ -260,7 +262,7 @@ class BotPolicy:
             raise TypeError(
                 f"bot must be a seat spec, a seat object or a factory of them, got {type(bot).__name__}"
             )
-        self.limits = {**limits, "first_time_limit": first_time_limit or time_limit}
+        self.limits = shown
         self.jobs = jobs or os.cpu_count() or 1
         self.max_tables = max_tables
         self.hands = 0
