@@ -97,7 +97,7 @@ _MD = G.MAX_DISCARDS
 
 # Speed (the VectorEnv writes one observation per decision): indices are cast to unsigned (``_U``) so that numba
 # emits no negative-index wraparound code for them, the per-player writer is inlined, and the hand planes and the
-# signs of discard_seq are written without branches (``benchmarks/vector_ab.py --kernel``; docs/performance.md).
+# signs of discard_seq are written without branches (``benchmarks/lab/vector_ab.py --kernel``; docs/performance-log.md).
 _U = np.uint64
 
 
@@ -138,7 +138,7 @@ def _observe_player(state, r, p, obs):
     obs[_U(O_FLOWERS + r)] = state[_U(G.FLOWERS + p)]
 
 
-@njit(entry=True)  # not link-only: the observation loops ran 15-20% slower with it (docs/performance.md)
+@njit(entry=True)  # not link-only: the observation loops ran 15-20% slower with it (docs/performance-log.md)
 def _add_copy(obs, base, t):
     """Count one more copy of tile ``t`` in the "at least k+1 copies" planes at ``obs[base:base + 136]``."""
     k = 0

@@ -68,10 +68,10 @@ Specification in mjenv
   this module sets ``OMP_WAIT_POLICY=PASSIVE`` unless it is set already (Numba's OpenMP threads otherwise spin
   between steps and starve the working threads on a shared machine); set it to ``ACTIVE`` before importing
   for a machine of your own.
-* Speed (``benchmarks/profile_vector.py``, 1024 tables, one thread, CPU time on a loaded 2-core machine): a
+* Speed (``benchmarks/lab/profile_vector.py``, 1024 tables, one thread, CPU time on a loaded 2-core machine): a
   decision costs about 0.55 us of CPU in ``env.step`` masks-only and 2.1 us with the observation; the numpy
   random policy 0.06 us (the observation figure predates the faster ``observe_kernel`` of issue 12: about half
-  the CPU per uint8 observation, ``benchmarks/vector_ab.py --kernel``; docs/performance.md). The kernels' own
+  the CPU per uint8 observation, ``benchmarks/lab/vector_ab.py --kernel``; docs/performance-log.md). The kernels' own
   work is smaller (on 256 states that stay in the caches: ``legal_mask_kernel`` ~0.04 us, ``step_kernel`` ~0.2,
   ``observe_kernel`` ~0.4 then): the rest is memory latency,
   since a batch's state rows (2.7 kB each) do not fit the caches and each step touches a few scattered lines of
@@ -81,7 +81,7 @@ Specification in mjenv
   discards, which the observation reads); the batch check of the actions reads 16 bytes of legality bits per
   table. Win checks are bit tests on the engine's cached waits.
 * Threads (issue 12): the threads of a parallel region do not start together (on the 2-core VM the second
-  starts 60-100 us after the first, measured under load, ``benchmarks/region_skew.py``), so a fixed split of
+  starts 60-100 us after the first, measured under load, ``benchmarks/lab/region_skew.py``), so a fixed split of
   the batch would leave the early thread idle. ``_step_batch`` hands out work items of ``CHUNK`` tables
   instead: each thread steps its own contiguous segment from the front, then takes the other segments' items
   from their back (one atomic counter word per segment), so the threads finish together and each writes

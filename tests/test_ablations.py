@@ -89,7 +89,7 @@ def test_diagnose_runs_at_tiny_scale(tmp_path):
 
     res = diagnose(DiagConfig(init_from="agents/baseline.safetensors", out=str(tmp_path / "d"), walls=6, replays=2,
                               updates=2, value_warmup=1, num_envs=16, rollout_steps=8, threads=1, torch_threads=1,
-                              progress=False))  # fmt: skip
+                              progress=False, fit_rollouts=1, fit_steps=96, fit_epochs=2))  # fmt: skip
     v = res["variance"]
     assert v["hands"] == 12 and 0 <= v["deal_share"] <= 1
     for c in ("shared", "oracle"):
@@ -97,5 +97,8 @@ def test_diagnose_runs_at_tiny_scale(tmp_path):
         assert sum(s["count"] for s in cls.values()) > 0
         assert abs(sum(s["adv_sumsq_share"] for s in cls.values()) - 1) < 1e-9
     assert "of the variance comes from the deal" in res["markdown"]
+    fit = res["critic_fit"]
+    assert fit["decisions"] > fit["held_out"] > 0
+    assert len(fit["with the oracle block"]["curve"]) == 2 and "held-out EV" in res["markdown"]
     with pytest.raises(ValueError, match="replays"):
         diagnose(DiagConfig(replays=1, out=str(tmp_path / "e")))

@@ -373,6 +373,7 @@ class Collector:
         mask_b = np.empty((cap, NUM_ACTIONS), np.bool_)
         orc_b = np.empty((cap if critic is not None else 0, ORACLE_SIZE), np.uint8)
         act_b = np.empty(cap, np.int64)
+        tab_b = np.empty(cap, np.int32)
         logp_b = np.empty(cap, np.float32)
         val_b = np.empty(cap, np.float32)
         rew_b = np.zeros(cap, np.float32)
@@ -414,6 +415,7 @@ class Collector:
                 tile_b[sl] = tile.numpy()
                 glob_b[sl] = glob.numpy()
                 act_b[sl] = a_np
+                tab_b[sl] = lr_rows
                 logp_b[sl] = lp.cpu().numpy()
                 val_b[sl] = value.cpu().numpy()
                 prev = last[lr_rows, seats[lr_rows]]
@@ -480,7 +482,7 @@ class Collector:
         timers["gae_s"] += time.perf_counter() - t3
         return {
             "obs": obs_b[:k], "tile": tile_b[:k], "glob": glob_b[:k], "masks": mask_b[:k], "oracle": orc_b[:k],
-            "actions": act_b[:k], "logp": logp_b[:k],
+            "actions": act_b[:k], "logp": logp_b[:k], "tables": tab_b[:k], "done": done_b[:k], "next": nxt_b[:k],
             "values": val_b[:k], "advantages": adv, "returns": adv + val_b[:k],
             "decisions": n * steps, "hands": hands, "learner_hands": learner_hands,
             "learner_points": learner_points, "learner_wins": learner_wins,

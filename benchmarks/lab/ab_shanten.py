@@ -1,6 +1,6 @@
 """A/B benchmark of ``batch_shanten``: this tree against ``mjenv/hand.py`` of a git revision, in one process.
 
-    PYTHONPATH=. python benchmarks/ab_shanten.py [--rev main | --old-file path/hand.py] [--hands 200000] [--repeats 15]
+    PYTHONPATH=. python benchmarks/lab/ab_shanten.py [--rev main | --old-file path/hand.py] [--hands 200000] [--repeats 15]
 
 Loads the old ``mjenv/hand.py`` (``git show REV:mjenv/hand.py``) as a separate module beside the current one,
 deals one corpus of uniform random 13-tile hands (as ``bench_hand.py``), checks both give the same shanten,
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_hand import _deal  # noqa: E402 (after the sys.path entry)
