@@ -3,7 +3,7 @@
 The target: a game through the local runner (:func:`mjenv.botzone.runner.play_match`) with four in-process
 policies >= 100x faster than the same game through the C++ judge's call-per-turn protocol, in which Botzone
 starts the judge afresh every round with the whole log so far and the judge replays it. Our equivalent of that
-protocol is :func:`mjenv.botzone.judge` called every round on the growing log, JSON in and JSON out.
+protocol is :func:`mjenv.botzone.judge.judge` called every round on the growing log, JSON in and JSON out.
 
 For each game (seed ``g``: :func:`~mjenv.botzone.runner.random_initdata`, four ``RandomPolicy`` seats, the
 package's own random policy) the script times, in one process and one after the other:
@@ -16,7 +16,7 @@ package's own random policy) the script times, in one process and one after the 
   for every ``k``, JSON both ways. Only the judge calls: no bot answers (so this side is *cheaper* than a real
   match through it, which would also pay the four policies);
 * ``judge per call, canHu on every replayed step``: the same, but every replayed step computes its ``canHu``
-  (the fan calculator) as the C++ judge's replay does; :func:`mjenv.botzone.judge` skips that for the steps whose
+  (the fan calculator) as the C++ judge's replay does; :func:`mjenv.botzone.judge.judge` skips that for the steps whose
   output it does not return, so the plain figure above is the cheaper, conservative baseline;
 * ``match per call`` (``--full``): the same game played through ``play_match(judge_mode="per-call")``, the
   policies answering their requests: the whole call-per-turn match;
@@ -62,7 +62,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from mjenv.botzone import judge
+from mjenv.botzone.judge import judge
 from mjenv.botzone.runner import PolicyBot, play_match, random_initdata
 from mjenv.policy import RandomPolicy
 
@@ -98,7 +98,7 @@ def judge_per_call(log: list, initdata: dict) -> float:
 def judge_per_call_cpp_like(log: list, initdata: dict) -> float:
     """Like :func:`judge_per_call`, but every replayed step formats its output with ``canHu`` (the fan
     calculator), as the C++ judge's replay does (its ``roundOutput`` runs ``checkHu`` on every step it replays);
-    :func:`mjenv.botzone.judge` skips that for the steps whose output it does not return."""
+    :func:`mjenv.botzone.judge.judge` skips that for the steps whose output it does not return."""
     from mjenv.botzone import Judge
 
     t0 = time.perf_counter()

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numba
 import numba.core.caching
+from numba.core.runtime import rtsys
 
 CACHE = os.environ.get("MJENV_NO_CACHE", "") not in ("1", "true", "yes")
 _ROOT = Path(__file__).resolve().parent
@@ -112,18 +113,19 @@ def njit(*args, entry: bool | None = None, **kwargs):
             LINK_ONLY and not is_entry and kwargs.get("inline", "never") == "never" and _forwardable(fn)
         )
         kw = dict(kwargs)
+        cache = kw.pop("cache")  # numba's cache=True, with mjenv's cache class (_KernelCache) instead
         if link_only:
             kw.update(no_cpython_wrapper=True, no_cfunc_wrapper=True)
         disp = numba.njit(*deco_args, **kw)(fn)
         if not isinstance(disp, numba.core.dispatcher.Dispatcher):  # NUMBA_DISABLE_JIT=1: the plain function
             return disp
+        if cache:  # what numba's enable_caching does, with mjenv's class
+            disp._cache = (_LinkOnlyCache if link_only else _KernelCache)(fn)
         if link_only:
             _LINK_ONLY.add(fn)
             disp.__class__ = _LinkOnlyDispatcher
             disp._mjenv_entry_options = {k: v for k, v in kwargs.items() if k != "forceinline"}
             disp._mjenv_entry = None
-            if getattr(disp, "_cache", None) is not None and type(disp._cache) is _FunctionCache:
-                disp._cache = _LinkOnlyCache(fn)
         return _no_literal_specializations(disp)
 
     if len(args) == 1 and callable(args[0]) and not kwargs.get("_signature"):
@@ -195,7 +197,30 @@ def _forwardable(fn) -> bool:
     return all(p.kind in _POSITIONAL and p.default is inspect.Parameter.empty for p in params)
 
 
-class _LinkOnlyCache(_FunctionCache):
+class _KernelCache(_FunctionCache):
+    """numba's cache of a kernel (``FunctionCache``), less one step of its load.
+
+    numba's ``load_overload`` first refreshes the target context: it imports numba's lowering modules and
+    installs all their registries (~0.4 s of CPU, most of a warm process's start: ``python -m
+    mjenv.botzone.judge``, started once per call, paid it every call). Compiling needs that, and numba's
+    compiler refreshes the context itself before it compiles; loading compiled code from the cache needs only
+    numba's runtime (NRT: the loaded code calls its functions), which this initializes alone. On a numba without
+    the internals used here it is numba's own load."""
+
+    def load_overload(self, sig, target_context):
+        if not _LOAD_WITHOUT_REFRESH:
+            return super().load_overload(sig, target_context)
+        rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+
+
+_LOAD_WITHOUT_REFRESH = all(
+    hasattr(_FunctionCache, a) for a in ("_load_overload", "_guard_against_spurious_io_errors")
+)
+
+
+class _LinkOnlyCache(_KernelCache):
     """numba's cache of a link-only kernel, with ``"mjenv-link-only"`` in its index key: a process compiling
     with numba's own pipeline (``MJENV_LINK_ONLY=0`` on a shared ``NUMBA_CACHE_DIR``) never loads one of its
     bitcode-only entries (which it could not unserialize), and a link-only process never loads that process's
@@ -247,7 +272,12 @@ def _make_entry(disp):
     if options is None:  # a dispatcher numba rebuilt from a pickle: its own options, less the link-only ones
         drop = ("no_cpython_wrapper", "no_cfunc_wrapper", "forceinline")
         options = {k: v for k, v in disp.targetoptions.items() if k not in drop}
-    return numba.njit(**options)(wrapper)
+    options = dict(options)
+    cache = options.pop("cache", False)
+    entry = numba.njit(**options)(wrapper)
+    if cache and isinstance(entry, numba.core.dispatcher.Dispatcher):
+        entry._cache = _KernelCache(wrapper)
+    return entry
 
 
 def _install_link_only() -> bool:
@@ -456,8 +486,8 @@ def _compile_cfunc(py_func, signature):
     from numba.core.compiler_lock import global_compiler_lock
 
     cf = CFunc(py_func, (tuple(signature.args), signature.return_type), locals={}, options={})
-    if CACHE:
-        cf.enable_caching()
+    if CACHE:  # CFunc.enable_caching, with mjenv's cache class
+        cf._cache = _KernelCache(py_func)
     with global_compiler_lock:
         try:  # numba's own CFunc.compile, split so that a cache miss is announced before compiling
             cres = cf._cache.load_overload(cf._sig, cf._targetdescr.target_context)

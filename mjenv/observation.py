@@ -33,10 +33,22 @@ views of one flat vector, the OpenSpiel Observer idea)::
     offer_from      (4,)         one-hot of who offered it (idem)
     phase           (4,)         one-hot: turn after a draw, turn after a chow/pung (discard only),
                                  claim window on a discard, robbing window on an added kong; the window phases
-                                 only for the seat being asked (all zero for everyone else while a window is
-                                 open: who is asked depends on hidden hands)
+                                 only for the seat being asked (see "Open windows" below)
     turn            (4,)         one-hot of the player whose turn it is (the discarder in a window)
     no_win          (1,)         1 when the observer lost the right to win this hand (penalty mode)
+
+Open windows: who is asked depends on hidden hands, so only the seat being asked sees a claim or robbing window
+(phase, offer_tile, offer_from). With ``claim_windows="claimants"`` (the default: only seats with a claim are
+asked) a seat that is not asked sees the table as it will be if every seat asked passes
+(``mjenv.game.unclaimed_view_kernel``): the next player has drawn and is to play (after an added kong: the kong
+stands and its declarer has drawn the replacement), which is what it sees after a discard nobody can claim.
+That draw is shown as one tile that is no flower, so the view never tells the order of the wall. What is left
+(docs/rules.md, "Claim windows reveal nothing"): when the next player's draw is a flower, a discard nobody can
+claim shows it set aside at once and an open window does not; and the seat that would draw (the discarder's
+next player; the kong declarer) cannot be shown its draw, so it sees the discard (or its declared kong) with no
+window and ``turn`` at the discarder, where a discard nobody can claim would have it to act (which
+``agent_selection`` tells it anyway). With ``claim_windows="all"`` a window opens after every discard, so every
+seat not being asked sees the table as it stands, with no window.
 
 Compact encoding (``uint8``): every feature is an integer in -34..144 (``wall`` <= 144, ``meld_seq`` tile ids
 <= 34, counts <= 14), so the same kernel (compiled by Numba per dtype, one implementation) fills a ``uint8``
@@ -153,6 +165,33 @@ def observe_kernel(state, seat, obs):
     docstring). ``ValueError`` for a seat outside 0..3."""
     if seat < 0 or seat > 3:  # the indices below are unsigned: never read outside the state
         raise ValueError("observe_kernel: seat must be 0..3")
+    ph = state[G.PHASE]
+    if (  # the seat to act (almost every call) fails the first test
+        seat != state[G.CUR]
+        and (ph == G.PH_CLAIM or ph == G.PH_ROB)
+        and state[G.ASK_ALL] == 0
+        and seat != G.window_drawer_kernel(state)
+    ):
+        # only the seats with a claim are asked: a seat not being asked sees the table as it will be if the
+        # window closes unclaimed (what it sees after a discard nobody can claim), since an open window would
+        # tell that some seat holds a claim (with claim_windows="all" every window opens: nothing to hide)
+        _observe_unclaimed(state, seat, obs)
+    else:
+        _observe_table(state, seat, obs)
+
+
+@njit
+def _observe_unclaimed(state, seat, obs):
+    """The observation of the table as it will be if the open window closes unclaimed (a call of its own, so that
+    the scratch state is allocated off the hot path)."""
+    view = np.empty(G.STATE_SIZE, np.int32)
+    G.unclaimed_view_kernel(state, view)
+    _observe_table(view, seat, obs)
+
+
+@njit(inline="always")  # inlined into observe_kernel's hot path (and into _observe_unclaimed)
+def _observe_table(state, seat, obs):
+    """The body of :func:`observe_kernel`: the observation of ``state`` as it stands."""
     obs[:] = 0
     h = _U(G.HAND + 34 * seat)
     for t in range(34):
@@ -182,9 +221,8 @@ def observe_kernel(state, seat, obs):
     obs[_U(O_SEAT + (seat - state[G.DEALER]) % 4)] = 1
     obs[_U(O_PREV + state[G.PREVALENT])] = 1
     obs[O_WALL] = state[G.BACK] - state[G.FRONT]
-    # a claim or robbing window is shown only to the seat being asked now: to anyone else an open window would
-    # tell that some seat holds a claim (who is asked depends on hidden hands), so they see the discard (or the
-    # declared kong) with no window and no phase
+    # a claim or robbing window is shown only to the seat being asked now (the others see the table after the
+    # window, see observe_kernel, or as it stands: the discard, or the declared kong, and no phase)
     if ph == G.PH_TURN:
         obs[_U(O_PHASE + state[G.JUST_CLAIMED])] = 1
     elif state[G.CUR] == seat and (ph == G.PH_CLAIM or ph == G.PH_ROB):

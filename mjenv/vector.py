@@ -900,8 +900,11 @@ class VectorEnv:
 
         Raises
         ------
+        TypeError
+            A non-integer dtype (bool, float, str, object); nothing moved then.
         ValueError
-            Wrong shape, non-integer dtype, or (``illegal="raise"``) an illegal action; nothing moved then.
+            Wrong shape, an action outside int64, or (``illegal="raise"``) an illegal action; nothing moved
+            then. (An integer outside 0..NUM_ACTIONS-1 is an illegal action, as in the AEC env.)
         RuntimeError
             ``step`` before ``reset``.
         """
@@ -936,7 +939,11 @@ class VectorEnv:
         if arr.dtype == np.int64 and arr.flags.c_contiguous:
             return arr
         if not np.issubdtype(arr.dtype, np.integer):
+            if arr.dtype == object and all(type(a) is int for a in arr):  # Python ints too big for int64
+                raise ValueError(f"actions must fit in int64 (actions are 0..{NUM_ACTIONS - 1})")
             raise TypeError(f"actions must have an integer dtype, got {arr.dtype}")
+        if arr.dtype == np.uint64 and int(arr.max()) > np.iinfo(np.int64).max:  # would wrap to negative ids
+            raise ValueError(f"actions must fit in int64 (actions are 0..{NUM_ACTIONS - 1})")
         np.copyto(self._actions, arr, casting="unsafe")
         return self._actions
 

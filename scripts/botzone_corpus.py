@@ -1,7 +1,7 @@
 """Replay the Botzone judge corpus (``judge_games_dev.jsonl.gz``, outside the repository) through mjenv's judge.
 
 Every judge output of every game is compared with :class:`mjenv.botzone.Judge` fed the same bot answers (one
-incremental pass per game, which is what :func:`mjenv.botzone.judge` does on each log prefix). At k = 0 the
+incremental pass per game, which is what :func:`mjenv.botzone.judge.judge` does on each log prefix). At k = 0 the
 wall is taken from the echoed ``initdata`` (the glibc shuffle is not rebuilt), so ``initdata`` and
 ``display.strlen`` of the INIT output are compared against what the first call was given.
 

@@ -112,12 +112,12 @@ CASES: dict[str, tuple[dict, dict]] = {
 }
 
 DIGESTS = {
-    "1v3-rule-random-s0": "bedbcd4ee35c8c20c740584e9618500c6be577fa7d17008d6832808b65743d8d",
-    "1v3-random-rule-s7-minfan0": "103e4dd08f743e38fa650cf71e7d0a4a42707d778b7af33335f5e64c2dfe1b97",
-    "1v3-info-random-s3-shards2": "f130b3c1943e19048be691ecf44c7d33c74d8039b1ba0c2e1efb129a0ea298f3",
-    "2v2-bad-random-s1": "e8fc996243758d7a2e94d6b2f6dd9293b80584dbaa621f06dd77d66c929ebb93",
+    "1v3-rule-random-s0": "dd004f81fd4b9b0264a42e4dba6a13dff3e784559793c0b864fdb27d19ea1cdd",
+    "1v3-random-rule-s7-minfan0": "13cae9921da86abcb39e1af32ff59821d53ed2ab4fd7ff76f995f04939a9b2d1",
+    "1v3-info-random-s3-shards2": "331d76aa87daacbbc4868aca2d8eee7fedeed1a9b70787d0e37641f622889ac8",
+    "2v2-bad-random-s1": "4f3bdd568e1ddb0863b59cdfccf812b6e5a12636dc033f683adc0dd9690ab39b",
     "2v2-rule-sometimes-s5-penalty": "85409f6f3327e0f7e712d4eebf16d51b8ab7c8861a56e993d6ee280b4eb3c0d6",
-    "perm24-all-s2": "69bedc622c130e3e6e63bdf7fa62ffa08b3b304a42ddcafbd7066b217e435d23",
+    "perm24-all-s2": "98dd053ddb4c53490634e3c40829830cda4e23d83471e4e35fbafb86a36cace5",
 }
 
 

@@ -156,6 +156,21 @@ def test_reports_with_faults_are_reproducible_and_the_viewer_shows_them():
     assert any("bot fault RE" in s for s in says)
 
 
+def test_bot_entry_merges_over_shards():
+    """The bot's report entry (verdict counts, faults, limits) is the same whether its hands are played in one
+    shard or split over two (each shard's policy counts its own; the arena's outcome merge adds them)."""
+    kw = {"bot": {"bot": "simple:" + bot_command("crash.py"), "time_limit": 20.0}}
+    reps = [_arena({"bot": BOT, "hash": HASH}, walls=2, tables=64, agent_kwargs=kw, shards=n) for n in (1, 2)]
+    for r in reps:
+        r["settings"].pop("shards")
+        assert r["timing"]["bots"]["bot"]["answers"] == r["agents"]["bot"]["bot"]["verdicts"].get("OK", 0)
+        r.pop("timing")
+    assert reps[0] == reps[1]
+    b = reps[0]["agents"]["bot"]["bot"]
+    assert b["verdicts"]["RE"] == 8 and b["faults_count"] == 8 and len(b["faults"]) == 8
+    assert [(f["wall"], f["order"]) for f in b["faults"]] == [(w, o) for w in range(2) for o in range(4)]
+
+
 def test_bot_policy_bad_arguments():
     with pytest.raises(ValueError, match="seat spec"):
         bot_policy(1, 0, bot="nope:x")

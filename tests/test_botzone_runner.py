@@ -156,7 +156,7 @@ def test_runner_takes_an_initdata_with_srand_only():
 
 def _judge_accepts(rec: dict) -> None:
     """The drop-in judge, given the record's log prefixes as Botzone gives them, prints every output of it."""
-    from mjenv.botzone import judge
+    from mjenv.botzone.judge import judge
 
     log = rec["log"]
     for k in range(0, len(log), 2):

@@ -80,7 +80,18 @@ def test_private_kernels_are_link_only_and_entries_are_not():
 def _public_kernels():
     import importlib
 
-    for name in ("hand", "game", "fans", "melds", "observation", "policy", "tiles", "rules", "vector"):
+    for name in (
+        "hand",
+        "shanten",
+        "game",
+        "fans",
+        "melds",
+        "observation",
+        "policy",
+        "tiles",
+        "rules",
+        "vector",
+    ):
         module = importlib.import_module(f"mjenv.{name}")
         for attr in sorted(vars(module)):
             obj = getattr(module, attr)
@@ -97,7 +108,7 @@ def test_every_public_kernel_has_a_python_entry():
     """Every public ``*_kernel`` dispatcher of mjenv is callable from Python: a plain numba entry, or a
     link-only kernel whose Python entry is one (built here, compiled only when called)."""
     kernels = dict(_public_kernels())
-    assert len(kernels) > 30 and "mjenv.hand.min_shanten_kernel" in kernels
+    assert len(kernels) > 30 and "mjenv.shanten.min_shanten_kernel" in kernels
     for name, kernel in kernels.items():
         entry = kernel.python_entry() if isinstance(kernel, _jit._LinkOnlyDispatcher) else kernel
         assert type(entry) is numba.core.registry.CPUDispatcher, name

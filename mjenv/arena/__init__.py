@@ -37,23 +37,40 @@ Specification in mjenv
   (players ranked by their summed score over the wall's orders, ties shared; rank points 4/3/2/1) and its
   illegal actions by name. For every pair of agents: the mean per-wall difference of their points per hand,
   its 95% CI, the two-sided p-value of the paired t-test and whether it is significant at 5%.
-* **Reproducible.** The report is a function of (agents, seating, walls, seed, tables, rules, illegal mode):
-  the same inputs give the same report bit for bit, except its ``"timing"`` entry; the thread count does not
-  change it, nor does playing the shards on Ray workers (``workers=N``: the walls are split into ``shards``
-  contiguous blocks, each played on its own env, and the per-hand outcomes merged by hand index; with
-  policies whose actions depend only on their rows the split does not change the hands either).
+* **Reproducible.** The report is a function of (agents, seating, walls, seed, rules, illegal mode): the same
+  inputs give the same report bit for bit, except its ``"timing"`` entry and the ``settings`` that say how it
+  was run (``tables``, ``shards``); the thread count, the tables, the shards (the walls split into contiguous
+  blocks, each played on its own env, the per-hand outcomes merged by hand index) and Ray workers
+  (``workers=N``) do not change it. For that, a stochastic policy draws from per-table random streams
+  (``row_streams = True``, :class:`mjenv.policy.TableStreams`) that the arena keys at each hand by (seed,
+  agent, wall, seat order) (:meth:`Schedule.stream_keys`), so its draws at a table depend on no other table.
+  A stochastic policy that uses only its own generator gets the same report for the same ``shards`` and
+  ``tables``.
 * **Records** (item 4 of issue 11): the hands with the largest swing (``max(score) - min(score)``) and every
   hand with an illegal action (up to ``illegal_records``, those of the lowest hand indices) are kept as :mod:`mjenv.record` logs (``mjenv.record.LOG_FORMAT``, replayable) with the
   extra keys ``"agents"`` (agent name per chair), ``"wall_index"``, ``"order"``, ``"swing"``, ``"reasons"`` and
   ``"info"``: a list aligned with ``"ops"`` holding, for each decision, the policy's info when it gives any
   (``{"probs": {action name: p over the legal actions}, "value": v}``) and, for an illegal action, what was
   played (``{"illegal_action": a, "illegal_name": name}``); ``None`` otherwise.
+
+Layout
+------
+:mod:`~mjenv.arena.schedule` (seatings, walls, the :class:`Schedule` of hands, the :class:`Entrant` agents and the
+:class:`Setup` every shard shares), :mod:`~mjenv.arena.play` (the play loop on a VectorEnv, shards, Ray,
+:func:`run_arena`), :mod:`~mjenv.arena.outcome` (the per-hand and per-agent :class:`Outcome` of the hands and its
+exact merge over shards), :mod:`~mjenv.arena.stats` (Student's t, :func:`mean_ci`, placements) and
+:mod:`~mjenv.arena.report` (the report dict, the records, the markdown and the plot). A new per-agent report
+field goes into :class:`AgentOutcome` (its value, its merge and its report entry).
 """
 
+from mjenv.arena.outcome import AgentOutcome, Outcome, merge_outcomes
 from mjenv.arena.play import action_name, play_shard, run_arena
-from mjenv.arena.report import format_markdown, plot_report
+from mjenv.arena.report import build_records, build_report, format_markdown, plot_report
 from mjenv.arena.schedule import (
     SEATINGS,
+    Entrant,
+    Schedule,
+    Setup,
     num_agents,
     seating_agents,
     seating_orders,
@@ -64,8 +81,16 @@ from mjenv.arena.stats import mean_ci, t_ppf, t_sf2
 
 __all__ = [
     "SEATINGS",
+    "AgentOutcome",
+    "Entrant",
+    "Outcome",
+    "Schedule",
+    "Setup",
     "action_name",
+    "build_records",
+    "build_report",
     "format_markdown",
+    "merge_outcomes",
     "mean_ci",
     "num_agents",
     "play_shard",

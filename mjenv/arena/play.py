@@ -7,29 +7,21 @@ import heapq
 import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from mjenv import actions as A
 from mjenv import game as G
+from mjenv.arena.outcome import MAX_LISTED_ILLEGAL, Kept, Outcome, merge_outcomes
 from mjenv.arena.report import build_records, build_report
-from mjenv.arena.schedule import (
-    agent_seed,
-    check_seating,
-    num_agents,
-    seating_agents,
-    seating_orders,
-    wall_schedule,
-)
-from mjenv.policy import load_policy, needs_observations
+from mjenv.arena.schedule import Entrant, Schedule, Setup, agent_seed, check_seating, num_agents
+from mjenv.policy import TableStreams, needs_observations
 from mjenv.rules import ILLEGAL_MODES, check_rules
 
 #: legal actions kept per decision in the records' policy info (a decision has at most 22: 14 discards,
 #: 3 concealed and 4 added kongs and a win)
 _INFO_LEGAL = 24
-_MAX_LISTED_ILLEGAL = 100
 
 
 def action_name(a: int) -> str:
@@ -38,15 +30,6 @@ def action_name(a: int) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ records
-@dataclass(order=True)
-class _Kept:
-    key: tuple
-    job: int = field(compare=False)
-    ops: np.ndarray = field(compare=False)
-    info: list = field(compare=False)
-    reasons: set = field(compare=False, default_factory=set)
-
-
 class _Recorder:
     """Per-table buffers of the ops (and policy info) of the hand in play; keeps the chosen finished hands."""
 
@@ -63,9 +46,9 @@ class _Recorder:
             self.value = np.full((tables, self.cap), np.nan, np.float32)
         self.bad_action = np.zeros((tables, self.cap), np.int64)  # the illegal action itself (penalty ops)
         self.keep_swings, self.keep_illegal = keep_swings, keep_illegal
-        self.swings: list[_Kept] = []  # min-heap of the largest swings
+        self.swings: list[Kept] = []  # min-heap of the largest swings
         self.illegal: list[
-            tuple[int, _Kept]
+            tuple[int, Kept]
         ] = []  # max-heap (by -job) of the illegal hands with the lowest jobs
         self.illegal_seen = 0
         # (table, decision) -> what a policy noted at that decision (a Botzone bot's fault)
@@ -133,13 +116,13 @@ class _Recorder:
         ops = self.ops[table, :n].copy()
         info = self._info_list(table, n, ops, notes)
         if want_swing:
-            item = _Kept((swing, -job), job, ops, info, {"swing"})
+            item = Kept((swing, -job), job, ops, info, {"swing"})
             if len(self.swings) < self.keep_swings:
                 heapq.heappush(self.swings, item)
             else:
                 heapq.heapreplace(self.swings, item)
         if want_illegal:
-            item = (-job, _Kept((swing, -job), job, ops, info, {"illegal"}))
+            item = (-job, Kept((swing, -job), job, ops, info, {"illegal"}))
             if len(self.illegal) < self.keep_illegal:
                 heapq.heappush(self.illegal, item)
             else:
@@ -168,43 +151,52 @@ class _Recorder:
         return out
 
 
-# ------------------------------------------------------------------------------------------------ arena
+# ------------------------------------------------------------------------------------------------ play
 def play_shard(
-    j0: int, j1: int, *, names, agents, agent_kwargs, agent_seeds, chair_agent, job_seed, job_dealer, job_prev,
-    job_order, n_orders, tables, rules, records, illegal_records, record_info, threads=None, progress=False,
-    desc="arena",
-) -> dict[str, Any]:  # fmt: skip
-    """Play the evaluation hands ``j0 .. j1 - 1`` (a block of whole walls) on one VectorEnv; the per-hand outcomes.
+    setup: Setup, j0: int, j1: int, *, threads: int | None = None, progress: bool = False, desc: str = "arena"
+) -> Outcome:
+    """Play the evaluation hands ``j0 .. j1 - 1`` (a block of whole walls) on one VectorEnv; their outcomes.
 
     One shard of :func:`run_arena` (all of it when ``shards=1``), run in this process or in a Ray worker. The
-    hands' job indices are global, so the shards' results merge exactly (:func:`_merge_shards`); the kept records
-    and listed illegal actions are each shard's best candidates by a key of the job index, never of time.
+    hands' job indices are global, so the shards' results merge exactly (:func:`merge_outcomes`); the kept
+    records and listed illegal actions are each shard's best candidates by a key of the job index, never of time.
     """
     from mjenv.vector import VectorEnv
 
+    sch = setup.schedule
+    names = setup.names
+    job_seed, job_dealer, job_prev, job_order = sch.job_seed, sch.job_dealer, sch.job_prevalent, sch.job_order
+    chair_agent, n_orders = sch.chair_agent, sch.n_orders
     n_jobs = j1 - j0
-    n_tab = min(tables, n_jobs)
-    policies = []
-    for nm in names:
-        pol = load_policy(agents[nm], n_tab, agent_seeds[nm], **dict(agent_kwargs.get(nm, {})))
-        policies.append(pol)
+    n_tab = min(setup.tables, n_jobs)
+    policies = [e.make(n_tab) for e in setup.entrants]
     # a policy may cap the tables (a Botzone bot policy: each of its seats is a process)
     caps = [int(p.max_tables) for p in policies if getattr(p, "max_tables", None)]
     n_tab = min([n_tab, *caps])
+    # per-table random streams of the policies that take them, keyed per hand by (seed, agent, wall, order)
+    streams = [TableStreams(n_tab) if getattr(p, "row_streams", False) else None for p in policies]
+    stream_keys = [
+        None if st is None else sch.stream_keys(e.seed, j0, j1) for st, e in zip(streams, setup.entrants)
+    ]
+
+    def start_hands(tables: np.ndarray, jobs: np.ndarray) -> None:
+        for st, keys in zip(streams, stream_keys):
+            if st is not None:
+                st.start(tables, keys[jobs - j0])
+
     observe = any(needs_observations(p) for p in policies)
-    has_info = [record_info and hasattr(p, "act_with_info") for p in policies]
+    has_info = [setup.record_info and hasattr(p, "act_with_info") for p in policies]
     # optional hooks of a policy (mjenv.botzone.botpolicy): the rows' tables, faults noted per row, hands done
     wants_tables = [bool(getattr(p, "wants_tables", False)) for p in policies]
     take_notes = [getattr(p, "take_notes", None) for p in policies]
     hands_done = [getattr(p, "hands_done", None) for p in policies]
-    bot_faults: list[list[dict]] = [[] for _ in policies]
-    keep = records > 0 or illegal_records > 0
-    rec = _Recorder(n_tab, records, illegal_records, any(has_info)) if keep else None
+    keep = setup.records > 0 or setup.illegal_records > 0
+    rec = _Recorder(n_tab, setup.records, setup.illegal_records, any(has_info)) if keep else None
 
     env = VectorEnv(
         n_tab,
         seed=job_seed[j0 : j0 + n_tab],
-        rules=rules,
+        rules=setup.rules,
         observations=observe,
         threads=threads,
         after_schedule="stop",
@@ -227,16 +219,10 @@ def play_shard(
         next_job += k
 
     refill(np.arange(n_tab, dtype=np.int64))
+    start_hands(np.arange(n_tab, dtype=np.int64), cur_job)
 
-    # outcomes per evaluation hand
-    j_scores = np.zeros((n_jobs, 4), np.int64)
-    j_winner = np.full(n_jobs, -9, np.int64)
-    j_loser = np.full(n_jobs, -1, np.int64)
-    j_fan = np.zeros(n_jobs, np.int64)
-    j_steps = np.zeros(n_jobs, np.int64)
-    j_aborted = np.zeros(n_jobs, np.bool_)
-    j_illegal = np.zeros((n_jobs, 4), np.int64)  # illegal actions per chair
-    illegal_by_agent: list[dict[str, int]] = [{} for _ in names]
+    out = Outcome.empty(j0, j1, len(names))
+    out.observe = bool(observe)
     illegal_heap: list = []  # max-heap (negated keys) of the listed illegal actions, by (job, decision)
     hand_pos = np.zeros(n_tab, np.int64)  # decisions so far in each table's hand
     decisions = 0
@@ -272,8 +258,9 @@ def play_shard(
                     m, s = env.masks[rows], env.seats[rows]
                 if not needs_observations(pol):
                     o = None
+                kw = {} if streams[k] is None else {"rng": streams[k].rows(rows)}
                 if has_info[k] and rec is not None:
-                    a, info = pol.act_with_info(o, m, s)
+                    a, info = pol.act_with_info(o, m, s, **kw)
                     if not isinstance(info, dict):
                         raise TypeError(f"agent {names[k]!r}: act_with_info must return (actions, dict)")
                     probs = info.get("probs")
@@ -287,16 +274,16 @@ def play_shard(
                         None if value is None else _rows_array(value, rows.size, names[k], "value", 1),
                     )
                 elif wants_tables[k]:
-                    a = pol(o, m, s, tables=rows)
+                    a = pol(o, m, s, tables=rows, **kw)
                 else:
-                    a = pol(o, m, s)
+                    a = pol(o, m, s, **kw)
                 actions[rows] = _check_policy_actions(a, rows.size, names[k])
                 if take_notes[k] is not None:
                     for i, note in sorted(take_notes[k]().items()):
                         r = int(rows[i])
                         j = int(cur_job[r])
                         where = {"wall": j // n_orders, "order": j % n_orders, "chair": int(seats[r])}
-                        bot_faults[k].append({**where, "decision": int(hand_pos[r]), **note})
+                        out.agents[k].bot_faults.append({**where, "decision": int(hand_pos[r]), **note})
                         if rec is not None:
                             rec.notes[(r, int(pos_of[r]))] = _fault_text(note)
             decisions += act_rows.size
@@ -317,12 +304,12 @@ def play_shard(
                     agent = int(row_agent[i])
                     a = int(actions[i])
                     nm = action_name(a)
-                    illegal_by_agent[agent][nm] = illegal_by_agent[agent].get(nm, 0) + 1
+                    out.agents[agent].add_illegal(nm)
                     j = int(cur_job[i])
                     chair = int(played_seats[i])
-                    j_illegal[j - j0, chair] += 1
+                    out.illegal[j - j0, chair] += 1
                     key = (j, int(hand_pos[i]))
-                    if len(illegal_heap) < _MAX_LISTED_ILLEGAL or (-key[0], -key[1]) > illegal_heap[0][0]:
+                    if len(illegal_heap) < MAX_LISTED_ILLEGAL or (-key[0], -key[1]) > illegal_heap[0][0]:
                         entry = {
                             "agent": names[agent],
                             "wall": j // n_orders,
@@ -332,7 +319,7 @@ def play_shard(
                             "name": nm,
                         }
                         item = ((-key[0], -key[1]), entry)
-                        if len(illegal_heap) < _MAX_LISTED_ILLEGAL:
+                        if len(illegal_heap) < MAX_LISTED_ILLEGAL:
                             heapq.heappush(illegal_heap, item)
                         else:
                             heapq.heapreplace(illegal_heap, item)
@@ -350,23 +337,25 @@ def play_shard(
                 lj = jobs - j0
                 if not (r.seed[done] == job_seed[jobs]).all():  # pragma: no cover - an internal invariant
                     raise RuntimeError("arena: a table finished a hand it was not dealt")
-                j_scores[lj] = r.scores[done]
-                j_winner[lj] = r.winner[done]
-                j_loser[lj] = r.loser[done]
-                j_fan[lj] = r.fan_total[done]
-                j_steps[lj] = r.hand_steps[done]
-                j_aborted[lj] = r.aborted[done]
+                out.scores[lj] = r.scores[done]
+                out.winner[lj] = r.winner[done]
+                out.loser[lj] = r.loser[done]
+                out.fan[lj] = r.fan_total[done]
+                out.steps[lj] = r.hand_steps[done]
+                out.aborted[lj] = r.aborted[done]
                 if rec is not None:
                     for i, j in zip(done.tolist(), jobs.tolist()):
-                        sc = j_scores[j - j0]
-                        rec.finish(i, j, int(sc.max() - sc.min()), bool(j_illegal[j - j0].any()))
+                        sc = out.scores[j - j0]
+                        rec.finish(i, j, int(sc.max() - sc.min()), bool(out.illegal[j - j0].any()))
                 hand_pos[done] = 0
                 for hd in hands_done:
                     if hd is not None:
                         hd(done)
                 cur_job[done] = queued[done]
                 queued[done] = -1
-                refill(done[cur_job[done] >= 0])
+                nxt = done[cur_job[done] >= 0]
+                refill(nxt)
+                start_hands(nxt, cur_job[nxt])
                 if bar is not None:
                     bar.update(done.size)
     finally:
@@ -375,14 +364,18 @@ def play_shard(
         for hd in hands_done:
             if hd is not None:
                 hd(all_rows)
-    return {
-        "j0": j0, "j1": j1, "scores": j_scores, "winner": j_winner, "loser": j_loser, "fan": j_fan,
-        "steps": j_steps, "aborted": j_aborted, "illegal": j_illegal, "decisions": int(decisions),
-        "illegal_by_agent": illegal_by_agent, "illegal_list": [(tuple(-x for x in k), e) for k, e in illegal_heap],
-        "swings": [] if rec is None else list(rec.swings), "illegal_kept": [] if rec is None else [k for _, k in rec.illegal],
-        "illegal_seen": 0 if rec is None else rec.illegal_seen, "observe": bool(observe), "max_tables": min(caps, default=None),
-        "bots": [p.bot_summary() if hasattr(p, "bot_summary") else None for p in policies], "bot_faults": bot_faults,
-    }  # fmt: skip
+    out.decisions = int(decisions)
+    out.illegal_list = [(tuple(-x for x in k), e) for k, e in illegal_heap]
+    if rec is not None:
+        out.swings = list(rec.swings)
+        out.illegal_kept = [k for _, k in rec.illegal]
+        out.illegal_seen = rec.illegal_seen
+    out.max_tables = min(caps, default=None)
+    # a Botzone bot's summary (command, limits, verdict counts, answer times), after its last hand
+    for k, p in enumerate(policies):
+        if hasattr(p, "bot_summary"):
+            out.agents[k].bot = p.bot_summary()
+    return out
 
 
 def _fault_text(note: dict) -> str:
@@ -392,104 +385,25 @@ def _fault_text(note: dict) -> str:
     return f"bot fault {note['verdict']}: request {note['request']!r}{ans}{why}"
 
 
-def _bot_reports(parts: list[dict], names: list[str]) -> tuple[dict, dict]:
-    """Per Botzone bot agent (a policy with ``bot_summary``): its report entry (command, limits, verdict counts,
-    the faults listed by (wall, order, decision), whether the run is reproducible from the seed: no verdict
-    caused by time) and its answer times (``timing``: they depend on the machine)."""
-    out, timing = {}, {}
-    for k, nm in enumerate(names):
-        sums = [p["bots"][k] for p in parts if p.get("bots") and p["bots"][k] is not None]
-        if not sums:
-            continue
-        counts: dict[str, int] = {}
-        times: list[float] = []
-        for sm in sums:
-            for v, c in sm["verdicts"].items():
-                counts[v] = counts.get(v, 0) + int(c)
-            times += sm["times"]
-        faults = sorted(
-            (f for p in parts for f in p["bot_faults"][k]),
-            key=lambda f: (f["wall"], f["order"], f["decision"]),
-        )
-        limits = {key: v for key, v in sums[0].items() if key not in ("verdicts", "times")}
-        out[nm] = {
-            **limits,
-            "verdicts": counts,
-            "faults_count": len(faults),
-            "faults": faults[:_MAX_LISTED_ILLEGAL],
-            "reproducible": counts.get("TLE", 0) == 0,
-        }
-        t = np.asarray(times, np.float64)
-        timing[nm] = {
-            "answers": int(t.size),
-            "median_s": float(np.median(t)) if t.size else None,
-            "p99_s": float(np.quantile(t, 0.99)) if t.size else None,
-        }
-    return out, timing
+def _play_shard_task(setup: Setup, j0: int, j1: int, threads: int | None) -> Outcome:
+    """:func:`play_shard` as a Ray task (Ray resolves ``setup``, an object reference, to the :class:`Setup`)."""
+    return play_shard(setup, j0, j1, threads=threads, progress=False)
 
 
-def _merge_shards(parts: list[dict], n_jobs: int, n_agents: int, records: int, illegal_records: int) -> dict:
-    """Merge :func:`play_shard` results (any split of the jobs) into the whole run's, exactly.
-
-    Per-hand arrays are placed by job index; counts are summed; the kept records are the ``records`` largest
-    swings (ties: the lower job) and the ``illegal_records`` illegal hands with the lowest job indices over
-    all shards, the listed illegal actions the first ``_MAX_LISTED_ILLEGAL`` by (job, decision): each shard
-    kept its own best candidates by the same keys, so the result does not depend on the split.
-    """
-    out: dict[str, Any] = {
-        "scores": np.zeros((n_jobs, 4), np.int64), "winner": np.full(n_jobs, -9, np.int64),
-        "loser": np.full(n_jobs, -1, np.int64), "fan": np.zeros(n_jobs, np.int64),
-        "steps": np.zeros(n_jobs, np.int64), "aborted": np.zeros(n_jobs, np.bool_),
-        "illegal": np.zeros((n_jobs, 4), np.int64),
-    }  # fmt: skip
-    decisions = 0
-    by_agent: list[dict[str, int]] = [{} for _ in range(n_agents)]
-    listed: list = []
-    swings: list[_Kept] = []
-    illegal_kept: list[_Kept] = []
-    seen = 0
-    observe = False
-    for p in sorted(parts, key=lambda p: p["j0"]):
-        sl = slice(p["j0"], p["j1"])
-        for key in ("scores", "winner", "loser", "fan", "steps", "aborted", "illegal"):
-            out[key][sl] = p[key]
-        decisions += p["decisions"]
-        for k, d in enumerate(p["illegal_by_agent"]):
-            for nm, c in d.items():
-                by_agent[k][nm] = by_agent[k].get(nm, 0) + c
-        listed += p["illegal_list"]
-        swings += p["swings"]
-        illegal_kept += p["illegal_kept"]
-        seen += p["illegal_seen"]
-        observe = observe or p["observe"]
-    swings = heapq.nlargest(records, swings) if records else []
-    illegal_kept = sorted(illegal_kept, key=lambda k: k.job)[:illegal_records]
-    kept: dict[int, _Kept] = {}  # largest swings first, then the illegal hands by job; one entry per hand
-    for item in swings + illegal_kept:
-        if item.job in kept:
-            kept[item.job].reasons |= item.reasons
-        else:
-            kept[item.job] = item
-    out.update(
-        decisions=decisions, illegal_by_agent=by_agent, observe=observe, kept=list(kept.values()),
-        illegal_list=[e for _, e in sorted(listed, key=lambda x: x[0])[:_MAX_LISTED_ILLEGAL]],
-        records_dropped=seen - len(illegal_kept),
-    )  # fmt: skip
-    return out
-
-
-def _play_shard_task(j0: int, j1: int, common: dict, threads: int | None) -> dict[str, Any]:
-    """:func:`play_shard` as a Ray task (Ray resolves ``common``, an object reference, to the dict)."""
-    return play_shard(j0, j1, threads=threads, progress=False, **common)
-
-
-def _play_shards_on_ray(bounds, common, workers, threads, progress, seating, ray_address) -> list[dict]:
+def _play_shards_on_ray(
+    setup: Setup,
+    bounds: np.ndarray,
+    workers: int,
+    threads: int | None,
+    progress: bool,
+    ray_address: str | None,
+) -> list[Outcome]:
     """Run the shards as Ray tasks (at most ``workers`` at a time, one CPU each); results in shard order."""
     from mjenv._ray import ensure_ray, runtime_env
 
     ray = ensure_ray(ray_address, None if ray_address else workers)
     task = ray.remote(num_cpus=1)(_play_shard_task).options(runtime_env=runtime_env())
-    common_ref = ray.put(common)  # the job schedule and the agents' specs, once for all shards
+    setup_ref = ray.put(setup)  # the job schedule and the agents' specs, once for all shards
     n = len(bounds) - 1
     th = 1 if threads is None else threads
     bar = None
@@ -497,15 +411,18 @@ def _play_shards_on_ray(bounds, common, workers, threads, progress, seating, ray
         from tqdm import tqdm
 
         bar = tqdm(
-            total=int(bounds[-1]), unit="hand", desc=f"arena {seating} ({workers} workers)", leave=False
+            total=int(bounds[-1]),
+            unit="hand",
+            desc=f"arena {setup.schedule.seating} ({workers} workers)",
+            leave=False,
         )
     pending: dict[Any, int] = {}
-    results: list[dict | None] = [None] * n
+    results: list[Outcome | None] = [None] * n
     nxt = 0
     try:
         while nxt < n or pending:
             while nxt < n and len(pending) < workers:
-                ref = task.remote(int(bounds[nxt]), int(bounds[nxt + 1]), common_ref, th)
+                ref = task.remote(setup_ref, int(bounds[nxt]), int(bounds[nxt + 1]), th)
                 pending[ref] = nxt
                 nxt += 1
             done, _ = ray.wait(list(pending), num_returns=1)
@@ -551,7 +468,8 @@ def run_arena(
     walls : int
         Number of walls W; ``W * orders`` hands are played (4, 6 or 24 orders per wall).
     seed : int
-        Seed of the walls and of the agents (agent ``k`` gets its own seed derived from it).
+        Seed of the walls and of the agents (agent ``k`` gets its own seed derived from it; a stochastic
+        agent's random stream at a hand is keyed by that seed, the wall and the seat order).
     tables : int
         Tables of the vector env (at most the number of hands); more tables, fewer Python steps.
     threads : int, optional
@@ -581,11 +499,13 @@ def run_arena(
         checkout (``mjenv._ray``). The report does not depend on ``workers``.
     shards : int, optional
         Split the walls into this many contiguous blocks, each played on its own VectorEnv with its own
-        policies built from the agents' seeds (default: one per worker, 1 without workers). Policies whose
-        actions depend only on their rows (the rule agent, a greedy network) give the same hands, hence the
-        same report (but ``settings["shards"]``), for every split; a stochastic policy's random stream runs
-        per shard, so its report is a function of ``shards`` (and ``tables``): pass the same ``shards`` to get
-        the same report bit for bit with any ``workers``, 0 included.
+        policies built from the agents' seeds (default: one per worker, 1 without workers). The report (but
+        ``settings["shards"]``) is the same for every split, and for every ``tables``, when each policy's
+        actions depend only on its rows: deterministic policies (the rule agent, a greedy network) and
+        stochastic ones that draw from the arena's per-table streams (``row_streams = True``: the random
+        agent, a sampling ``agents.nn`` network; :mod:`mjenv.policy`), keyed per hand by (seed, agent, wall,
+        seat order). A stochastic policy with its own generator only draws from it per shard: its report is
+        then a function of ``shards`` and ``tables`` (the same with any ``workers``, 0 included).
     ray_address : str, optional
         Ray cluster to connect to (``"auto"``, ``"host:6379"``); default a local instance.
 
@@ -624,93 +544,43 @@ def run_arena(
     if illegal is not None and illegal not in ILLEGAL_MODES:
         raise ValueError(f"illegal must be one of {ILLEGAL_MODES}, got {illegal!r}")
     rules = check_rules(rules, illegal=illegal)  # default RuleConfig(): illegal="terminate"
-    illegal = rules.illegal
     agent_kwargs = dict(agent_kwargs or {})
     unknown = set(agent_kwargs) - set(names)
     if unknown:
         raise ValueError(f"agent_kwargs names unknown agents {sorted(unknown)}")
 
-    orders = seating_orders(seating)
-    chair_agent = seating_agents(seating).astype(np.int64)  # [P, 4]
-    n_orders = orders.shape[0]
-    n_jobs = walls * n_orders
-    n_tab = min(tables, n_jobs)
-    w_seed, w_dealer, w_prev = wall_schedule(seed, walls)
-    if rules.private_walls:  # the Botzone variant: chair 0 always deals (seat wind = player index)
-        w_dealer = np.full_like(w_dealer, rules.dealer)
-    job_seed = np.repeat(w_seed, n_orders)
-    job_dealer = np.repeat(w_dealer, n_orders)
-    job_prev = np.repeat(w_prev, n_orders)
-    job_order = np.tile(np.arange(n_orders), walls)
-
-    agent_seeds = {nm: agent_seed(seed, k) for k, nm in enumerate(names)}
+    schedule = Schedule.build(seating, walls, seed, rules)
+    entrants = tuple(
+        Entrant(nm, agents[nm], dict(agent_kwargs.get(nm, {})), agent_seed(seed, k))
+        for k, nm in enumerate(names)
+    )
+    setup = Setup(schedule, entrants, tables, rules, records, illegal_records, bool(record_info))
     workers = _check_int(workers, "workers", 0)
     shards = max(workers, 1) if shards is None else _check_int(shards, "shards", 1)
     shards = min(shards, walls)
+    n_orders = schedule.n_orders
     bounds = (np.arange(shards + 1, dtype=np.int64) * walls // shards) * n_orders  # job ranges, never empty
-    common = dict(
-        names=names, agents=dict(agents), agent_kwargs=agent_kwargs, agent_seeds=agent_seeds, chair_agent=chair_agent,
-        job_seed=job_seed, job_dealer=job_dealer, job_prev=job_prev, job_order=job_order, n_orders=n_orders,
-        tables=tables, rules=rules, records=records, illegal_records=illegal_records, record_info=record_info,
-    )  # fmt: skip
     t_setup = time.perf_counter()
     if workers == 0:
         parts = []
         for s in range(shards):
-            j0, j1 = int(bounds[s]), int(bounds[s + 1])
             desc = f"arena {seating}" + (f" {s + 1}/{shards}" if shards > 1 else "")
-            parts.append(play_shard(j0, j1, threads=threads, progress=progress, desc=desc, **common))
+            parts.append(
+                play_shard(
+                    setup, int(bounds[s]), int(bounds[s + 1]), threads=threads, progress=progress, desc=desc
+                )
+            )
     else:
-        parts = _play_shards_on_ray(bounds, common, workers, threads, progress, seating, ray_address)
+        parts = _play_shards_on_ray(setup, bounds, workers, threads, progress, ray_address)
     t_play = time.perf_counter()
-    m = _merge_shards(parts, n_jobs, len(names), records, illegal_records)
-    j_scores, j_winner, j_loser, j_fan = m["scores"], m["winner"], m["loser"], m["fan"]
-    j_steps, j_aborted, j_illegal, decisions = m["steps"], m["aborted"], m["illegal"], m["decisions"]
-    illegal_by_agent = m["illegal_by_agent"]
-    illegal_list = m["illegal_list"]
-    observe = m["observe"]
-    if (j_winner == -9).any():  # pragma: no cover - an internal invariant
+    outcome = merge_outcomes(parts, setup)
+    if (outcome.winner == -9).any():  # pragma: no cover - an internal invariant
         raise RuntimeError("arena: some hands were not played")
 
-    n_tab = min([n_tab] + [p["max_tables"] for p in parts if p.get("max_tables")])  # capped by a policy
-    report = build_report(
-        names,
-        agents,
-        seating,
-        walls,
-        seed,
-        n_tab,
-        rules,
-        illegal,
-        orders,
-        chair_agent,
-        w_seed,
-        w_dealer,
-        w_prev,
-        agent_seeds,
-        j_scores,
-        j_winner,
-        j_loser,
-        j_fan,
-        j_steps,
-        j_aborted,
-        j_illegal,
-        illegal_by_agent,
-        illegal_list,
-        decisions,
-        curve_points,
-        records,
-        illegal_records,
-        observe,
-    )
+    report = build_report(setup, outcome, curve_points)
     report["settings"]["shards"] = shards
-    report["records"] = build_records(
-        m["kept"], names, chair_agent, job_seed, job_dealer, job_prev, job_order, n_orders, rules
-    )
-    report["records_dropped"] = m["records_dropped"]
-    bots, bot_times = _bot_reports(parts, names)
-    for nm, b in bots.items():
-        report["agents"][nm]["bot"] = b
+    report["records"] = build_records(setup, outcome)
+    report["records_dropped"] = outcome.illegal_seen - len(outcome.illegal_kept)
     t_end = time.perf_counter()
     play = t_play - t_setup
     report["timing"] = {
@@ -718,9 +588,10 @@ def run_arena(
         "seconds_setup": t_setup - t_start,
         "seconds_play": play,
         "seconds_report": t_end - t_play,
-        "hands_per_s": n_jobs / play if play > 0 else None,
-        "decisions_per_s": decisions / play if play > 0 else None,
+        "hands_per_s": schedule.n_jobs / play if play > 0 else None,
+        "decisions_per_s": outcome.decisions / play if play > 0 else None,
     }
+    bot_times = {nm: a.timing_fields() for nm, a in zip(setup.names, outcome.agents) if a.bot is not None}
     if bot_times:
         report["timing"]["bots"] = bot_times
     return report

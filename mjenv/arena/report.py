@@ -9,46 +9,23 @@ from typing import Any
 
 import numpy as np
 
-from mjenv.arena.schedule import seating_players
+from mjenv.arena.outcome import Outcome
+from mjenv.arena.schedule import Setup, seating_players
 from mjenv.arena.stats import mean_ci, ranks
 
 
-def build_report(
-    names,
-    agents,
-    seating,
-    walls,
-    seed,
-    n_tab,
-    rules,
-    illegal,
-    orders,
-    chair_agent,
-    w_seed,
-    w_dealer,
-    w_prev,
-    agent_seeds,
-    j_scores,
-    j_winner,
-    j_loser,
-    j_fan,
-    j_steps,
-    j_aborted,
-    j_illegal,
-    illegal_by_agent,
-    illegal_list,
-    decisions,
-    curve_points,
-    records,
-    illegal_records,
-    observe,
-):
+def build_report(setup: Setup, outcome: Outcome, curve_points: int) -> dict[str, Any]:
+    """The report of :func:`mjenv.arena.run_arena` (all but ``settings["shards"]``, ``records``,
+    ``records_dropped`` and ``timing``, which the run adds) from the merged outcome of every hand."""
     import numba
 
     from mjenv import __version__
 
-    n_orders = orders.shape[0]
-    n_jobs = walls * n_orders
+    sch = setup.schedule
+    names, seating, walls, seed, rules = setup.names, sch.seating, sch.walls, sch.seed, setup.rules
+    orders, chair_agent, n_orders, n_jobs = sch.orders, sch.chair_agent, sch.n_orders, sch.n_jobs
+    j_scores, j_winner, j_loser, j_fan = outcome.scores, outcome.winner, outcome.loser, outcome.fan
+    n_tab = min(setup.tables, n_jobs, outcome.max_tables or n_jobs)  # capped by a policy's max_tables
     sc = j_scores.reshape(walls, n_orders, 4)
     chairs = np.arange(4)
     won = j_winner[:, None] == chairs  # [J, 4]
@@ -70,13 +47,10 @@ def build_report(
         wins = int((won & m).sum())
         fan_sum = int((j_fan[:, None] * (won & m)).sum())
         pl = place[:, players == k]
-        ill = int(j_illegal[m].sum())
         st = mean_ci(per_wall[nm])
         out_agents[nm] = {
-            "spec": agents[nm]
-            if isinstance(agents[nm], str)
-            else getattr(agents[nm], "__qualname__", "factory"),
-            "seed": agent_seeds[nm],
+            "spec": setup.entrants[k].describe(),
+            "seed": setup.entrants[k].seed,
             "hands": slots,
             "points_per_hand": st,
             "win_rate": wins / slots,
@@ -86,7 +60,7 @@ def build_report(
             "mean_fan": fan_sum / wins if wins else None,
             "placement": float(pl.mean()),
             "rank_points": float((5.0 - pl).mean()),
-            "illegal_actions": {"count": ill, "by_action": dict(sorted(illegal_by_agent[k].items()))},
+            **outcome.agents[k].report_fields(),
         }
     diffs = []
     for a, b in itertools.combinations(names, 2):
@@ -124,52 +98,57 @@ def build_report(
             "hands": n_jobs,
             "seed": seed,
             "tables": n_tab,
-            "illegal": illegal,
+            "illegal": rules.illegal,
             "rules": rules.to_dict(),
-            "observations": bool(observe),
-            "records": records,
-            "illegal_records": illegal_records,
+            "observations": bool(outcome.observe),
+            "records": setup.records,
+            "illegal_records": setup.illegal_records,
             "agents": {nm: out_agents[nm]["spec"] for nm in names},
             "orders": orders.tolist(),
             "players": players.tolist(),
         },
         "seeds": {
             "seed": seed,
-            "agents": agent_seeds,
-            "walls": w_seed.tolist(),
-            "dealers": w_dealer.tolist(),
-            "prevalents": w_prev.tolist(),
+            "agents": {e.name: e.seed for e in setup.entrants},
+            "walls": sch.wall_seed.tolist(),
+            "dealers": sch.wall_dealer.tolist(),
+            "prevalents": sch.wall_prevalent.tolist(),
         },
         "agents": out_agents,
         "differences": diffs,
         "table": {
             "hands": n_jobs,
-            "decisions": int(decisions),
+            "decisions": int(outcome.decisions),
             "win_rate": float(hands_won.mean()),
             "self_drawn_rate": float((hands_won & (j_loser < 0)).mean()),
             "draw_rate": float((~hands_won).mean()),
-            "aborted_rate": float(j_aborted.mean()),
+            "aborted_rate": float(outcome.aborted.mean()),
             "mean_fan": float(j_fan[hands_won].mean()) if hands_won.any() else None,
-            "mean_hand_steps": float(j_steps.mean()),
+            "mean_hand_steps": float(outcome.steps.mean()),
         },
         "convergence": conv,
-        "illegal_actions": illegal_list,
+        "illegal_actions": [e for _, e in outcome.illegal_list],
     }
 
 
-def build_records(kept, names, chair_agent, job_seed, job_dealer, job_prev, job_order, n_orders, rules):
+def build_records(setup: Setup, outcome: Outcome) -> list[dict[str, Any]]:
+    """The kept hands (:meth:`Outcome.kept`) as :mod:`mjenv.record` logs with the arena's extra keys."""
     from mjenv.record import make_log
 
+    sch = setup.schedule
+    names = setup.names
     out = []
-    for item in kept:
+    for item in outcome.kept():
         j = item.job
         ops = [["act" if k == 0 else "penalty", int(s), int(v)] for k, s, v in item.ops.tolist()]
-        log = make_log(int(job_seed[j]), int(job_dealer[j]), int(job_prev[j]), rules, ops)
-        order = int(job_order[j])
+        log = make_log(
+            int(sch.job_seed[j]), int(sch.job_dealer[j]), int(sch.job_prevalent[j]), setup.rules, ops
+        )
+        order = int(sch.job_order[j])
         log.update(
             {
-                "agents": [names[int(a)] for a in chair_agent[order]],
-                "wall_index": j // n_orders,
+                "agents": [names[int(a)] for a in sch.chair_agent[order]],
+                "wall_index": j // sch.n_orders,
                 "order": order,
                 "swing": int(item.key[0]),
                 "reasons": sorted(item.reasons),
