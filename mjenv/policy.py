@@ -12,6 +12,8 @@ Specification in mjenv
   (actions, info)`` with ``info`` a dict of arrays with first dimension ``N``: ``"probs"``
   (``float32[N, NUM_ACTIONS]``, the action distribution it sampled from) and/or ``"value"`` (``float32[N]``).
   Records keep them (:func:`policy_info`).
+* **Optional arena hooks** (``docs/arena.md``): ``wants_tables``, ``max_tables``, ``take_notes()``,
+  ``hands_done(tables)``, ``bot_summary()``; used by the Botzone bot policy (:mod:`mjenv.botzone.botpolicy`).
 * **Per-table random streams** (optional): a stochastic policy that declares ``row_streams = True`` takes a
   keyword ``rng`` in ``__call__`` (and ``act_with_info``): a :class:`RowStreams`, whose ``random(n)`` gives one
   uniform per row, each from its own row's stream (:class:`TableStreams`: counter-based splitmix64, keyed per

@@ -231,7 +231,7 @@ def _py(name: str) -> str:
     [
         ("simple:" + _py("crash.py"), "RE"),
         ("simple:" + _py("hang.py"), "TLE"),
-        ("simple:" + _py("garbage.py"), "WA"),
+        ("simple-keep:" + _py("garbage.py"), "WA"),
     ],
 )
 def test_runner_survives_misbehaving_bots(bot, verdict):

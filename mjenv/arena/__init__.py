@@ -26,7 +26,10 @@ Specification in mjenv
   from the schedule when it finishes one (``VectorEnv.schedule``, ``after_schedule="stop"``), so the whole
   evaluation runs at vector speed. At each step each policy is called once, on exactly the rows where one of
   its seats is to act (``policy(obs[rows], masks[rows], seats[rows])``; observations are built only when some
-  policy has ``needs_observations`` True). Policies see observations and masks only.
+  policy has ``needs_observations`` True). Policies see observations and masks only. Optional hooks of a
+  policy (a Botzone bot policy, :mod:`mjenv.botzone.botpolicy`): ``wants_tables`` (also called with
+  ``tables=rows``), ``max_tables`` (the tables played are capped), ``take_notes()`` (faults per row, listed in
+  the report and noted in the records), ``hands_done(tables)`` and ``bot_summary()`` (its report entry).
 * **Statistics** (``docs/arena.md`` has the formulas). Per agent: points per hand with a 95% t-interval over
   walls (a wall's sample is the agent's mean score over all its seats in all the wall's orders, so the
   permutations of a wall form one paired sample), win, self-drawn, deal-in and draw rates (over the agent's

@@ -35,9 +35,15 @@ class AgentOutcome:
 
     A per-agent field (e.g. a bot's verdicts or answer times) is added here with its line in :meth:`merge`, and
     its report entry in :meth:`report_fields`; nothing else changes.
+
+    ``bot`` is a Botzone bot policy's summary (``bot_summary()``, :mod:`mjenv.botzone.botpolicy`; None for other
+    agents): its command and limits, its verdict counts and the times of its answers; ``bot_faults`` the faults
+    it noted (``take_notes()``), each with its (wall, order, chair, decision), request, answer and verdict.
     """
 
     illegal_by_action: dict[str, int] = field(default_factory=dict)
+    bot: dict[str, Any] | None = None
+    bot_faults: list[dict[str, Any]] = field(default_factory=list)
 
     def add_illegal(self, name: str) -> None:
         """Count one illegal action, named ``name`` (:func:`action_name`)."""
@@ -47,11 +53,44 @@ class AgentOutcome:
         """Add ``other`` (the same agent's outcome of other hands) to this one."""
         for nm, c in other.illegal_by_action.items():
             self.illegal_by_action[nm] = self.illegal_by_action.get(nm, 0) + c
+        if other.bot is not None:
+            if self.bot is None:  # the command and limits are the same in every shard
+                self.bot = {**other.bot, "verdicts": {}, "times": []}
+            for v, c in other.bot["verdicts"].items():
+                self.bot["verdicts"][v] = self.bot["verdicts"].get(v, 0) + int(c)
+            self.bot["times"] = [*self.bot["times"], *other.bot["times"]]
+        self.bot_faults = [*self.bot_faults, *other.bot_faults]
 
     def report_fields(self) -> dict[str, Any]:
         """This agent's entries of ``report["agents"][name]`` that come from play (after the statistics)."""
         by_action = dict(sorted(self.illegal_by_action.items()))
-        return {"illegal_actions": {"count": sum(by_action.values()), "by_action": by_action}}
+        out: dict[str, Any] = {"illegal_actions": {"count": sum(by_action.values()), "by_action": by_action}}
+        if self.bot is not None:
+            # the bot's entry: command, limits, verdict counts, the faults listed by (wall, order, decision), and
+            # whether the run is reproducible from the seed (no verdict caused by time); its answer times are in
+            # timing_fields (they depend on the machine)
+            faults = sorted(self.bot_faults, key=lambda f: (f["wall"], f["order"], f["decision"]))
+            counts = dict(self.bot["verdicts"])
+            out["bot"] = {
+                **{k: v for k, v in self.bot.items() if k not in ("verdicts", "times")},
+                "verdicts": counts,
+                "faults_count": len(faults),
+                "faults": faults[:MAX_LISTED_ILLEGAL],
+                "reproducible": counts.get("TLE", 0) == 0,
+            }
+        return out
+
+    def timing_fields(self) -> dict[str, Any] | None:
+        """This agent's entry of ``report["timing"]["bots"]`` (a bot's answer times: count, median and 99th
+        percentile in seconds), None for an agent that is not a bot."""
+        if self.bot is None:
+            return None
+        t = np.asarray(self.bot["times"], np.float64)
+        return {
+            "answers": int(t.size),
+            "median_s": float(np.median(t)) if t.size else None,
+            "p99_s": float(np.quantile(t, 0.99)) if t.size else None,
+        }
 
 
 @dataclass(eq=False)
@@ -64,8 +103,9 @@ class Outcome:
     ``int64[J, 4]`` (illegal actions per chair). Then ``agents`` (one :class:`AgentOutcome` per agent in seating
     order), ``decisions`` (policy decisions), ``observe`` (whether observations were built), ``illegal_list``
     (``((job, decision), entry)`` of the listed illegal actions, at most ``MAX_LISTED_ILLEGAL``, the first by
-    key), ``swings`` and ``illegal_kept`` (the candidate records, see :class:`_Recorder`) and ``illegal_seen``
-    (hands with an illegal action).
+    key), ``swings`` and ``illegal_kept`` (the candidate records, see :class:`_Recorder`), ``illegal_seen``
+    (hands with an illegal action) and ``max_tables`` (the tables a policy allows, its ``max_tables``; None:
+    no cap).
     """
 
     j0: int
@@ -84,6 +124,7 @@ class Outcome:
     swings: list[Kept] = field(default_factory=list)
     illegal_kept: list[Kept] = field(default_factory=list)
     illegal_seen: int = 0
+    max_tables: int | None = None
 
     #: the per-hand arrays (placed by job index when shards merge)
     PER_HAND = ("scores", "winner", "loser", "fan", "steps", "aborted", "illegal")
@@ -133,6 +174,8 @@ def merge_outcomes(parts: list[Outcome], setup: Setup) -> Outcome:
         out.illegal_kept += p.illegal_kept
         out.illegal_seen += p.illegal_seen
         out.observe = out.observe or p.observe
+        if p.max_tables is not None:
+            out.max_tables = p.max_tables if out.max_tables is None else min(out.max_tables, p.max_tables)
     out.swings = heapq.nlargest(setup.records, out.swings) if setup.records else []
     out.illegal_kept = sorted(out.illegal_kept, key=lambda k: k.job)[: setup.illegal_records]
     out.illegal_list = sorted(listed, key=lambda x: x[0])[:MAX_LISTED_ILLEGAL]

@@ -51,6 +51,8 @@ class _Recorder:
             tuple[int, Kept]
         ] = []  # max-heap (by -job) of the illegal hands with the lowest jobs
         self.illegal_seen = 0
+        # (table, decision) -> what a policy noted at that decision (a Botzone bot's fault)
+        self.notes: dict[tuple[int, int], str] = {}
 
     def _grow(self) -> None:
         old = self.cap
@@ -101,6 +103,7 @@ class _Recorder:
         """The hand at ``table`` (evaluation hand ``job``) is over: keep it if chosen, clear the buffer."""
         n = int(self.n[table])
         self.n[table] = 0
+        notes = {k[1]: self.notes.pop(k) for k in [k for k in self.notes if k[0] == table]}
         want_swing = self.keep_swings > 0 and (
             len(self.swings) < self.keep_swings or (swing, -job) > self.swings[0].key
         )
@@ -111,7 +114,7 @@ class _Recorder:
         if not (want_swing or want_illegal):
             return
         ops = self.ops[table, :n].copy()
-        info = self._info_list(table, n, ops)
+        info = self._info_list(table, n, ops, notes)
         if want_swing:
             item = Kept((swing, -job), job, ops, info, {"swing"})
             if len(self.swings) < self.keep_swings:
@@ -125,7 +128,7 @@ class _Recorder:
             else:
                 heapq.heapreplace(self.illegal, item)
 
-    def _info_list(self, table: int, n: int, ops: np.ndarray) -> list:
+    def _info_list(self, table: int, n: int, ops: np.ndarray, notes: dict[int, str]) -> list:
         out: list = [None] * n
         for k in range(n):
             entry: dict[str, Any] = {}
@@ -142,6 +145,8 @@ class _Recorder:
                 a = int(self.bad_action[table, k])
                 entry["illegal_action"] = a
                 entry["illegal_name"] = action_name(a)
+            if k in notes:
+                entry["note"] = notes[k]
             out[k] = entry or None
         return out
 
@@ -165,6 +170,9 @@ def play_shard(
     n_jobs = j1 - j0
     n_tab = min(setup.tables, n_jobs)
     policies = [e.make(n_tab) for e in setup.entrants]
+    # a policy may cap the tables (a Botzone bot policy: each of its seats is a process)
+    caps = [int(p.max_tables) for p in policies if getattr(p, "max_tables", None)]
+    n_tab = min([n_tab, *caps])
     # per-table random streams of the policies that take them, keyed per hand by (seed, agent, wall, order)
     streams = [TableStreams(n_tab) if getattr(p, "row_streams", False) else None for p in policies]
     stream_keys = [
@@ -178,6 +186,10 @@ def play_shard(
 
     observe = any(needs_observations(p) for p in policies)
     has_info = [setup.record_info and hasattr(p, "act_with_info") for p in policies]
+    # optional hooks of a policy (mjenv.botzone.botpolicy): the rows' tables, faults noted per row, hands done
+    wants_tables = [bool(getattr(p, "wants_tables", False)) for p in policies]
+    take_notes = [getattr(p, "take_notes", None) for p in policies]
+    hands_done = [getattr(p, "hands_done", None) for p in policies]
     keep = setup.records > 0 or setup.illegal_records > 0
     rec = _Recorder(n_tab, setup.records, setup.illegal_records, any(has_info)) if keep else None
 
@@ -261,9 +273,19 @@ def play_shard(
                         None if probs is None else _rows_array(probs, rows.size, names[k], "probs", 2),
                         None if value is None else _rows_array(value, rows.size, names[k], "value", 1),
                     )
+                elif wants_tables[k]:
+                    a = pol(o, m, s, tables=rows, **kw)
                 else:
                     a = pol(o, m, s, **kw)
                 actions[rows] = _check_policy_actions(a, rows.size, names[k])
+                if take_notes[k] is not None:
+                    for i, note in sorted(take_notes[k]().items()):
+                        r = int(rows[i])
+                        j = int(cur_job[r])
+                        where = {"wall": j // n_orders, "order": j % n_orders, "chair": int(seats[r])}
+                        out.agents[k].bot_faults.append({**where, "decision": int(hand_pos[r]), **note})
+                        if rec is not None:
+                            rec.notes[(r, int(pos_of[r]))] = _fault_text(note)
             decisions += act_rows.size
             if rec is not None:
                 rec.ops[act_rows, pos_of[act_rows], 2] = np.clip(actions[act_rows], 0, A.NUM_ACTIONS - 1)
@@ -326,6 +348,9 @@ def play_shard(
                         sc = out.scores[j - j0]
                         rec.finish(i, j, int(sc.max() - sc.min()), bool(out.illegal[j - j0].any()))
                 hand_pos[done] = 0
+                for hd in hands_done:
+                    if hd is not None:
+                        hd(done)
                 cur_job[done] = queued[done]
                 queued[done] = -1
                 nxt = done[cur_job[done] >= 0]
@@ -336,13 +361,28 @@ def play_shard(
     finally:
         if bar is not None:
             bar.close()
+        for hd in hands_done:
+            if hd is not None:
+                hd(all_rows)
     out.decisions = int(decisions)
     out.illegal_list = [(tuple(-x for x in k), e) for k, e in illegal_heap]
     if rec is not None:
         out.swings = list(rec.swings)
         out.illegal_kept = [k for _, k in rec.illegal]
         out.illegal_seen = rec.illegal_seen
+    out.max_tables = min(caps, default=None)
+    # a Botzone bot's summary (command, limits, verdict counts, answer times), after its last hand
+    for k, p in enumerate(policies):
+        if hasattr(p, "bot_summary"):
+            out.agents[k].bot = p.bot_summary()
     return out
+
+
+def _fault_text(note: dict) -> str:
+    """One line naming a bot's fault (the records' ``note``, shown by the viewer)."""
+    ans = "" if note.get("answer") is None else f", answered {note['answer']!r}"
+    why = f" ({note['why']})" if note.get("why") else ""
+    return f"bot fault {note['verdict']}: request {note['request']!r}{ans}{why}"
 
 
 def _play_shard_task(setup: Setup, j0: int, j1: int, threads: int | None) -> Outcome:
@@ -551,6 +591,9 @@ def run_arena(
         "hands_per_s": schedule.n_jobs / play if play > 0 else None,
         "decisions_per_s": outcome.decisions / play if play > 0 else None,
     }
+    bot_times = {nm: a.timing_fields() for nm, a in zip(setup.names, outcome.agents) if a.bot is not None}
+    if bot_times:
+        report["timing"]["bots"] = bot_times
     return report
 
 

@@ -25,7 +25,7 @@ def build_report(setup: Setup, outcome: Outcome, curve_points: int) -> dict[str,
     names, seating, walls, seed, rules = setup.names, sch.seating, sch.walls, sch.seed, setup.rules
     orders, chair_agent, n_orders, n_jobs = sch.orders, sch.chair_agent, sch.n_orders, sch.n_jobs
     j_scores, j_winner, j_loser, j_fan = outcome.scores, outcome.winner, outcome.loser, outcome.fan
-    n_tab = min(setup.tables, n_jobs)
+    n_tab = min(setup.tables, n_jobs, outcome.max_tables or n_jobs)  # capped by a policy's max_tables
     sc = j_scores.reshape(walls, n_orders, 4)
     chairs = np.arange(4)
     won = j_winner[:, None] == chairs  # [J, 4]
@@ -194,6 +194,30 @@ def format_markdown(report: dict) -> str:
     for d in report["differences"]:
         p = "-" if d["p"] is None else f"{d['p']:.3g}"
         lines.append(f"| {d['a']} - {d['b']} | {_fmt_ci(d)} | {p} | {'yes' if d['significant'] else 'no'} |")
+    bots = {nm: a["bot"] for nm, a in report["agents"].items() if a.get("bot")}
+    if bots:
+        kinds = ["TLE", "RE", "MLE", "NJ", "WA", "WH"]
+        kinds += sorted({v for b in bots.values() for v in b["verdicts"]} - set(kinds) - {"OK"})
+        lines += [
+            "",
+            "| bot | command | answers | "
+            + " | ".join(kinds)
+            + " | answer time median / p99 | reproducible |",
+            "|---|---|---:|" + "---:|" * len(kinds) + "---|---|",
+        ]
+        bt = (report.get("timing") or {}).get("bots", {})
+        for nm, b in bots.items():
+            tm = bt.get(nm, {})
+            ms = (
+                "-"
+                if tm.get("median_s") is None
+                else f"{1e3 * tm['median_s']:.1f} / {1e3 * tm['p99_s']:.1f} ms"
+            )
+            cells = " | ".join(str(b["verdicts"].get(v, 0)) for v in kinds)
+            repro = "yes" if b["reproducible"] else "no (a time-out depends on the machine)"
+            lines.append(
+                f"| {nm} | `{b['command']}` | {b['verdicts'].get('OK', 0)} | {cells} | {ms} | {repro} |"
+            )
     fan = "-" if t["mean_fan"] is None else f"{t['mean_fan']:.1f}"
     lines.append("")
     lines.append(
