@@ -578,8 +578,8 @@ def _give(state, s, t, need, last, dealer):
 
 # ----------------------------------------------------------------------------------------------- turn flow
 @njit
-def _start_turn(state, s, tile, kind):
-    """``s`` has just drawn ``tile``: it is s's turn, with a self-drawn win cached if there is one."""
+def _turn_fields(state, s, tile, kind):
+    """``s`` has just drawn ``tile``: the fields that make it s's turn (no win cached yet)."""
     state[PHASE] = PH_TURN
     state[TURN] = s
     state[CUR] = s
@@ -591,6 +591,12 @@ def _start_turn(state, s, tile, kind):
     for k in range(4):
         state[WIN_FAN + k] = -1
         state[CLAIM + k] = NOT_ASKED
+
+
+@njit
+def _start_turn(state, s, tile, kind):
+    """``s`` has just drawn ``tile``: it is s's turn, with a self-drawn win cached if there is one."""
+    _turn_fields(state, s, tile, kind)
     flags = WIN_SELF_DRAWN
     if kind == KIND_KONG:
         flags |= WIN_ABOUT_KONG
@@ -604,12 +610,21 @@ def _start_turn(state, s, tile, kind):
 @njit
 def _draw(state, s, from_back, kind):
     """``s`` draws (from the front, or the back for replacements); flowers are set aside and replaced."""
+    t, kind = _draw_tile(state, s, from_back, kind)
+    if t >= 0:
+        _start_turn(state, s, t, kind)
+
+
+@njit
+def _draw_tile(state, s, from_back, kind):
+    """The tiles of :func:`_draw`: ``(tile, kind)`` of the tile now in s's hand (``kind`` KIND_FLOWER when it
+    replaced a flower), or ``(-1, kind)`` when the wall ran out (the hand is then over, drawn)."""
     while True:
         if wall_empty_kernel(state, s):
             state[PHASE] = PH_OVER
             state[CUR] = -1
             state[EVENTS] |= EV_EXHAUSTIVE
-            return
+            return -1, kind
         if state[PRIVATE_WALLS] != 0:
             t = _pop_private(state, s)
         elif from_back:
@@ -627,8 +642,7 @@ def _draw(state, s, from_back, kind):
             continue
         state[HAND + 34 * s + t] += 1
         state[N_DRAWS] += 1
-        _start_turn(state, s, t, kind)
-        return
+        return t, kind
 
 
 @njit(entry=True)  # also called from Python
@@ -867,7 +881,7 @@ def _complete_added_kong(state, s, t, suit_win, honor_win):
     _draw(state, s, True, KIND_KONG)
 
 
-@njit
+@njit(entry=False)  # called from kernels only (observe_kernel): link-only
 def window_drawer_kernel(state):
     """The seat that draws when every seat asked in the open claim (robbing) window passes: the discarder's next
     player (the kong declarer); -1 when no window is open."""
@@ -879,7 +893,7 @@ def window_drawer_kernel(state):
     return -1
 
 
-@njit
+@njit(entry=False)  # called from kernels only (observe_kernel): link-only
 def unclaimed_view_kernel(state, view):
     """Write into ``view`` (``int32[STATE_SIZE]``) the table ``state`` as it will be if every seat asked in its
     open claim or robbing window passes, pending answers ignored: the next player draws (a claim window), or the
@@ -889,8 +903,9 @@ def unclaimed_view_kernel(state, view):
     shows the same table whether or not a window is open; never play on ``view``. The draw is shown as one tile
     that is no flower whatever the wall holds (the flowers set aside and the wall count are those of a plain
     draw), so the view tells nothing of the wall; only when every tile left for the drawer is a flower (then the
-    hand ends in a draw) does the view show them set aside. The cached waits in ``view`` are not updated (that
-    needs the win tables; the observation does not read them)."""
+    hand ends in a draw) does the view show them set aside. The cached waits and win options in ``view`` are
+    not updated (that needs the win tables and the scorer, which the observation kernel does not compile in;
+    the observation does not read them)."""
     view[:] = state
     d = window_drawer_kernel(state)
     if d < 0:
@@ -898,8 +913,11 @@ def unclaimed_view_kernel(state, view):
     rob = state[PHASE] == PH_ROB
     if rob:
         _stand_added_kong(view, d, state[OFFER_TILE])
-    _draw(view, d, rob, KIND_KONG if rob else KIND_NORMAL)
-    if view[PHASE] != PH_OVER and view[FLOWERS + d] != state[FLOWERS + d]:  # as a draw of one plain tile
+    t, kind = _draw_tile(view, d, rob, KIND_KONG if rob else KIND_NORMAL)
+    if t < 0:
+        return
+    _turn_fields(view, d, t, kind)
+    if view[FLOWERS + d] != state[FLOWERS + d]:  # as a draw of one plain tile
         view[FLOWERS + d] = state[FLOWERS + d]
         view[FLOWER_BITS + d] = state[FLOWER_BITS + d]
         view[BACK] = view[FRONT] + state[BACK] - state[FRONT] - 1

@@ -189,7 +189,7 @@ def _observe_unclaimed(state, seat, obs):
     _observe_table(view, seat, obs)
 
 
-@njit(inline="always")  # inlined into observe_kernel's hot path (and into _observe_unclaimed)
+@njit
 def _observe_table(state, seat, obs):
     """The body of :func:`observe_kernel`: the observation of ``state`` as it stands."""
     obs[:] = 0
