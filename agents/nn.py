@@ -308,7 +308,8 @@ class PlanesNet(nn.Module):
     by the 34 tile types, plus a learned per-tile embedding and a projection of the scalars) feeds a tower of
     ``blocks`` residual blocks of 1-D convolutions (kernel 3, ``channels`` wide) over the tiles laid out per
     suit (an empty column between suits: runs never cross a suit). Heads as in :class:`PolicyValueNet`: a
-    ``34 x 8`` summary and the scalars through a two-layer trunk (``hidden`` wide) give the value and, with
+    ``34 x 8`` summary, the tower's column of the tile on offer (what a claim decides on) and the scalars
+    through a two-layer trunk (``hidden`` wide) give the value and, with
     the legal non-tile actions, the seven other logits; a per-tile head gives each tile's discard,
     concealed-kong and added-kong logits from its tower output, a projection of the trunk and its legal tile
     actions. The legal mask reaches the policy heads only: the value is a function of the observation (or,
@@ -338,7 +339,7 @@ class PlanesNet(nn.Module):
         self.tower = nn.ModuleList([_Block(c) for _ in range(config.blocks)])
         self.tile_sum = nn.Conv1d(c, _TILE_SUMMARY, 1)
         self.body = nn.Sequential(
-            nn.Linear(34 * _TILE_SUMMARY + self.n_scalars, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU()
+            nn.Linear(34 * _TILE_SUMMARY + c + self.n_scalars, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU()
         )
         self.ctx = nn.Linear(h, c)
         self.legal_in = nn.Conv1d(P.NUM_MASK_PLANES, c, 1)
@@ -374,7 +375,10 @@ class PlanesNet(nn.Module):
         for block in self.tower:
             x = x + block(x) * self.gap  # the empty columns stay zero
         x = torch.relu(x[:, :, self.pos])  # [N, c, 34]
-        h = self.body(torch.cat([self.tile_sum(x).flatten(1), glob], dim=1))
+        offer = torch.bmm(x, planes[:, P.P_OFFER].unsqueeze(2)).squeeze(
+            2
+        )  # [N, c]: the tile on offer's column
+        h = self.body(torch.cat([self.tile_sum(x).flatten(1), offer, glob], dim=1))
         per = self.tile_head(
             torch.relu(x + self.ctx(h).unsqueeze(2) + self.legal_in(planes[:, k:]))
         )  # [N, 3, 34]
