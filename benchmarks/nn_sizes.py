@@ -11,7 +11,13 @@ engineered features) on real observations of a rule-agent rollout, CPU, ``--thre
 * ``PPO nn``: the network's share of one PPO decision, ``share * (inputs + forward + epochs * train)`` (``share``:
   the learner's share of all decisions, ~0.43 with the default opponents; past-self opponents' inference left
   out), and ``proj. dec/s``: the end-to-end PPO rate projected from ``--base`` (the mlp's measured
-  ``benchmarks.train`` rate) by swapping the mlp's per-decision network cost for this one's.
+  ``benchmarks.train`` rate on ``--cores`` cores) by swapping the mlp's per-decision network cost for this
+  one's.
+
+Each figure is given in wall-clock time and in the CPU time of the process (``time.process_time``). On a
+machine shared with other jobs, the wall clock of a multi-threaded run measures the wait for the cores (and
+OpenMP's spin-waits) more than the network; there, measure with ``--threads 1`` and read the CPU-time table,
+whose projection assumes the PPO loop keeps all ``--cores`` busy (its 2 + 2 threads do).
 
 The sizes are measured side by side: each of ``--repeats`` rounds times every network once, in turn, and the
 table gives medians (the machine is shared; ``--json`` writes every sample).
@@ -68,10 +74,11 @@ def rollout(rows: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(keep_o)[:rows], np.concatenate(keep_m)[:rows]
 
 
-def _time(fn) -> float:
-    t = time.perf_counter()
+def _time(fn) -> tuple[float, float]:
+    """``(wall seconds, CPU seconds of this process)`` of ``fn()``."""
+    t, c = time.perf_counter(), time.process_time()
     fn()
-    return time.perf_counter() - t
+    return time.perf_counter() - t, time.process_time() - c
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -84,6 +91,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--epochs", type=int, default=3, help="PPO epochs for the projection")
     ap.add_argument("--share", type=float, default=0.43, help="the learner's share of all PPO decisions")
     ap.add_argument("--base", type=float, default=43_500.0, help="the mlp's end-to-end PPO decisions/s")
+    ap.add_argument("--cores", type=int, default=2, help="the cores of the PPO run the --base rate is from")
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     if args.repeats < 1 or args.threads < 1 or args.infer_batch < 1 or args.train_batch < 1:
@@ -117,38 +125,49 @@ def main(argv: list[str] | None = None) -> dict:
         with torch.no_grad():
             nets[k].forward_features(*infer_in[k], m_it)
 
-    samples: dict[str, dict[str, list[float]]] = {
-        s: {"inputs": [], "forward": [], "train": []} for s in args.sizes
-    }
+    keys = ("inputs", "forward", "train")
+    samples = {s: {f"{k}_{c}": [] for k in keys for c in ("wall", "cpu")} for s in args.sizes}
     for k in range(len(configs)):  # warm-up: compile, allocate
         train_step(k)
         infer(k)
     for _ in range(args.repeats):
         for k, s in enumerate(args.sizes):
             n_i, n_t = args.infer_batch, args.train_batch
-            samples[s]["inputs"].append(1e6 * _time(partial(ann.input_features, configs[k], ob_i, m_i)) / n_i)
-            samples[s]["forward"].append(1e6 * _time(partial(infer, k)) / n_i)
-            samples[s]["train"].append(1e6 * _time(partial(train_step, k)) / n_t)
+            for key, fn, n in (("inputs", partial(ann.input_features, configs[k], ob_i, m_i), n_i),
+                               ("forward", partial(infer, k), n_i), ("train", partial(train_step, k), n_t)):  # fmt: skip
+                wall, cpu = _time(fn)
+                samples[s][f"{key}_wall"].append(1e6 * wall / n)
+                samples[s][f"{key}_cpu"].append(1e6 * cpu / n)
     rows = []
     for k, s in enumerate(args.sizes):
         med = {key: statistics.median(v) for key, v in samples[s].items()}
-        ppo = args.share * (med["inputs"] + med["forward"] + args.epochs * med["train"])
+        for c in ("wall", "cpu"):
+            med[f"ppo_nn_{c}"] = args.share * (
+                med[f"inputs_{c}"] + med[f"forward_{c}"] + args.epochs * med[f"train_{c}"]
+            )
         rows.append({"size": s, "config": configs[k].describe(), "parameters": nets[k].num_parameters, **med,
-                     "ppo_nn_us": ppo, "samples": samples[s]})  # fmt: skip
-    base_us = next((r["ppo_nn_us"] for r in rows if r["size"] == "mlp"), None)
+                     "samples": samples[s]})  # fmt: skip
+    mlp = next((r for r in rows if r["size"] == "mlp"), None)
     print(f"{args.threads} threads; median of {args.repeats} rounds; inference batch {args.infer_batch}, training "
           f"minibatch {args.train_batch}; projection: {args.epochs} epochs, learner share {args.share}, mlp at "
-          f"{args.base:,.0f} decisions/s end to end")  # fmt: skip
-    print(f"| {'network':48s} | parameters | inputs us/row | forward us/row | train us/row | PPO nn us/dec | "
-          "proj. dec/s |")  # fmt: skip
-    print("|" + "---|" * 7)
-    for r in rows:
-        proj = ""
-        if base_us is not None:
-            r["projected_decisions_per_s"] = 1e6 / (1e6 / args.base - base_us + r["ppo_nn_us"])
-            proj = f"{r['projected_decisions_per_s']:,.0f}"
-        print(f"| {r['config']:48s} | {r['parameters']:10,d} | {r['inputs']:13.2f} | {r['forward']:14.2f} | "
-              f"{r['train']:12.2f} | {r['ppo_nn_us']:13.2f} | {proj:>11s} |")  # fmt: skip
+          f"{args.base:,.0f} decisions/s end to end on {args.cores} cores")  # fmt: skip
+    for c, what in (("wall", "wall-clock"), ("cpu", "CPU time of the process")):
+        print(f"\n{what}, us per row:")
+        print(f"| {'network':58s} | parameters | inputs | forward | train | PPO nn us/dec | proj. dec/s |")
+        print("|" + "---|" * 7)
+        for r in rows:
+            proj = ""
+            if mlp is not None:
+                # wall: the mlp's wall time per decision; CPU: its CPU time per decision on all cores
+                per_dec = (1 if c == "wall" else args.cores) * 1e6 / args.base
+                r[f"projected_{c}"] = (
+                    (1 if c == "wall" else args.cores)
+                    * 1e6
+                    / (per_dec - mlp[f"ppo_nn_{c}"] + r[f"ppo_nn_{c}"])
+                )
+                proj = f"{r[f'projected_{c}']:,.0f}"
+            print(f"| {r['config']:58s} | {r['parameters']:10,d} | {r[f'inputs_{c}']:6.1f} | "
+                  f"{r[f'forward_{c}']:7.1f} | {r[f'train_{c}']:5.1f} | {r[f'ppo_nn_{c}']:13.1f} | {proj:>11s} |")  # fmt: skip
     out = {"args": vars(args), "rows": rows}
     if args.json:
         with open(args.json, "w") as f:
