@@ -10,10 +10,15 @@ for the tile actions (discard, concealed kong, added kong) and a head for the se
 Illegal actions get a logit of ``-inf`` (masked logits), so neither sampling nor the greedy choice can pick
 one.
 
+``NNConfig(arch="planes")`` (:class:`PlanesNet`) reads the observation itself instead: the tile planes and
+scalars of :mod:`agents.planes` through a residual tower of 1-D convolutions over the tiles (``blocks`` x
+``channels``), optionally with the engineered features as extra inputs (``with_features``). :func:`build_net`
+builds either; :func:`input_features` computes either's inputs (to compute a batch's inputs once).
+
 Observations may be ``float32`` or ``uint8`` (``numpy`` arrays or ``torch`` tensors); the features are computed
 on CPU, the network runs on CPU or CUDA. Checkpoints are safetensors files that carry the network config,
-``NN_FEATURES_VERSION`` (the observation layout and the feature layout) and a SHA-256 of the weights: loading one
-made for other features, another config, or with tampered or truncated bytes raises ``ValueError`` naming the
+its input layout (:func:`features_version`; the mlp's is ``NN_FEATURES_VERSION``, the observation layout and
+the feature layout) and a SHA-256 of the weights: loading one made for other inputs, another config, or with tampered or truncated bytes raises ``ValueError`` naming the
 problem. ``agents.nn:baseline`` plays the checkpoint shipped with the repository (``agents/baseline.safetensors``).
 """
 
