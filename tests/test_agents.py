@@ -844,3 +844,16 @@ def test_rule_agent_honors_knitted_incremental_form():
                 assert R._hk_value(kc1, h1, x, 1, H.KNITS) == H.honors_knitted_shanten_kernel(c2, H.KNITS)
                 checked += 1
     assert checked > 5000
+
+
+def test_nn_sizes_benchmark_runs_tiny(capsys):
+    """benchmarks/nn_sizes.py at a tiny scale: a row per size, the mlp's projection is its base rate."""
+    from benchmarks import nn_sizes
+
+    out = nn_sizes.main(["--repeats", "1", "--threads", "1", "--sizes", "mlp", "planes:1x4+f",
+                         "--train-batch", "64", "--infer-batch", "16", "--base", "1000"])  # fmt: skip
+    assert [r["size"] for r in out["rows"]] == ["mlp", "planes:1x4+f"]
+    assert out["rows"][0]["projected_cpu"] == pytest.approx(1000)
+    assert "planes(blocks=1, channels=4" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="bad size"):
+        nn_sizes.parse_size("planes")
