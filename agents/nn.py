@@ -10,10 +10,15 @@ for the tile actions (discard, concealed kong, added kong) and a head for the se
 Illegal actions get a logit of ``-inf`` (masked logits), so neither sampling nor the greedy choice can pick
 one.
 
+``NNConfig(arch="planes")`` (:class:`PlanesNet`) reads the observation itself instead: the tile planes and
+scalars of :mod:`agents.planes` through a residual tower of 1-D convolutions over the tiles (``blocks`` x
+``channels``), optionally with the engineered features as extra inputs (``with_features``). :func:`build_net`
+builds either; :func:`input_features` computes either's inputs (to compute a batch's inputs once).
+
 Observations may be ``float32`` or ``uint8`` (``numpy`` arrays or ``torch`` tensors); the features are computed
 on CPU, the network runs on CPU or CUDA. Checkpoints are safetensors files that carry the network config,
-``NN_FEATURES_VERSION`` (the observation layout and the feature layout) and a SHA-256 of the weights: loading one
-made for other features, another config, or with tampered or truncated bytes raises ``ValueError`` naming the
+its input layout (:func:`features_version`; the mlp's is ``NN_FEATURES_VERSION``, the observation layout and
+the feature layout) and a SHA-256 of the weights: loading one made for other inputs, another config, or with tampered or truncated bytes raises ``ValueError`` naming the
 problem. ``agents.nn:baseline`` plays the checkpoint shipped with the repository (``agents/baseline.safetensors``).
 """
 
@@ -21,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +34,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from agents import planes as P
 from agents._common import check_factory_args
 from agents.features import FEATURES_ID, NUM_GLOBAL_FEATURES, NUM_TILE_FEATURES, nn_features
 from mjenv.actions import NUM_ACTIONS
@@ -47,20 +53,72 @@ _SHAPES = dict(OBS_PIECES)
 _TILE_SUMMARY = 8  # per-tile width of the flattened summary that feeds the trunk
 
 
+ARCHS = ("mlp", "planes")
+
+
 @dataclass(frozen=True)
 class NNConfig:
-    """Network sizes. ``channels``: width of the per-tile encoder and head; ``hidden``: width of the trunk."""
+    """Network architecture and sizes.
+
+    ``arch="mlp"`` (:class:`PolicyValueNet`, the default): the engineered features through dense layers;
+    ``channels``: width of the per-tile encoder and head; ``hidden``: width of the trunk.
+
+    ``arch="planes"`` (:class:`PlanesNet`): the observation's tile planes (:mod:`agents.planes`) through a
+    residual tower of ``blocks`` blocks of 1-D convolutions over the tiles, ``channels`` wide; ``hidden``: width
+    of the dense trunk of the heads; ``with_features``: the engineered features of :mod:`agents.features` as
+    extra inputs.
+    """
 
     channels: int = 16
     hidden: int = 128
+    arch: str = "mlp"
+    blocks: int | None = None
+    """planes only: residual blocks (default 2)"""
+    with_features: bool = False
+    """planes only: also read the engineered features"""
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            v = getattr(self, f.name)
+        if not isinstance(self.arch, str):
+            raise TypeError(f"NNConfig.arch must be a str, got {type(self.arch).__name__}")
+        if self.arch not in ARCHS:
+            raise ValueError(f"NNConfig.arch must be one of {ARCHS}, got {self.arch!r}")
+        if not isinstance(self.with_features, bool):
+            raise TypeError(f"NNConfig.with_features must be a bool, got {type(self.with_features).__name__}")
+        if self.arch == "mlp":
+            if self.blocks is not None:
+                raise ValueError(
+                    f"NNConfig.blocks is a setting of arch='planes', not 'mlp' (got {self.blocks})"
+                )
+            if self.with_features:
+                raise ValueError(
+                    "NNConfig.with_features is a setting of arch='planes' (the mlp always reads them)"
+                )
+        elif self.blocks is None:
+            object.__setattr__(self, "blocks", 2)
+        for name, hi in (("channels", 4096), ("hidden", 4096), ("blocks", 64)):
+            v = getattr(self, name)
+            if v is None:
+                continue
             if isinstance(v, bool) or not isinstance(v, int):
-                raise TypeError(f"NNConfig.{f.name} must be an int, got {type(v).__name__}")
-            if not 1 <= v <= 4096:
-                raise ValueError(f"NNConfig.{f.name} must be in 1..4096, got {v}")
+                raise TypeError(f"NNConfig.{name} must be an int, got {type(v).__name__}")
+            if not 1 <= v <= hi:
+                raise ValueError(f"NNConfig.{name} must be in 1..{hi}, got {v}")
+
+    def describe(self) -> str:
+        """The architecture in one short string, e.g. ``mlp(channels=16, hidden=128)``."""
+        if self.arch == "mlp":
+            return f"mlp(channels={self.channels}, hidden={self.hidden})"
+        extra = ", with_features" if self.with_features else ""
+        return f"planes(blocks={self.blocks}, channels={self.channels}, hidden={self.hidden}{extra})"
+
+
+def features_version(config: NNConfig) -> str:
+    """The input layout a network of ``config`` reads (recorded in its checkpoints): the observation layout and
+    :mod:`agents.features`' ``FEATURES_ID`` (mlp: :data:`NN_FEATURES_VERSION`), or :mod:`agents.planes`'
+    ``PLANES_ID`` (and ``FEATURES_ID`` with ``with_features``)."""
+    if config.arch == "mlp":
+        return NN_FEATURES_VERSION
+    return f"{FEATURES_VERSION}+{P.PLANES_ID}" + (f"+{FEATURES_ID}" if config.with_features else "")
 
 
 def _scalar_index() -> tuple[np.ndarray, np.ndarray]:
@@ -89,6 +147,35 @@ def obs_features(
     tile, glob = nn_features(o, m, threads=threads)
     sc = o[:, _SCALAR_IDX].astype(np.float32) / _SCALAR_SCALE
     return torch.from_numpy(tile), torch.from_numpy(np.concatenate([glob, sc], axis=1))
+
+
+def input_features(
+    config: NNConfig, obs: Any, masks: Any = None, threads: int | None = None
+) -> tuple[torch.Tensor, ...]:
+    """The inputs of a network of ``config`` (CPU tensors; :meth:`PolicyValueNet.forward_features` and
+    :meth:`PlanesNet.forward_features` take them), from observations (uint8 or float32; numpy or torch) and
+    their legal masks (``None``: a player not asked, e.g. a value bootstrap), so that a batch's inputs can be
+    computed once and stored.
+
+    ``mlp``: exactly :func:`obs_features`. ``planes``: ``(planes [N, C, 34], scalars [N, S])``, uint8 (every
+    value a small integer: :func:`agents.planes.obs_planes`); with ``with_features`` float32, the engineered
+    tile features inserted before the mask planes and the global ones before the mask scalars."""
+    if not isinstance(config, NNConfig):
+        raise TypeError(f"config must be an NNConfig, got {type(config).__name__}")
+    if config.arch == "mlp":
+        return obs_features(obs, masks, threads=threads)
+    o = obs.detach().cpu().numpy() if isinstance(obs, torch.Tensor) else np.asarray(obs)
+    m = masks.detach().cpu().numpy() if isinstance(masks, torch.Tensor) else masks
+    if o.ndim != 2 or o.shape[1] != OBS_SIZE:
+        raise ValueError(f"obs must have shape (N, {OBS_SIZE}), got {tuple(o.shape)}")
+    planes, scal = P.obs_planes(o, m, threads=threads)
+    if not config.with_features:
+        return torch.from_numpy(planes), torch.from_numpy(scal)
+    tile, glob = nn_features(o, m, threads=threads)
+    k, j = P.NUM_PLANES - P.NUM_MASK_PLANES, P.NUM_SCALARS - P.NUM_MASK_SCALARS
+    pl = np.concatenate([planes[:, :k], tile.transpose(0, 2, 1), planes[:, k:]], axis=1, dtype=np.float32)
+    sc = np.concatenate([scal[:, :j], glob, scal[:, j:]], axis=1, dtype=np.float32)
+    return torch.from_numpy(pl), torch.from_numpy(sc)
 
 
 class _TrunkInput(torch.autograd.Function):
@@ -146,6 +233,10 @@ class PolicyValueNet(nn.Module):
     def __init__(self, config: NNConfig | None = None) -> None:
         super().__init__()
         self.config = NNConfig() if config is None else config
+        if self.config.arch != "mlp":
+            raise ValueError(
+                f"PolicyValueNet is arch 'mlp', got a config for {self.config.arch!r} (use build_net)"
+            )
         c, h = self.config.channels, self.config.hidden
         self.tile_enc = nn.Linear(NUM_TILE_FEATURES, c)
         self.tile_sum = nn.Linear(c, _TILE_SUMMARY)
@@ -191,6 +282,131 @@ class PolicyValueNet(nn.Module):
         return logits, self.value_head(x).squeeze(1)
 
 
+# the 34 tile types on a row of 37 with an empty column after each suit, so that a convolution over neighbouring
+# tiles never mixes two suits (a run continues only within its suit); the honours follow the third gap
+_POS = np.array([t + t // 9 if t < 27 else t + 3 for t in range(34)])
+_ROW = 37
+_FROM_ROW = np.full(_ROW, 34)  # which tile each column of the row holds (34: an empty column)
+_FROM_ROW[_POS] = np.arange(34)
+
+
+class _Block(nn.Module):
+    """A pre-activation residual block without normalisation: ``relu, conv3, relu, conv3`` over the tile row;
+    the second convolution starts at zero, so the block starts as the identity (Fixup's idea)."""
+
+    def __init__(self, c: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv1d(c, c, 3, padding=1)
+        self.conv2 = nn.Conv1d(c, c, 3, padding=1)
+        nn.init.zeros_(self.conv2.weight)
+        nn.init.zeros_(self.conv2.bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.conv2(torch.relu(self.conv1(torch.relu(x))))
+
+
+class PlanesNet(nn.Module):
+    """``forward(obs, masks) -> (masked logits [N, NUM_ACTIONS], value [N])``, reading the observation itself.
+
+    Inputs: :func:`input_features` (``arch="planes"``): the tile planes and scalars of :mod:`agents.planes`
+    (and the engineered features with ``with_features``). A stem (a linear map of each tile's planes, shared
+    by the 34 tile types, plus a learned per-tile embedding and a projection of the scalars) feeds a tower of
+    ``blocks`` residual blocks of 1-D convolutions (kernel 3, ``channels`` wide) over the tiles laid out per
+    suit (an empty column between suits: runs never cross a suit). Heads as in :class:`PolicyValueNet`: a
+    ``34 x 8`` summary, the tower's column of the tile on offer (what a claim decides on) and the scalars
+    through a two-layer trunk (``hidden`` wide) give the value and, with
+    the legal non-tile actions, the seven other logits; a per-tile head gives each tile's discard,
+    concealed-kong and added-kong logits from its tower output, a projection of the trunk and its legal tile
+    actions. The legal mask reaches the policy heads only: the value is a function of the observation (or,
+    with ``with_features``, of the engineered features too, which read the mask as for the mlp).
+    """
+
+    def __init__(self, config: NNConfig) -> None:
+        super().__init__()
+        if config.arch != "planes":
+            raise ValueError(f"PlanesNet is arch 'planes', got a config for {config.arch!r} (use build_net)")
+        self.config = config
+        c, h, f = config.channels, config.hidden, config.with_features
+        self.n_planes = P.NUM_PLANES - P.NUM_MASK_PLANES + (NUM_TILE_FEATURES if f else 0)
+        self.n_scalars = P.NUM_SCALARS - P.NUM_MASK_SCALARS + (NUM_GLOBAL_FEATURES if f else 0)
+        scale = np.ones(self.n_scalars, np.float32)
+        scale[: P.NUM_SCALARS - P.NUM_MASK_SCALARS] = P.SCALAR_SCALE[: P.NUM_SCALARS - P.NUM_MASK_SCALARS]
+        self.register_buffer("inv_scale", torch.from_numpy(1.0 / scale), persistent=False)
+        self.register_buffer("from_row", torch.from_numpy(_FROM_ROW), persistent=False)
+        self.register_buffer("pos", torch.from_numpy(_POS), persistent=False)
+        gap = np.zeros(_ROW, np.float32)
+        gap[_POS] = 1.0
+        self.register_buffer("gap", torch.from_numpy(gap), persistent=False)
+        self.stem = nn.Conv1d(self.n_planes, c, 1)
+        self.tile_embed = nn.Parameter(torch.zeros(c, 34))
+        nn.init.normal_(self.tile_embed, std=0.1)
+        self.scalar_in = nn.Linear(self.n_scalars, c)
+        self.tower = nn.ModuleList([_Block(c) for _ in range(config.blocks)])
+        self.tile_sum = nn.Conv1d(c, _TILE_SUMMARY, 1)
+        self.body = nn.Sequential(
+            nn.Linear(34 * _TILE_SUMMARY + c + self.n_scalars, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU()
+        )
+        self.ctx = nn.Linear(h, c)
+        self.legal_in = nn.Conv1d(P.NUM_MASK_PLANES, c, 1)
+        self.tile_head = nn.Conv1d(c, 3, 1)
+        self.other_head = nn.Linear(h + P.NUM_MASK_SCALARS, 7)
+        self.value_head = nn.Linear(h, 1)
+        for head in (self.tile_head, self.other_head):  # a near-uniform initial policy, as PolicyValueNet
+            nn.init.normal_(head.weight, std=0.01)
+            nn.init.zeros_(head.bias)
+
+    @property
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+    def features(self, obs: Any, masks: Any = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """:func:`input_features` moved to this network's device."""
+        dev = self.value_head.weight.device
+        planes, scal = input_features(self.config, obs, masks)
+        return planes.to(dev), scal.to(dev)
+
+    def forward(self, obs: Any, masks: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_features(*self.features(obs, masks), masks)
+
+    def forward_features(
+        self, planes: torch.Tensor, scal: torch.Tensor, masks: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """:meth:`forward` from the output of :meth:`features` (to compute the inputs of a batch once)."""
+        planes, scal = planes.float(), scal.float()
+        k, j = self.n_planes, self.n_scalars
+        glob, legal_other = scal[:, :j] * self.inv_scale, scal[:, j:]
+        x = self.stem(planes[:, :k]) + self.tile_embed + self.scalar_in(glob).unsqueeze(2)  # [N, c, 34]
+        x = nn.functional.pad(x, (0, 1))[:, :, self.from_row]  # [N, c, 37]: the suits apart
+        for block in self.tower:
+            x = x + block(x) * self.gap  # the empty columns stay zero
+        x = torch.relu(x[:, :, self.pos])  # [N, c, 34]
+        offer = torch.bmm(x, planes[:, P.P_OFFER].unsqueeze(2)).squeeze(
+            2
+        )  # [N, c]: the tile on offer's column
+        h = self.body(torch.cat([self.tile_sum(x).flatten(1), offer, glob], dim=1))
+        per = self.tile_head(
+            torch.relu(x + self.ctx(h).unsqueeze(2) + self.legal_in(planes[:, k:]))
+        )  # [N, 3, 34]
+        other = self.other_head(torch.cat([h, legal_other], dim=1))
+        logits = torch.cat([per[:, 0], other[:, :5], per[:, 1], per[:, 2], other[:, 5:]], dim=1)
+        if masks is not None:
+            m = masks if isinstance(masks, torch.Tensor) else torch.from_numpy(np.asarray(masks))
+            logits = logits.masked_fill(~m.to(device=logits.device, dtype=torch.bool), float("-inf"))
+        return logits, self.value_head(h).squeeze(1)
+
+
+Net = PolicyValueNet | PlanesNet
+
+
+def build_net(config: NNConfig | None = None) -> Net:
+    """A fresh network of ``config`` (default ``NNConfig()``): :class:`PolicyValueNet` for ``arch="mlp"``,
+    :class:`PlanesNet` for ``arch="planes"``."""
+    config = NNConfig() if config is None else config
+    if not isinstance(config, NNConfig):
+        raise TypeError(f"config must be an NNConfig, got {type(config).__name__}")
+    return PolicyValueNet(config) if config.arch == "mlp" else PlanesNet(config)
+
+
 # ------------------------------------------------------------------------------------------------ checkpoints
 def _digest(state: dict[str, torch.Tensor]) -> str:
     h = hashlib.sha256()
@@ -202,8 +418,9 @@ def _digest(state: dict[str, torch.Tensor]) -> str:
     return h.hexdigest()
 
 
-def save(net: PolicyValueNet, path: str | Path) -> None:
-    """Write ``net`` to a safetensors file with its config, ``NN_FEATURES_VERSION`` and a SHA-256 of the weights."""
+def save(net: Net, path: str | Path) -> None:
+    """Write ``net`` to a safetensors file with its config, its input layout (:func:`features_version`) and a
+    SHA-256 of the weights."""
     from safetensors.torch import save_file
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -211,7 +428,7 @@ def save(net: PolicyValueNet, path: str | Path) -> None:
     meta = {
         "format": FORMAT,
         "config": json.dumps(asdict(net.config), sort_keys=True),
-        "features_version": NN_FEATURES_VERSION,
+        "features_version": features_version(net.config),
         "obs_size": str(OBS_SIZE),
         "num_actions": str(NUM_ACTIONS),
         "sha256": _digest(state),
@@ -219,10 +436,9 @@ def save(net: PolicyValueNet, path: str | Path) -> None:
     save_file(state, str(path), metadata=meta)
 
 
-def load(
-    path: str | Path, config: NNConfig | None = None, device: str | torch.device = "cpu"
-) -> PolicyValueNet:
-    """Read a checkpoint written by :func:`save`.
+def load(path: str | Path, config: NNConfig | None = None, device: str | torch.device = "cpu") -> Net:
+    """Read a checkpoint written by :func:`save` (either architecture; a config saved without ``arch`` is an
+    mlp's).
 
     Raises ``FileNotFoundError`` for a missing file and ``ValueError`` for a file that is not such a checkpoint
     (corrupt or truncated), whose weights do not match their recorded SHA-256 (tampered), that was made for
@@ -245,10 +461,13 @@ def load(
         raise ValueError(
             f"{path} is not an agents.nn checkpoint (format {meta.get('format')!r}, want {FORMAT!r})"
         )
-    if meta.get("features_version") != NN_FEATURES_VERSION:
+    known = {features_version(c): c.arch for c in (NNConfig(), NNConfig(arch="planes"),
+                                                   NNConfig(arch="planes", with_features=True))}  # fmt: skip
+    if meta.get("features_version") not in known:
+        have = ", ".join(f"{v!r} ({a})" for v, a in known.items())
         raise ValueError(
             f"{path} was made for network features {meta.get('features_version')!r}, "
-            f"this agents.nn has {NN_FEATURES_VERSION!r} (retrain, or use the matching mjenv/agents version)"
+            f"this agents.nn has {have} (retrain, or use the matching mjenv/agents version)"
         )
     if meta.get("obs_size") != str(OBS_SIZE) or meta.get("num_actions") != str(NUM_ACTIONS):
         raise ValueError(
@@ -259,11 +478,16 @@ def load(
         saved = NNConfig(**json.loads(meta["config"]))
     except (KeyError, TypeError, ValueError) as e:
         raise ValueError(f"{path} has an unreadable network config: {e}") from e
+    if features_version(saved) != meta["features_version"]:
+        raise ValueError(
+            f"{path} holds inputs {meta['features_version']!r}, but its config {saved} reads "
+            f"{features_version(saved)!r}"
+        )
     if config is not None and config != saved:
         raise ValueError(f"{path} holds a network with config {saved}, but {config} was asked for")
     if _digest(state) != meta.get("sha256"):
         raise ValueError(f"{path}: the weights do not match their recorded SHA-256 (the file was modified)")
-    net = PolicyValueNet(saved)
+    net = build_net(saved)
     try:
         net.load_state_dict(state, strict=True)
     except RuntimeError as e:
@@ -273,8 +497,8 @@ def load(
 
 # ------------------------------------------------------------------------------------------------ policy
 class NNPolicy:
-    """Batched policy over a :class:`PolicyValueNet`: samples from the masked softmax (or takes its argmax
-    with ``greedy``); :meth:`act_with_info` also returns the probabilities and the value.
+    """Batched policy over a :class:`PolicyValueNet` or :class:`PlanesNet`: samples from the masked softmax (or
+    takes its argmax with ``greedy``); :meth:`act_with_info` also returns the probabilities and the value.
 
     ``row_streams = True``: called with ``rng`` (:class:`mjenv.policy.RowStreams`, the arena's per-table
     streams) it samples each row by inverting the row's distribution at one uniform of that row's stream, so
@@ -285,7 +509,7 @@ class NNPolicy:
     needs_observations = True
     row_streams = True
 
-    def __init__(self, net: PolicyValueNet, seed: int = 0, device: str = "cpu", greedy: bool = False) -> None:
+    def __init__(self, net: Net, seed: int = 0, device: str = "cpu", greedy: bool = False) -> None:
         self.device = torch.device(device)
         self.net = net.to(self.device).eval()
         self.greedy = bool(greedy)
@@ -295,9 +519,10 @@ class NNPolicy:
     def describe(self) -> str:
         """One line: the architecture, parameter count, device and features version."""
         c = self.net.config
+        args = c.describe().split("(", 1)[1]
         return (
-            f"agents.nn PolicyValueNet(channels={c.channels}, hidden={c.hidden}): "
-            f"{self.net.num_parameters:,} parameters on {self.device}, features {NN_FEATURES_VERSION}"
+            f"agents.nn {type(self.net).__name__}({args}: "
+            f"{self.net.num_parameters:,} parameters on {self.device}, features {features_version(c)}"
         )
 
     @torch.no_grad()
@@ -345,11 +570,15 @@ def make(
     greedy: bool = False,
     channels: int | None = None,
     hidden: int | None = None,
+    arch: str | None = None,
+    blocks: int | None = None,
+    with_features: bool | None = None,
 ) -> NNPolicy:
     """``agents.nn:make``: an :class:`NNPolicy`, from ``checkpoint`` or freshly initialised from ``seed``.
 
-    ``channels``/``hidden`` size a fresh network (or, with a checkpoint, must match it). ``device`` is any
-    torch device string (``"cpu"``, ``"cuda"``, ``"cuda:1"``).
+    ``arch`` (``"mlp"`` or ``"planes"``), ``channels``, ``hidden``, ``blocks`` and ``with_features``
+    (:class:`NNConfig`) shape a fresh network (or, with a checkpoint, must match it). ``device`` is any torch
+    device string (``"cpu"``, ``"cuda"``, ``"cuda:1"``).
     """
     _, seed = check_factory_args(num_envs, seed)
     if not isinstance(device, (str, torch.device)):
@@ -362,16 +591,19 @@ def make(
         raise ValueError(f"device {device!r} asked for, but CUDA is not available")
     if not isinstance(greedy, bool):
         raise TypeError(f"greedy must be a bool, got {type(greedy).__name__}")
-    sizes = {k: v for k, v in (("channels", channels), ("hidden", hidden)) if v is not None}
+    given = (("channels", channels), ("hidden", hidden), ("arch", arch), ("blocks", blocks),
+             ("with_features", with_features))  # fmt: skip
+    sizes = {k: v for k, v in given if v is not None}
     if checkpoint is not None:
         net = load(checkpoint, device=dev)
         for k, v in sizes.items():
             if getattr(net.config, k) != v:
                 raise ValueError(f"{checkpoint} holds a network with {k}={getattr(net.config, k)}, not {v}")
     else:
+        config = NNConfig(**sizes)
         with torch.random.fork_rng(devices=[]):  # the initial weights follow the seed; global RNG untouched
             torch.manual_seed(seed)
-            net = PolicyValueNet(NNConfig(**sizes))
+            net = build_net(config)
     return NNPolicy(net, seed=seed, device=str(dev), greedy=greedy)
 
 

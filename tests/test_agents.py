@@ -315,6 +315,211 @@ def test_nn_cuda_inference_matches_cpu():
     np.testing.assert_allclose(a["probs"], b["probs"], atol=1e-4)
 
 
+# ------------------------------------------------------------------------------------------------ nn, arch="planes"
+def _planes_reference(obs, masks):
+    """The planes and scalars of agents.planes, computed plainly from the observation's named views."""
+    from agents import planes as P
+    from agents import rule as R
+
+    v = O.views(obs)
+    n = obs.shape[0]
+    pl = np.zeros((n, P.NUM_PLANES, 34), np.uint8)
+    sc = np.zeros((n, P.NUM_SCALARS), np.uint8)
+    for i in range(n):
+        pl[i, P.P_HAND : P.P_HAND + 4] = v["hand"][i] != 0
+        pl[i, P.P_DRAWN] = v["drawn"][i] != 0
+        pl[i, P.P_OFFER] = v["offer_tile"][i] != 0
+        pl[i, P.P_MELDS : P.P_MELDS + 16] = v["melds"][i].reshape(16, 34) != 0
+        pl[i, P.P_DISC : P.P_DISC + 16] = v["discards"][i].reshape(16, 34) != 0
+        conc, vis, dbo = np.zeros(34, np.int8), np.zeros(34, np.int64), np.zeros(34, np.bool_)
+        R.decode_view(obs[i], conc, vis, dbo, np.zeros(5, np.int64), np.zeros(5, np.int64), False)
+        for k in range(4):
+            pl[i, P.P_VIS + k] = vis > k
+        for p in range(4):
+            seq = [abs(int(x)) - 1 for x in v["discard_seq"][i, p] if x != 0]
+            for j, t in enumerate(reversed(seq[-4:])):
+                pl[i, P.P_RECENT + 4 * p + j, t] = 1
+            pl[i, P.P_EARLY + p, seq[:6]] = 1
+            sc[i, P.S_MELDS + p] = int((v["meld_seq"][i, p, :, 0] != 0).sum())
+            sc[i, P.S_DISC + p] = len(seq)
+        pl[i, P.P_SEAT, 27:31] = v["seat_wind"][i] != 0
+        pl[i, P.P_PREV, 27:31] = v["prevalent_wind"][i] != 0
+        pl[i, P.P_LEGAL] = masks[i, :34]
+        pl[i, P.P_LEGAL + 1] = masks[i, A.CONCEALED_KONG : A.CONCEALED_KONG + 34]
+        pl[i, P.P_LEGAL + 2] = masks[i, A.ADDED_KONG : A.ADDED_KONG + 34]
+        for name, off in (("phase", P.S_PHASE), ("concealed", P.S_CONC), ("flowers", P.S_FLOWERS),
+                          ("seat_wind", P.S_SEAT), ("prevalent_wind", P.S_PREV), ("offer_from", P.S_FROM),
+                          ("turn", P.S_TURN)):  # fmt: skip
+            sc[i, off : off + 4] = v[name][i]
+        sc[i, P.S_WALL] = v["wall"][i, 0]
+        sc[i, P.S_NOWIN] = v["no_win"][i, 0]
+        sc[i, P.S_LEGAL :] = masks[i, [A.CHOW, A.CHOW + 1, A.CHOW + 2, A.PUNG, A.KONG, A.WIN, A.PASS]]
+    return pl, sc
+
+
+def test_nn_planes_are_the_observation():
+    """agents.planes' kernel gives what a plain reading of the observation's views gives (uint8 and float32
+    observations alike), and the legal-mask rows are zero without a mask."""
+    from agents import planes as P
+
+    obs, masks, _ = _rule_rollout(32, 60, seed=8)
+    pl, sc = P.obs_planes(obs, masks)
+    ref_pl, ref_sc = _planes_reference(obs, masks)
+    np.testing.assert_array_equal(pl, ref_pl)
+    np.testing.assert_array_equal(sc, ref_sc)
+    assert (
+        pl[:, P.P_RECENT].any() and pl[:, P.P_MELDS + 4 : P.P_MELDS + 16].any() and pl[:, P.P_LEGAL + 1].any()
+    )
+    pl32, sc32 = P.obs_planes(O.decode(obs), masks)
+    np.testing.assert_array_equal(pl32, pl)
+    np.testing.assert_array_equal(sc32, sc)
+    pl0, sc0 = P.obs_planes(obs, None)
+    assert not pl0[:, P.P_LEGAL :].any() and not sc0[:, P.S_LEGAL :].any()
+    np.testing.assert_array_equal(pl0[:, : P.P_LEGAL], pl[:, : P.P_LEGAL])
+    with pytest.raises(ValueError, match="masks must have shape"):
+        P.obs_planes(obs, masks[:, :5])
+
+
+@pytest.mark.parametrize("with_features", [False, True])
+def test_nn_planes_ignore_hidden_information(with_features):
+    """Table states that differ only in hidden information (opponents' concealed tiles, the wall) give the
+    acting seat the same planes network inputs and outputs; without the engineered features the value does
+    not read the legal mask at all."""
+    from agents import nn as N
+    from mjenv import game as G
+    from mjenv.observation import observe_kernel
+
+    n = 48
+    cfg = N.NNConfig(8, 16, arch="planes", blocks=1, with_features=with_features)
+    net = N.build_net(cfg).eval()
+    env = VectorEnv(n, seed=23, threads=1)
+    rule = load_policy("agents.rule:make", n, 0)
+    rng = np.random.default_rng(6)
+    obs, masks, seats = env.reset()
+    checked = 0
+    for step in range(40):
+        if step % 8 == 7:
+            rows = {0: ([], []), 1: ([], [])}
+            for i in range(n):
+                alt = _swap_hidden(env.states[i], int(seats[i]), rng)
+                if alt is None:
+                    continue
+                assert (alt != env.states[i]).any()
+                for k, s_ in ((0, env.states[i]), (1, alt)):
+                    o = np.zeros(O.OBS_SIZE, np.uint8)
+                    m = np.zeros(A.NUM_ACTIONS, np.bool_)
+                    observe_kernel(s_, int(seats[i]), o)
+                    G.legal_mask_kernel(s_, int(seats[i]), m)
+                    rows[k][0].append(o)
+                    rows[k][1].append(m)
+            (oa, ma), (ob, mb) = ((np.array(o), np.array(m)) for o, m in rows.values())
+            fa, fb = N.input_features(cfg, oa, ma), N.input_features(cfg, ob, mb)
+            assert all(torch.equal(x, y) for x, y in zip(fa, fb))
+            with torch.no_grad():
+                la, va = net.forward_features(*fa, torch.from_numpy(ma))
+                lb, vb = net.forward_features(*fb, torch.from_numpy(mb))
+                assert torch.equal(la, lb) and torch.equal(va, vb)
+                if not with_features:
+                    _, v0 = net.forward_features(*N.input_features(cfg, oa, None), None)
+                    assert torch.equal(v0, va)  # the value is a function of the observation alone
+            checked += oa.shape[0]
+        obs, masks, seats, _, _ = env.step(rule(obs, masks, seats))
+    assert checked > 100
+
+
+@pytest.mark.parametrize("with_features", [False, True])
+def test_nn_planes_save_load_round_trip(tmp_path, with_features):
+    from agents import nn as N
+
+    p = N.make(4, 3, arch="planes", channels=8, hidden=16, blocks=2, with_features=with_features)
+    assert isinstance(p.net, N.PlanesNet) and "PlanesNet(blocks=2" in p.describe()
+    path = tmp_path / "planes.safetensors"
+    N.save(p.net, path)
+    q = N.make(4, 0, checkpoint=path, greedy=True)
+    assert q.net.config == p.net.config and isinstance(q.net, N.PlanesNet)
+    obs, masks, _ = _rule_rollout(16, 20, seed=2)
+    with torch.no_grad():
+        la, va = p.net(obs, torch.from_numpy(masks))
+        lb, vb = q.net(obs, torch.from_numpy(masks))
+    assert torch.equal(la, lb) and torch.equal(va, vb)
+    a = q(obs, masks)
+    assert masks[np.arange(a.size), a].all()
+    r = N.make(4, 3, arch="planes", channels=8, hidden=16, blocks=2, with_features=with_features)
+    assert all(torch.equal(x, y) for x, y in zip(p.net.state_dict().values(), r.net.state_dict().values()))
+    with pytest.raises(ValueError, match="blocks=2, not 3"):
+        N.make(4, 0, checkpoint=path, blocks=3)
+    with pytest.raises(ValueError, match="arch=planes, not mlp"):
+        N.make(4, 0, checkpoint=path, arch="mlp")
+    with pytest.raises(ValueError, match="config"):
+        N.load(path, config=N.NNConfig(8, 16))
+
+
+def test_nn_checkpoint_inputs_must_fit_its_arch(tmp_path):
+    """A checkpoint whose recorded input layout is not its network's (a planes network labelled with the mlp's
+    features) is refused, naming both."""
+    from safetensors import safe_open
+    from safetensors.torch import save_file
+
+    from agents import nn as N
+
+    path = tmp_path / "planes.safetensors"
+    N.save(N.make(4, 0, arch="planes", channels=4, hidden=8, blocks=1).net, path)
+    with safe_open(str(path), framework="pt") as f:
+        meta = f.metadata()
+        state = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118
+    meta["features_version"] = N.NN_FEATURES_VERSION
+    save_file(state, str(tmp_path / "relabelled.safetensors"), metadata=meta)
+    with pytest.raises(ValueError, match="holds inputs 'v0\\+f1', but its config .* reads 'v0\\+p1'"):
+        N.load(tmp_path / "relabelled.safetensors")
+
+
+def test_nn_baseline_is_the_mlp():
+    """The shipped checkpoint (its saved config has no ``arch``) loads as the mlp it always was."""
+    from safetensors import safe_open
+
+    from agents import nn as N
+
+    with safe_open(str(N.BASELINE_PATH), framework="pt") as f:
+        assert "arch" not in f.metadata()["config"]
+    net = N.load(N.BASELINE_PATH)
+    assert type(net) is N.PolicyValueNet and net.config == N.NNConfig() and net.config.arch == "mlp"
+    assert net.num_parameters == 68_547 and N.features_version(net.config) == N.NN_FEATURES_VERSION
+    obs, masks, _ = _rule_rollout(8, 10, seed=1)
+    a = [
+        torch.equal(x, y)
+        for x, y in zip(N.input_features(net.config, obs, masks), N.obs_features(obs, masks))
+    ]
+    assert all(a) and len(a) == 2
+
+
+def test_nn_bad_configs_fail_clearly():
+    from agents import nn as N
+
+    with pytest.raises(ValueError, match="arch must be one of"):
+        N.NNConfig(arch="cnn")
+    with pytest.raises(TypeError, match="arch must be a str"):
+        N.NNConfig(arch=1)
+    with pytest.raises(ValueError, match="blocks is a setting of arch='planes'"):
+        N.NNConfig(blocks=2)
+    with pytest.raises(ValueError, match="with_features is a setting of arch='planes'"):
+        N.NNConfig(with_features=True)
+    with pytest.raises(ValueError, match="blocks must be in 1..64"):
+        N.NNConfig(arch="planes", blocks=0)
+    with pytest.raises(TypeError, match="blocks must be an int"):
+        N.NNConfig(arch="planes", blocks=2.0)
+    with pytest.raises(TypeError, match="with_features must be a bool"):
+        N.NNConfig(arch="planes", with_features=1)
+    assert N.NNConfig(arch="planes").blocks == 2
+    with pytest.raises(ValueError, match="use build_net"):
+        N.PolicyValueNet(N.NNConfig(arch="planes"))
+    with pytest.raises(ValueError, match="use build_net"):
+        N.PlanesNet(N.NNConfig())
+    with pytest.raises(TypeError, match="NNConfig"):
+        N.build_net({"arch": "planes"})
+    with pytest.raises(ValueError, match="arch must be one of"):
+        N.make(4, 0, arch="transformer")
+
+
 def test_agent_policy_adapter_with_rule_agent():
     """The per-agent adapter (AEC / Gymnasium fronts) drives the rule agent with batches of one."""
     from mjenv.policy import AgentPolicy
@@ -639,3 +844,16 @@ def test_rule_agent_honors_knitted_incremental_form():
                 assert R._hk_value(kc1, h1, x, 1, H.KNITS) == H.honors_knitted_shanten_kernel(c2, H.KNITS)
                 checked += 1
     assert checked > 5000
+
+
+def test_nn_sizes_benchmark_runs_tiny(capsys):
+    """benchmarks/nn_sizes.py at a tiny scale: a row per size, the mlp's projection is its base rate."""
+    from benchmarks import nn_sizes
+
+    out = nn_sizes.main(["--repeats", "1", "--threads", "1", "--sizes", "mlp", "planes:1x4+f",
+                         "--train-batch", "64", "--infer-batch", "16", "--base", "1000"])  # fmt: skip
+    assert [r["size"] for r in out["rows"]] == ["mlp", "planes:1x4+f"]
+    assert out["rows"][0]["projected_cpu"] == pytest.approx(1000)
+    assert "planes(blocks=1, channels=4" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="bad size"):
+        nn_sizes.parse_size("planes")

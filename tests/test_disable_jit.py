@@ -56,12 +56,12 @@ def test_disable_jit_plays_the_same_decisions_as_the_kernels():
     assert plain == _digest(False)
 
 
-# the rule agent's actions (uint8 rows, widened, and float32 rows) and the nn agent's features (uint8 rows),
-# digested; run in this process (compiled) and under NUMBA_DISABLE_JIT=1 in a subprocess
+# the rule agent's actions (uint8 rows, widened, and float32 rows) and the nn agent's features and tile planes
+# (uint8 rows), digested; run in this process (compiled) and under NUMBA_DISABLE_JIT=1 in a subprocess
 _AGENTS_SCRIPT = """
 import hashlib, sys, warnings
 import numpy as np
-from agents import features as F, rule as R
+from agents import features as F, planes as P, rule as R
 
 def digest(rows):
     h = hashlib.blake2b(digest_size=8)
@@ -69,7 +69,7 @@ def digest(rows):
         obs, masks = rows[name + "_obs"], rows[name + "_masks"]
         h.update(R.RulePolicy(len(obs))(obs, masks).tobytes())
         if name == "u8":
-            for a in F.nn_features(obs, masks):
+            for a in (*F.nn_features(obs, masks), *P.obs_planes(obs, masks), *P.obs_planes(obs, None)):
                 h.update(a.tobytes())
     return h.hexdigest()
 

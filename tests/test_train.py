@@ -11,6 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("safetensors")
 
+from agents import nn as ann  # noqa: E402 (after the importorskip)
 from mjenv import observation as O  # noqa: E402 (after the importorskip)
 from mjenv.arena import run_arena  # noqa: E402 (after the importorskip)
 from train import bc  # noqa: E402 (after the importorskip)
@@ -62,6 +63,10 @@ def test_bad_setting_types_and_files(tmp_path):
         bc.check_config(bc.BCConfig(holdout=1.0))
     with pytest.raises(ValueError, match="decisions must be >= 1"):
         bc.check_config(bc.BCConfig(decisions=-3))
+    with pytest.raises(ValueError, match="arch must be one of"):
+        bc.check_config(bc.BCConfig(arch="cnn"))
+    with pytest.raises(ValueError, match="blocks is a setting of arch='planes'"):
+        bc.check_config(bc.BCConfig(blocks=3))
 
 
 # ------------------------------------------------------------------------------------------------ resume
@@ -229,6 +234,16 @@ def test_bc_from_records_matches_the_engine(tmp_path):
     rep = bc.run(bc.BCConfig(records=(str(p),), out=str(tmp_path / "bc.safetensors"), channels=4, hidden=16,
                              epochs=1, torch_threads=1, progress=False))  # fmt: skip
     assert rep["held_out"]["n"] >= 1 and (tmp_path / "bc.json").is_file()
+    # the planes network: the same pipeline (its inputs stored as uint8), a checkpoint agents.nn:make loads
+    rep = bc.run(bc.BCConfig(records=(str(p),), out=str(tmp_path / "planes.safetensors"), arch="planes", channels=4,
+                             hidden=16, blocks=1, epochs=1, torch_threads=1, progress=False))  # fmt: skip
+    assert rep["features_version"] == "v0+p1" and rep["network"]["arch"] == "planes"
+    feats = bc.dataset_features(data, config=ann.NNConfig(4, 16, arch="planes", blocks=1))
+    assert [f.dtype for f in feats] == [torch.uint8, torch.uint8] and feats[0].shape[0] == data[
+        "actions"
+    ].size
+    net = ann.load(tmp_path / "planes.safetensors")
+    assert isinstance(net, ann.PlanesNet) and net.config.blocks == 1
 
 
 # ------------------------------------------------------------------------------------------------ curve

@@ -19,7 +19,9 @@ file when it exists and otherwise generates it and writes it there.
 
 Training and report
 -------------------
-An :class:`agents.nn.PolicyValueNet` is fitted by cross-entropy on the masked logits (Adam, shuffled minibatches);
+An :mod:`agents.nn` network (``--arch mlp``, the default: :class:`agents.nn.PolicyValueNet` over the engineered
+features; ``--arch planes --blocks B --channels C``: :class:`agents.nn.PlanesNet` over the observation's tile
+planes) is fitted by cross-entropy on the masked logits (Adam, shuffled minibatches);
 a held-out share of the decisions (``holdout``, chosen by the seed) measures **top-1 agreement** (the network's
 most likely legal action equals the teacher's), overall and per decision type: discard, claim (chow / pung /
 exposed kong on a discard), kong (concealed / added), win, pass. The checkpoint is written with
@@ -75,8 +77,14 @@ class BCConfig:
     threads: int = 2
     min_fan: int = 8
     seed: int = 0
+    arch: str = "mlp"
+    """network architecture: mlp (engineered features, dense layers) or planes (tile planes, a convolution tower)"""
     channels: int = 16
     hidden: int = 128
+    blocks: int | None = None
+    """planes: residual blocks (default 2)"""
+    with_features: bool = False
+    """planes: also read the engineered features"""
     epochs: int = 4
     batch_size: int = 512
     lr: float = 1e-3
@@ -95,6 +103,7 @@ def check_config(cfg: BCConfig) -> BCConfig:
             raise TypeError(f"BCConfig.{name} must be an int, got {type(v).__name__}")
         if v < lo:
             raise ValueError(f"BCConfig.{name} must be >= {lo}, got {v}")
+    net_config(cfg)  # the network settings (TypeError / ValueError naming the field)
     if not 0 < cfg.holdout < 1:
         raise ValueError(f"BCConfig.holdout must be in (0, 1), got {cfg.holdout}")
     if not cfg.lr > 0:
@@ -108,6 +117,13 @@ def check_config(cfg: BCConfig) -> BCConfig:
     if cfg.records and cfg.botzone_logs:
         raise ValueError("give records or botzone_logs, not both")
     return cfg
+
+
+def net_config(cfg: BCConfig) -> ann.NNConfig:
+    """The :class:`agents.nn.NNConfig` of ``cfg``'s network."""
+    return ann.NNConfig(
+        cfg.channels, cfg.hidden, arch=cfg.arch, blocks=cfg.blocks, with_features=cfg.with_features
+    )
 
 
 # ------------------------------------------------------------------------------------------------ data
@@ -220,27 +236,35 @@ def load_dataset(path: str | Path) -> dict[str, np.ndarray]:
 
 # ------------------------------------------------------------------------------------------------ training
 def dataset_features(
-    data: dict[str, np.ndarray], chunk: int = 8192, progress: bool = False
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """The network inputs of every decision (:func:`agents.nn.obs_features`), computed once and stored as
-    float16 (every feature is a small multiple of 1/32, exact in float16): ``(tile, glob)`` CPU tensors."""
+    data: dict[str, np.ndarray], chunk: int = 8192, progress: bool = False, config: ann.NNConfig | None = None
+) -> tuple[torch.Tensor, ...]:
+    """The network inputs of every decision (:func:`agents.nn.input_features` of ``config``, default the mlp's
+    :func:`agents.nn.obs_features`), computed once: integer inputs (the planes) kept as uint8, the others
+    stored as float16 (every engineered feature is a small multiple of 1/32, exact in float16). CPU tensors."""
+    config = ann.NNConfig() if config is None else config
     k = data["actions"].shape[0]
-    tile = torch.empty((k, 34, ann.NUM_TILE_FEATURES), dtype=torch.float16)
-    glob = torch.empty((k, ann.NUM_GLOBAL), dtype=torch.float16)
+    out: list[torch.Tensor] = []
     for s in tqdm(range(0, k, chunk), disable=not progress, unit="chunk", desc="features"):
-        t, g = ann.obs_features(data["obs"][s : s + chunk], unpack_masks(data["masks"][s : s + chunk]))
-        tile[s : s + chunk] = t.to(torch.float16)
-        glob[s : s + chunk] = g.to(torch.float16)
-    return tile, glob
+        feats = ann.input_features(
+            config, data["obs"][s : s + chunk], unpack_masks(data["masks"][s : s + chunk])
+        )
+        if not out:
+            out = [torch.empty((k, *f.shape[1:]), dtype=f.dtype if f.dtype == torch.uint8 else torch.float16)
+                   for f in feats]  # fmt: skip
+        for o, f in zip(out, feats):
+            o[s : s + chunk] = f.to(o.dtype)
+    if not out:
+        out = [f.to(torch.float16) for f in ann.input_features(config, data["obs"][:0])]
+    return tuple(out)
 
 
 def agreement(
-    net: ann.PolicyValueNet,
+    net: ann.Net,
     data: dict[str, np.ndarray],
     idx: np.ndarray,
     device: torch.device,
     batch: int = 4096,
-    feats: tuple[torch.Tensor, torch.Tensor] | None = None,
+    feats: tuple[torch.Tensor, ...] | None = None,
 ) -> dict[str, Any]:
     """Top-1 agreement of ``net``'s greedy legal action with the labels at rows ``idx``, overall and per type
     (``feats``: the precomputed :func:`dataset_features`, else computed here)."""
@@ -251,11 +275,11 @@ def agreement(
             r = idx[s : s + batch]
             m = torch.from_numpy(unpack_masks(data["masks"][r]))
             if feats is None:
-                tile, glob = ann.obs_features(data["obs"][r], m.numpy())
+                x = ann.input_features(net.config, data["obs"][r], m.numpy())
             else:
                 rt = torch.from_numpy(r)
-                tile, glob = feats[0][rt], feats[1][rt]
-            logits, _ = net.forward_features(tile.to(device), glob.to(device), m.to(device))
+                x = tuple(f[rt] for f in feats)
+            logits, _ = net.forward_features(*(f.to(device) for f in x), m.to(device))
             hits[s : s + batch] = logits.argmax(1).cpu().numpy() == data["actions"][r]
     net.train()
     types = data["types"][idx]
@@ -266,7 +290,7 @@ def agreement(
     return {"n": int(idx.size), "agreement": float(hits.mean()) if idx.size else None, "per_type": per}
 
 
-def fit(cfg: BCConfig, data: dict[str, np.ndarray]) -> tuple[ann.PolicyValueNet, dict[str, Any]]:
+def fit(cfg: BCConfig, data: dict[str, np.ndarray]) -> tuple[ann.Net, dict[str, Any]]:
     """Train a network on ``data``; returns it and the report (held-out agreement, timing)."""
     device = torch.device("cuda" if cfg.device == "auto" and torch.cuda.is_available() else
                           ("cpu" if cfg.device == "auto" else cfg.device))  # fmt: skip
@@ -281,10 +305,10 @@ def fit(cfg: BCConfig, data: dict[str, np.ndarray]) -> tuple[ann.PolicyValueNet,
     hold, tr = np.sort(perm[:n_hold]), perm[n_hold:]
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(cfg.seed)
-        net = ann.PolicyValueNet(ann.NNConfig(cfg.channels, cfg.hidden)).to(device)
+        net = ann.build_net(net_config(cfg)).to(device)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
     t0 = time.perf_counter()
-    feats = dataset_features(data, progress=cfg.progress)
+    feats = dataset_features(data, progress=cfg.progress, config=net.config)
     t_feat = time.perf_counter() - t0
     masks_t = torch.from_numpy(unpack_masks(data["masks"]))
     act_t = torch.from_numpy(data["actions"].astype(np.int64))
@@ -297,9 +321,9 @@ def fit(cfg: BCConfig, data: dict[str, np.ndarray]) -> tuple[ann.PolicyValueNet,
             order = rng.permutation(tr)
             for s in range(0, order.size, cfg.batch_size):
                 r = torch.from_numpy(order[s : s + cfg.batch_size])
-                tile, glob = feats[0][r].to(device), feats[1][r].to(device)
+                x = tuple(f[r].to(device) for f in feats)
                 m, a = masks_t[r].to(device), act_t[r].to(device)
-                logits, _ = net.forward_features(tile, glob, None)
+                logits, _ = net.forward_features(*x, None)
                 loss = F.cross_entropy(logits.masked_fill(~m, -1e8), a)
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
@@ -313,7 +337,7 @@ def fit(cfg: BCConfig, data: dict[str, np.ndarray]) -> tuple[ann.PolicyValueNet,
         "train": agreement(net, data, np.sort(tr[: min(tr.size, n_hold)]), device, feats=feats),
         "decisions": int(k), "train_decisions": int(tr.size), "final_loss": float(np.mean(losses[-50:])),
         "feature_seconds": t_feat, "fit_seconds": time.perf_counter() - t0, "parameters": net.num_parameters,
-        "network": asdict(net.config),
+        "network": asdict(net.config), "features_version": ann.features_version(net.config),
     }  # fmt: skip
     return net.cpu(), report
 
@@ -359,7 +383,7 @@ def main() -> None:
     rep = run(cfg)
     h = rep["held_out"]
     print(f"held-out top-1 agreement {100 * h['agreement']:.2f}% over {h['n']} decisions "
-          f"({rep['parameters']:,} parameters)")  # fmt: skip
+          f"({rep['parameters']:,} parameters, {ann.NNConfig(**rep['network']).describe()})")  # fmt: skip
     for name, v in h["per_type"].items():
         if v["n"]:
             print(f"  {name:8s} {100 * v['agreement']:6.2f}%  n={v['n']}")
