@@ -139,7 +139,7 @@ def keys_kernel(counts):
     return k0, k1, k2, k3
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def regular_score_kernel(suit, honor, k0, k1, k2, k3, need):
     """Best block score ``2*sets + min(partials, need - sets) + pair`` over the four groups.
 
@@ -177,7 +177,7 @@ def _regular_shanten(counts, suit, honor, n):
     return 2 * need - regular_score_kernel(suit, honor, k0, k1, k2, k3, need)
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def seven_pairs_shanten_kernel(counts):
     p = 0
     for t in range(34):
@@ -185,7 +185,7 @@ def seven_pairs_shanten_kernel(counts):
     return 6 - p
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def orphans_shanten_kernel(counts, orphans):
     kinds = 0
     pair = 0
@@ -259,7 +259,7 @@ def knitted_straight_shanten_kernel(counts, suit, honor, knits, pow5, n, bound, 
     return best
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def shape_shanten_kernel(counts, n, shape, suit, honor, knits, orphans, pow5):
     """Shanten of one shape for an ``n``-tile standing hand (NO_SHANTEN when the shape does not apply)."""
     if shape == 0:
@@ -332,7 +332,7 @@ def _pair_score(x, twos, ones, need):
     return 1 + _greedy(twos - (x & 7) + ((x >> 6) & 7), ones - ((x >> 3) & 7) + ((x >> 9) & 7), need)
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def inc_score_kernel(a, b, c, h, need):
     """:func:`regular_score_kernel` from the packed increments ``a, b, c, h`` of the four groups, or -1.
 
@@ -550,7 +550,7 @@ def _min_shanten_at(counts, i, n, suit, honor, suit_inc, honor_inc):
     )
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def min_shanten_kernel(counts, n, suit, honor, suit_inc, honor_inc):
     """:func:`_min_shanten_at` of a single ``int8[34]`` row (the batch kernel's specialization, inlined by LLVM)."""
     return _min_shanten_at(
@@ -586,7 +586,7 @@ def _regular_fifth_wins(counts, t, suit, honor, n1):
     return win
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def useful_kernel(counts, n, shape, s, held, physical, out, suit, honor, knits, orphans, pow5):
     """Mark in ``out`` (bool[34]) the tiles whose draw lowers the shape's shanten ``s``.
 
@@ -646,7 +646,7 @@ def _regular_win(suit_win, honor_win, counts, k0, k1, k2, k3):
     return pairs == 1
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _win_shapes(counts, n, suit_win, honor_win, knits, orphans, pow5):
     """Bitmask (1 << shape) of the shapes a complete ``n``-tile standing hand satisfies."""
     k0, k1, k2, k3 = keys_kernel(counts)
@@ -715,7 +715,7 @@ def _win_shapes(counts, n, suit_win, honor_win, knits, orphans, pow5):
     return mask
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _waits(counts, n, held, out, suit_win, honor_win, knits, orphans, pow5):
     """Mark in ``out`` the tiles (held fewer than 4 times) completing an ``n``-tile (3k+1) hand; count them."""
     found = 0
@@ -736,7 +736,7 @@ def _waits(counts, n, held, out, suit_win, honor_win, knits, orphans, pow5):
 # --- batch kernels -----------------------------------------------------------------------------------------
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _batch_win_shapes(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow5):
     """``out[i]``: win-shape bitmask of hand i (14 - 3*melds tiles), or a negative error code."""
     for i in range(counts.shape[0]):
@@ -785,7 +785,7 @@ def _suit_key(counts, i, lo, hi):
     return k
 
 
-@njit(entry=False, forceinline=True)  # a call per hand costs as much as the test: LLVM inlines it
+@njit(forceinline=True)  # a call per hand costs as much as the test: LLVM inlines it
 def win_code_at_kernel(counts, i, n_melds, suit_win, honor_win, knits):
     """1 if row ``i`` of ``counts`` (14 - 3*n_melds tiles) wins in any shape, 0 if not, or a negative error code.
 
@@ -882,7 +882,7 @@ def _win_code(row, n_melds, suit_win, honor_win, knits):
     return win_code_at_kernel(row.reshape((1, row.shape[0])), 0, n_melds, suit_win, honor_win, knits)
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def groups_win_kernel(suit_win, honor_win, k0, k1, k2, k3, s0, s1, s2, s3):
     """Regular win from group keys and sizes: each group splits into sets, exactly one also has the pair."""
     r0 = s0 % 3
@@ -902,7 +902,7 @@ def groups_win_kernel(suit_win, honor_win, k0, k1, k2, k3, s0, s1, s2, s3):
     ) == 1
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _batch_is_win(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow5):
     """``out[i]``: 1 if hand i (14 - 3*melds tiles) wins in any shape, 0 if not, negative on bad input.
 
@@ -916,7 +916,7 @@ def _batch_is_win(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow
     return bad
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _batch_shanten(counts, n_melds, out, suit, honor, suit_inc, honor_inc):
     """``out[i]``: overall shanten of hand i (13 or 14 - 3*melds tiles), or a negative error code < -1."""
     for i in range(counts.shape[0]):
@@ -924,7 +924,7 @@ def _batch_shanten(counts, n_melds, out, suit, honor, suit_inc, honor_inc):
     return 0
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _batch_shanten_by_shape(counts, n_melds, out, suit, honor, knits, orphans, pow5):
     """``out[i, shape]``: shanten per shape (NO_SHANTEN if it does not apply); row of error codes on bad input."""
     for i in range(counts.shape[0]):
@@ -941,7 +941,7 @@ def _batch_shanten_by_shape(counts, n_melds, out, suit, honor, knits, orphans, p
     return 0
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _batch_waits(
     counts, n_melds, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win, knits, orphans, pow5
 ):
@@ -957,7 +957,7 @@ def _batch_waits(
     return -1
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _batch_useful(counts, n_melds, shape, physical, s_out, useful, suit, honor, knits, orphans, pow5):
     """``s_out[i]``: shape shanten of waiting hand i; ``useful[i]``: its useful tiles; -1 or the first bad row."""
     for i in range(counts.shape[0]):
@@ -971,7 +971,7 @@ def _batch_useful(counts, n_melds, shape, physical, s_out, useful, suit, honor, 
     return -1
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _k_shanten_all(counts, held, physical, s_out, u_out, suit, honor, knits, orphans, pow5):
     """Per-hand entry: ``s_out[5]`` shanten per shape, ``u_out[5, 34]`` useful tiles (waiting hands only).
 
@@ -996,7 +996,7 @@ def _k_shanten_all(counts, held, physical, s_out, u_out, suit, honor, knits, orp
     return best
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _k_waits(counts, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win, knits, orphans, pow5):
     """Per-hand entry for :func:`waits` on a bare count array: number of waits, or a negative code."""
     n = _check(counts)
@@ -1009,7 +1009,7 @@ def _k_waits(counts, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win,
     return _waits(counts, n, counts, out, suit_win, honor_win, knits, orphans, pow5)
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _k_win_code(counts, suit_win, honor_win, knits):
     """Per-hand entry for :func:`is_win` on a bare count array (melds implied by the tile count)."""
     n = 0
@@ -1028,7 +1028,7 @@ def _k_win_code(counts, suit_win, honor_win, knits):
 _POP9 = np.array([i.bit_count() for i in range(512)], dtype=np.int64)  # popcount of 9-bit masks
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def waits_bits_kernel(counts, h, n_melds, suit_win, honor_win):
     """The tiles that complete the waiting (13 - 3 * ``n_melds``) hand ``counts[h:h + 34]``, as two bit masks
     ``(lo, hi)``: bit ``t`` of ``lo`` for tiles 0..26, bit ``t - 27`` of ``hi`` for the honours.
@@ -1190,7 +1190,7 @@ _TERMINAL_OR_HONOR = np.ascontiguousarray(IS_TERMINAL_OR_HONOR[:NUM_TILE_TYPES])
 _TERMINAL_OR_HONOR.setflags(write=False)
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def knitted_perm_kernel(h):
     """Index of the knitted straight (组合龙) all nine of whose tiles are in ``h``, or -1."""
     for k in range(6):
@@ -1203,7 +1203,7 @@ def knitted_perm_kernel(h):
     return -1
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def honors_knitted_kernel(h):
     """1 for 全不靠 (14 single tiles of honours and one knitted straight), 2 for 七星不靠, else 0."""
     for t in range(34):
@@ -1223,7 +1223,7 @@ def honors_knitted_kernel(h):
     return 0
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def special_shape_kernel(h, kind):
     """Is ``h`` (14 concealed tiles) seven pairs (kind 0) / thirteen orphans (kind 1)?"""
     if kind == 0:
@@ -1237,7 +1237,7 @@ def special_shape_kernel(h, kind):
     return True
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def suit_sets_kernel(h, b, pair):
     """Do the 9 counts ``h[b:b+9]`` (minus a pair at tile ``pair``) split into sets? Greedy from the lowest
     rank: three chows equal three pungs, so ``count % 3`` chows must start at each rank."""
@@ -1256,7 +1256,7 @@ def suit_sets_kernel(h, b, pair):
     return True
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def regular_ok_kernel(h, nneed):
     """Can ``h`` (3 * nneed + 2 tiles) be read as a pair and ``nneed`` sets?"""
     ps = -1
@@ -1286,7 +1286,7 @@ def regular_ok_kernel(h, nneed):
     return False
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def group_code_kernel(h, g):
     """How the tiles of group ``g`` (suit 0..2, 3 = honours) split: -1 not into sets and at most one pair,
     0 into sets only (or none), 1 into a pair and sets."""
@@ -1307,7 +1307,7 @@ def group_code_kernel(h, g):
     return suit_code_kernel(h, b, n, wsum)
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def suit_code_kernel(h, b, n, wsum):
     """``group_code_kernel`` of the suit at tile ``b`` holding ``n`` tiles of rank sum ``wsum`` (ranks 0..8)."""
     if n % 3 == 1:
@@ -1321,7 +1321,7 @@ def suit_code_kernel(h, b, n, wsum):
     return -1
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def single_wait_kernel(conc13, nfix, win, h, regular):
     """True when ``win`` is the only tile that completes the 13-tile hand (独听, needed for 边/嵌/单钓).
 
@@ -1430,7 +1430,7 @@ def _special_wait(h, nfix, win):
     return False
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def knitted_win_kernel(h, nfix):
     """Is ``h`` a knitted straight (组合龙) and ``1 - nfix`` sets and a pair?"""
     k = knitted_perm_kernel(h)
@@ -1442,7 +1442,7 @@ def knitted_win_kernel(h, nfix):
     return won
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def take_knitted_kernel(h, k, d):
     """Add ``d`` to each of the nine tiles of knitted straight ``k``."""
     for s in range(3):

@@ -138,7 +138,7 @@ def _observe_player(state, r, p, obs):
     obs[_U(O_FLOWERS + r)] = state[_U(G.FLOWERS + p)]
 
 
-@njit(entry=True)  # not link-only: the observation loops ran 15-20% slower with it (docs/performance.md)
+@njit
 def _add_copy(obs, base, t):
     """Count one more copy of tile ``t`` in the "at least k+1 copies" planes at ``obs[base:base + 136]``."""
     k = 0
