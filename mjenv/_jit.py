@@ -212,7 +212,7 @@ def cache_dir() -> Path:
 
 #: Modules whose shared kernels are NOT compiled in this process: their symbols point at a function that aborts.
 #: Set only by the compile-only worker processes of a parallel :func:`mjenv.warmup`
-#: (``mjenv._warm_worker``): a worker compiling the engine's kernels stubs ``mjenv.fans``, so it does not first compile the scorer, which
+#: (``mjenv._compile._warm_worker``): a worker compiling the engine's kernels stubs ``mjenv.fans``, so it does not first compile the scorer, which
 #: another worker compiles at the same time. The callers' code holds a call to the symbol, not its address
 #: (the symbol is resolved when the code is loaded), so what such a worker writes to the cache is the same
 #: code a normal process writes; the worker itself never runs a kernel that reaches a stub.

@@ -891,7 +891,7 @@ def _report(
 ):
     import numba
 
-    from mjenv import __version__
+    from mjenv._version import __version__
 
     n_orders = orders.shape[0]
     n_jobs = walls * n_orders

@@ -1957,7 +1957,7 @@ def _win_code_row_body(row, n_melds, suit_win, honor_win):
 # The win test of one int8[34] row for callers in other modules' kernels (hand.waits_bits_kernel, which the
 # engine's waits reach): compiled once, as a shared kernel (mjenv._jit.shared_kernel), with the same argument
 # types as the hand kernels' own _win_code, so that compiling the engine does not compile a second copy of the
-# inlined win test (and a parallel warmup's engine task can stub it: mjenv._TASKS).
+# inlined win test (and a parallel warmup's engine task can stub it: mjenv._compile._TASKS).
 _win_code_row = (
     shared_kernel(
         "mjenv_hand_win_code_row_v1",
