@@ -1,4 +1,5 @@
-"""Parallel cold start (``mjenv.warmup(jobs=N)``, :mod:`mjenv._compile`): locked cache writes, stub symbols, task plan, markers, workers.
+"""Parallel cold start (``mjenv.warmup(jobs=N)``, :mod:`mjenv._compile`): locked cache writes, stub symbols, task
+plan, markers, workers.
 
 The end-to-end check (a cold parallel warmup, after which this process compiles nothing) compiles every kernel
 from scratch and is behind ``-m slow``; the tests here check each mechanism on its own with tiny kernels.
@@ -119,7 +120,7 @@ def test_warm_start_loads_with_the_gc_off_and_frees_the_callers_garbage(monkeypa
     import gc
 
     seen = _record_gc(monkeypatch)
-    monkeypatch.setattr(mjenv, "_task_done", lambda *a, **k: True)
+    monkeypatch.setattr(_compile, "_task_done", lambda *a, **k: True)
     gc.unfreeze()
     gone = _cycle()
     if not caller_gc:
@@ -141,7 +142,7 @@ def test_cold_start_keeps_the_gc_on(monkeypatch):
 
     seen = _record_gc(monkeypatch, body=lambda: _made.append(_cycle()))
     _made: list = []
-    monkeypatch.setattr(mjenv, "_task_done", lambda *a, **k: False)
+    monkeypatch.setattr(_compile, "_task_done", lambda *a, **k: False)
     gc.unfreeze()
     try:
         mjenv.warmup(modules=("mjenv.hand",), jobs=1)
@@ -165,7 +166,7 @@ def test_a_compile_during_a_warm_start_switches_the_gc_back_on(monkeypatch):
         made.append(_cycle())
 
     seen = _record_gc(monkeypatch, body=compile_one)
-    monkeypatch.setattr(mjenv, "_task_done", lambda *a, **k: True)
+    monkeypatch.setattr(_compile, "_task_done", lambda *a, **k: True)
     gc.unfreeze()
     try:
         mjenv.warmup(modules=("mjenv.hand",), jobs=1)
@@ -264,9 +265,9 @@ def test_modules_load_while_the_other_workers_still_compile(monkeypatch):
 
         return warmup
 
-    monkeypatch.setattr(mjenv, "_run_parallel", fake_run)
-    monkeypatch.setattr(mjenv, "_task_done", lambda *a: False)
-    monkeypatch.setattr(mjenv, "_mark_done", lambda *a, **k: None)
+    monkeypatch.setattr(_compile, "_run_parallel", fake_run)
+    monkeypatch.setattr(_compile, "_task_done", lambda *a: False)
+    monkeypatch.setattr(_compile, "_mark_done", lambda *a, **k: None)
     monkeypatch.setattr(mjenv.hand, "warmup", recorder("mjenv.hand"))
     monkeypatch.setattr(mjenv.fans, "warmup", recorder("mjenv.fans"))
     times = mjenv.warmup(modules=("mjenv.hand", "mjenv.fans"), jobs=2, freeze=False)
@@ -278,8 +279,8 @@ def test_an_error_of_the_compile_thread_reaches_the_caller(monkeypatch):
     def broken(*a, **k):
         raise OSError("no processes today")
 
-    monkeypatch.setattr(mjenv, "_run_parallel", broken)
-    monkeypatch.setattr(mjenv, "_task_done", lambda *a: False)
+    monkeypatch.setattr(_compile, "_run_parallel", broken)
+    monkeypatch.setattr(_compile, "_task_done", lambda *a: False)
     with pytest.raises(OSError, match="no processes today"):
         mjenv.warmup(modules=("mjenv.hand", "mjenv.fans"), jobs=2, freeze=False)
 
@@ -323,7 +324,7 @@ def test_warm_start_runs_no_worker(monkeypatch):
     def no_process(*a, **k):
         raise AssertionError("a warm start must not start worker processes")
 
-    monkeypatch.setattr(mjenv, "_run_parallel", no_process)
+    monkeypatch.setattr(_compile, "_run_parallel", no_process)
     times = mjenv.warmup(modules=("mjenv.hand",), jobs=4)
     assert list(times) == ["mjenv.hand"]
 
