@@ -274,9 +274,16 @@ def load(
 # ------------------------------------------------------------------------------------------------ policy
 class NNPolicy:
     """Batched policy over a :class:`PolicyValueNet`: samples from the masked softmax (or takes its argmax
-    with ``greedy``); :meth:`act_with_info` also returns the probabilities and the value."""
+    with ``greedy``); :meth:`act_with_info` also returns the probabilities and the value.
+
+    ``row_streams = True``: called with ``rng`` (:class:`mjenv.policy.RowStreams`, the arena's per-table
+    streams) it samples each row by inverting the row's distribution at one uniform of that row's stream, so
+    its actions at a table do not depend on the other rows of the batch; without ``rng`` it samples with its
+    own torch generator (``torch.multinomial``).
+    """
 
     needs_observations = True
+    row_streams = True
 
     def __init__(self, net: PolicyValueNet, seed: int = 0, device: str = "cpu", greedy: bool = False) -> None:
         self.device = torch.device(device)
@@ -295,7 +302,7 @@ class NNPolicy:
 
     @torch.no_grad()
     def act_with_info(
-        self, obs: Any, masks: Any, seats: Any = None
+        self, obs: Any, masks: Any, seats: Any = None, rng: Any = None
     ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         if obs is None:
             raise ValueError("the nn agent needs observations (VectorEnv(..., observations=True))")
@@ -315,6 +322,10 @@ class NNPolicy:
         probs = torch.softmax(logits, dim=1)
         if self.greedy:
             actions = probs.argmax(dim=1)
+        elif rng is not None:  # inverse CDF at one uniform per row: the first action whose CDF exceeds u
+            cdf = np.cumsum(probs.double().cpu().numpy(), axis=1)
+            u = rng.random(cdf.shape[0]) * cdf[:, -1]  # < the row's total, so an action of probability > 0
+            actions = torch.from_numpy((cdf <= u[:, None]).sum(axis=1).astype(np.int64))
         elif probs.shape[0]:
             actions = torch.multinomial(probs, 1, generator=self.generator).squeeze(1)
         else:
@@ -322,8 +333,8 @@ class NNPolicy:
         info = {"probs": probs.float().cpu().numpy(), "value": value.float().cpu().numpy()}
         return actions.cpu().numpy().astype(np.int64), info
 
-    def __call__(self, obs: Any, masks: Any, seats: Any = None) -> np.ndarray:
-        return self.act_with_info(obs, masks, seats)[0]
+    def __call__(self, obs: Any, masks: Any, seats: Any = None, rng: Any = None) -> np.ndarray:
+        return self.act_with_info(obs, masks, seats, rng)[0]
 
 
 def make(

@@ -60,7 +60,7 @@ def bench_collect(cfg, rounds: int, repeats: int) -> dict[str, Any]:
         net = ann.PolicyValueNet(ann.NNConfig(cfg.channels, cfg.hidden))
     w = ray.put({k: v.detach().numpy().copy() for k, v in net.state_dict().items()})
     cls = ray.remote(num_cpus=1)(RolloutWorker).options(runtime_env=runtime_env())
-    actors = [cls.remote(asdict(cfg), asdict(net.config), i, worker_seed(cfg.seed, i)) for i in range(2)]
+    actors = [cls.remote(cfg, asdict(net.config), i, worker_seed(cfg.seed, i), Collector) for i in range(2)]
     ray.get([a.collect.remote(w, None, []) for a in actors])  # warm-up: start-up, Numba, torch
     per = cfg.num_envs * cfg.rollout_steps
     runs: dict[str, list[float]] = {"1": [], "2": [], "local": []}

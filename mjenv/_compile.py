@@ -20,8 +20,9 @@ WARMUP_MODULES = ("mjenv.hand", "mjenv.fans", "mjenv.game", "mjenv.vector")
 #: ``mjenv.fans`` (the scorer's shared kernels) and its ``warmup`` (the batch scorer), without compiling the
 #: hand's shared kernel; ``game``: import ``mjenv.game`` (the engine's shared kernels: waits, step, reset)
 #: without compiling the hand's or the scorer's first; ``vector``: the vector kernel with zero tables (and the
-#: single-table fronts' kernels that ``mjenv.game.warmup`` calls), without compiling the hand's, the scorer's
-#: or the engine's shared kernels first. Every task fills numba's on-disk cache; none needs another's result.
+#: single-table fronts' kernels that ``mjenv.game.warmup`` and ``mjenv.observation.warmup`` call), without
+#: compiling the hand's, the scorer's or the engine's shared kernels first. Every task fills numba's on-disk
+#: cache; none needs another's result.
 #: In this order, any subset can run one after the other in one process (a task never needs real what an
 #: earlier one stubbed).
 _TASKS = {
@@ -83,15 +84,17 @@ def _tasks_for(modules, imports, kwargs) -> list[tuple[str, dict]]:
     if "mjenv.vector" in modules:
         obs = bool(kwargs.get("observations", True))
         out.append(("vector", {"observations": obs, "fronts": "mjenv.game" in modules}))
-    elif "mjenv.game" in modules:  # game.warmup's front kernels without the vector kernel
+    elif (
+        "mjenv.game" in modules
+    ):  # the fronts' kernels (game's and observation's warmup) without the vector kernel
         out.append(("vector", {"observations": False, "fronts": True, "kernel": False}))
     return out
 
 
 def _needs(module: str, with_warmup: bool) -> tuple[str, ...]:
     """The tasks whose kernels loading ``module`` (and, with ``with_warmup``, running its ``warmup``) reads from
-    the cache: its own and those of the modules it imports; ``mjenv.game``'s warmup also runs the single-table
-    fronts, which the ``vector`` task compiles."""
+    the cache: its own and those of the modules it imports; ``mjenv.game``'s warmup (with
+    ``mjenv.observation``'s) also runs the single-table fronts, which the ``vector`` task compiles."""
     order = list(_TASKS)
     own = module.removeprefix("mjenv.") if module.startswith("mjenv.") else None  # mjenv.X: task X
     if own not in _TASKS:
@@ -236,7 +239,8 @@ def _warm_worker(tasks) -> None:
 
 def _compile_game_fronts(G) -> None:
     """Compile, without running them (the scorer is a stub in this worker), the kernels ``mjenv.game.warmup``
-    calls, for the argument types it calls them with (Python ints are ``int64``, as numba types them)."""
+    and ``mjenv.observation.warmup`` call, for the argument types they call them with (Python ints are
+    ``int64``, as numba types them)."""
     import numba
     import numpy as np
 
@@ -532,6 +536,8 @@ def _warmup(verbose, modules, progress, imports, jobs, kwargs, gc_pause) -> dict
                 fn = mod.warmup
                 params = inspect.signature(fn).parameters
                 fn(**{k: v for k, v in kwargs.items() if k in params})
+                if name == "mjenv.game":  # and the single-table fronts' observation kernels
+                    importlib.import_module("mjenv.observation").warmup()
             out[name] = time.perf_counter() - t0
             bar.update(1)
             if verbose:

@@ -7,20 +7,23 @@ Set ``MJENV_NO_CACHE=1`` to turn the on-disk cache off.
 
 **numba's internals: one switch, one version check, mjenv's own kernels only.** On the numba versions whose
 internals were read (:func:`patches_supported`: 0.68.x, the range ``pyproject.toml`` allows and CI tests),
-:func:`njit` and :func:`shared_kernel` change three things about the dispatchers and cfuncs they create, and
+:func:`njit` and :func:`shared_kernel` change four things about the dispatchers and cfuncs they create, and
 nothing else (no numba class, method or global is replaced; a user's own ``numba.njit`` kernels compile, cache
 and load as without mjenv, ``tests/test_numba_patches.py``):
 
 * calls from other kernels compile the kernel for the plain types of their arguments, not one specialization
   per constant (:func:`_no_literal_specializations`: an instance attribute, ``get_call_template``);
-* cache saves take a file lock per cache folder (:class:`_LockedCache`, the dispatcher's ``_cache``), so that the
-  processes of a parallel :func:`mjenv.warmup` or of ``pytest -n 2`` cannot corrupt the index of one kernel;
+* cache saves take a file lock per cache folder (:class:`_KernelCache`, the dispatcher's ``_cache``), so
+  that the processes of a parallel :func:`mjenv.warmup` or of ``pytest -n 2`` cannot corrupt the index of one
+  kernel;
+* cache loads skip numba's rebuild of its typing and lowering registries (:class:`_KernelCache`: ~0.4 s of CPU
+  per warm process, most of a ``python -m mjenv.botzone.judge`` call);
 * a shared kernel's cfunc announces a cache miss before compiling (:func:`_compile_cfunc`).
 
 ``MJENV_NUMBA_PATCHES=0`` (and any other numba version) is the **stock path**: plain ``numba.njit`` and
-``numba.cfunc``, slower to compile cold (more specializations) and without the lock, with the same results;
-both paths use the same cache entries. :data:`PATCHED` says which path this process takes. Shared kernels
-(:func:`shared_kernel`) use numba's public extension API on both paths (``numba.cfunc``,
+``numba.cfunc``, slower to compile cold (more specializations), slower to load warm, and without the lock,
+with the same results; both paths use the same cache entries. :data:`PATCHED` says which path this process
+takes. Shared kernels (:func:`shared_kernel`) use numba's public extension API on both paths (``numba.cfunc``,
 ``numba.extending.intrinsic``, ``llvmlite.binding.add_symbol``).
 
 numba invalidates a cached kernel when the file that defines it changes, but not when a function it calls from
@@ -41,6 +44,7 @@ import os
 from pathlib import Path
 
 import numba
+from numba.core.caching import FunctionCache
 
 CACHE = os.environ.get("MJENV_NO_CACHE", "") not in ("1", "true", "yes")
 _ROOT = Path(__file__).resolve().parent
@@ -81,23 +85,35 @@ def _folder_lock(folder):
         os.close(fd)  # closing releases the lock
 
 
-def _locked_cache(py_func):
-    """numba's cache of ``py_func`` (a ``FunctionCache``) whose saves hold the cache folder's lock.
+class _KernelCache(FunctionCache):
+    """numba's cache (``FunctionCache``) of one of mjenv's own kernels, where :data:`PATCHED`: saves hold the
+    cache folder's lock, and loads skip numba's refresh of the target context.
 
-    numba writes each index (``*.nbi``) and data file (``*.nbc``) atomically (a temporary file, then
+    Saves: numba writes each index (``*.nbi``) and data file (``*.nbc``) atomically (a temporary file, then
     ``os.replace``), but saving is a read-modify-write of the index: two processes saving two specializations
     of one function at once both read the old index, both pick the same free data file name, and the last
     index written maps the other process's signature to a data file that holds this one's code, which the next
     process would load and call with the wrong argument types. Under the lock the read-modify-write is one
-    step. Loads are not locked (a half-finished save is a cache miss, never wrong code)."""
-    from numba.core.caching import FunctionCache
+    step. Loads are not locked (a half-finished save is a cache miss, never wrong code).
 
-    class _LockedCache(FunctionCache):
-        def save_overload(self, sig, data):
-            with _folder_lock(self.cache_path):
-                super().save_overload(sig, data)
+    Loads: numba's ``load_overload`` first refreshes the target context: it imports numba's lowering modules
+    and installs all their registries (~0.4 s of CPU, most of a warm process's start: ``python -m
+    mjenv.botzone.judge``, started once per call, paid it every call). Compiling needs that, and numba's
+    compiler refreshes the context itself before it compiles; loading compiled code from the cache needs only
+    numba's runtime (NRT: the loaded code calls its functions), which this initializes alone. A user's own
+    kernels keep numba's ``FunctionCache`` (the first of them to compile or load refreshes the context as
+    without mjenv)."""
 
-    return _LockedCache(py_func)
+    def save_overload(self, sig, data):
+        with _folder_lock(self.cache_path):
+            super().save_overload(sig, data)
+
+    def load_overload(self, sig, target_context):
+        from numba.core.runtime import rtsys
+
+        rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
 
 
 def _no_literal_specializations(dispatcher):
@@ -133,10 +149,8 @@ def _no_literal_specializations(dispatcher):
 def _patch(dispatcher):
     """The patches (:data:`PATCHED`) on one of mjenv's own dispatchers: its cache saves are locked and calls from
     other kernels compile it without Literal specializations."""
-    from numba.core.caching import FunctionCache
-
     if type(dispatcher._cache) is FunctionCache:  # cache=True (else numba's NullCache)
-        dispatcher._cache = _locked_cache(dispatcher.py_func)
+        dispatcher._cache = _KernelCache(dispatcher.py_func)
     return _no_literal_specializations(dispatcher)
 
 
@@ -205,8 +219,6 @@ if CACHE:
 
 def cache_dir() -> Path:
     """The folder numba caches this package's kernels in (``mjenv/__pycache__``, or under ``NUMBA_CACHE_DIR``)."""
-    from numba.core.caching import FunctionCache
-
     return Path(FunctionCache(source_stamp)._cache_path)
 
 
@@ -262,7 +274,7 @@ def _compile_cfunc(py_func, signature):
 
     cf = CFunc(py_func, (tuple(signature.args), signature.return_type), locals={}, options={})
     if CACHE:
-        cf._cache = _locked_cache(py_func)  # numba's enable_caching, with the lock
+        cf._cache = _KernelCache(py_func)  # numba's enable_caching, with mjenv's cache class
     with global_compiler_lock:
         cres = cf._cache.load_overload(cf._sig, cf._targetdescr.target_context)
         if cres is None:

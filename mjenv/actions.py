@@ -29,6 +29,8 @@ so that an action string alone says which kong it is, which the logs and goldens
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from mjenv.tiles import NUM_TILE_TYPES, tile_to_botzone
@@ -52,6 +54,31 @@ def _check_action(action: object) -> int:
     a = int(action)
     if not 0 <= a < NUM_ACTIONS:
         raise ValueError(f"action {a} out of range 0..{NUM_ACTIONS - 1}")
+    return a
+
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def as_action(action: object) -> int:
+    """``action`` as a Python int, for the fronts' ``step``: a Python or numpy integer, a 0-d integer array (what
+    ``tensor.numpy()`` gives) or any other integer scalar (``operator.index``, e.g. a 0-d integer torch tensor).
+
+    Whether the integer is a legal action is the rules' business (an integer outside 0..NUM_ACTIONS-1 is an
+    illegal action); a value of another type is a caller's bug, never a move: ``TypeError`` for a bool, str,
+    float, None or a sequence (also of one element), ``ValueError`` for an integer outside int64.
+    """
+    if isinstance(action, (bool, np.bool_)) or str(getattr(action, "dtype", "")).endswith("bool"):
+        raise TypeError(f"an action must be an integer, got a bool ({action!r})")
+    if getattr(action, "ndim", 0) != 0:
+        shape = tuple(getattr(action, "shape", ()))
+        raise TypeError(f"an action must be a scalar integer, got {type(action).__name__} of shape {shape}")
+    try:
+        a = operator.index(action)
+    except TypeError:
+        raise TypeError(f"an action must be an integer, got {type(action).__name__} ({action!r})") from None
+    if not _INT64_MIN <= a <= _INT64_MAX:
+        raise ValueError(f"action {a} is out of range: actions are 0..{NUM_ACTIONS - 1}")
     return a
 
 

@@ -146,9 +146,8 @@ def _register_play(sub) -> None:
     p.add_argument("--style", default="unicode", help="tile notation: unicode, compact, botzone, zh")
     p.add_argument("--quiet", action="store_true", help="show only the final table and the result")
     p.add_argument("--log", metavar="PATH", help="write the hand's JSON game record to PATH")
-    p.add_argument(
-        "--html", metavar="PATH", help="write an offline replay page of the hand to PATH (mjenv.viewer)"
-    )
+    p.add_argument("--html", metavar="PATH", help="write an offline replay page of the hand to PATH "
+                   "(mjenv.viewer) instead of printing the hand; prints one line")  # fmt: skip
     _add_rule_args(p)
     p.set_defaults(func=_cmd_play)
 
@@ -173,19 +172,21 @@ def _cmd_play(args) -> int:
     mask = np.zeros(A.NUM_ACTIONS, np.bool_)
     ops = []
     names = [f"bot {s}" for s in range(4)]
+    show = not args.html  # with --html the page is the replay: print one line, not the hand
     while st[G.PHASE] != G.PH_OVER:
         seat = int(st[G.CUR])
         G.legal_mask_kernel(st, seat, mask)
         a = (
             A.WIN if mask[A.WIN] else int(rng.choice(np.flatnonzero(mask)))
         )  # random bot that never declines a win
-        if not args.quiet and st[G.PHASE] == G.PH_TURN:
+        if show and not args.quiet and st[G.PHASE] == G.PH_TURN:
             print(render_table(st, names, args.style) + "\n")
-        if not args.quiet:
+        if show and not args.quiet:
             print(f"{names[seat]}: {A.action_to_str(a)}")
         G.step(st, a)
         ops.append(["act", seat, a])
-    print(render_table(st, names, args.style))
+    if show:
+        print(render_table(st, names, args.style))
     log = make_log(args.seed, 0, 0, rules, ops)
     if args.log:
         with open(args.log, "w", encoding="utf-8") as f:
@@ -195,7 +196,13 @@ def _cmd_play(args) -> int:
         from mjenv.viewer import write_html
 
         n = write_html(log, args.html, title=f"mjenv play --seed {args.seed}")
-        print(f"replay page written to {args.html} ({n / 1024:.0f} KB)")
+        r = G.result(st)
+        outcome = (
+            "a draw"
+            if r["winner"] is None
+            else f"{names[r['winner']]} wins: {r['win_type'].replace('_', '-')}, {r['fan_total']} fan"
+        )
+        print(f"replay page of the hand ({outcome}) written to {args.html} ({n / 1024:.0f} KB)")
     return 0
 
 
@@ -352,8 +359,9 @@ def _register_eval(sub) -> None:
     p = sub.add_parser(
         "eval",
         help="duplicate evaluation of agents (1v3, 2v2, perm24) with 95%% confidence intervals",
+        # description= is printed as written (help= strings are %-formatted: 95%% there)
         description="Duplicate evaluation (mjenv.arena): every wall is played under every seat order of the "
-        "seating on the vector env; prints a markdown table of points per hand with 95%% CIs over walls, "
+        "seating on the vector env; prints a markdown table of points per hand with 95% CIs over walls, "
         "win / self-drawn / deal-in / draw rates, mean fan, placement and illegal actions, and the pairwise "
         "differences with their CI and significance.",
     )
@@ -376,9 +384,9 @@ def _register_eval(sub) -> None:
         "--plot", metavar="PATH", help="save a plot (mean +- CI per agent, CI against hands) to PATH"
     )
     p.add_argument("--workers", type=int, default=0, help="play on N Ray workers (pip install -e "
-                   "'.[distributed]'); the report is the single-process one for the same --shards (default 0)")  # fmt: skip
+                   "'.[distributed]'); the report is the single-process one (default 0)")  # fmt: skip
     p.add_argument("--shards", type=int, default=None, help="split the walls into N blocks, each on its own env "
-                   "(default: one per worker); fixes the report of stochastic agents across --workers")  # fmt: skip
+                   "(default: one per worker); the report does not depend on it")  # fmt: skip
     p.add_argument("--ray-address", default=None, help="Ray cluster address (e.g. auto); default a local Ray")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_eval)
@@ -388,6 +396,7 @@ def _cmd_eval(args) -> int:
     import json
 
     from mjenv.arena import format_markdown, plot_report, run_arena
+    from mjenv.policy import check_factory
 
     agents: dict[str, str] = {}
     for item in args.agent:
@@ -410,6 +419,11 @@ def _cmd_eval(args) -> int:
         except json.JSONDecodeError:
             parsed = value
         agent_kwargs.setdefault(name, {})[kw] = parsed
+    for name, spec in agents.items():  # a misspelled option fails here, before anything is compiled or played
+        try:
+            check_factory(spec, 1, 0, **agent_kwargs.get(name, {}))
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"agent {name!r}: {e}") from None
     if args.plot:
         try:
             import matplotlib  # noqa: F401
@@ -451,7 +465,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, OSError) as e:  # OSError: a file named by an option (a missing checkpoint)
         print(f"mjenv {args.command}: error: {e}", file=sys.stderr)
         return 2
 

@@ -851,14 +851,58 @@ def _open_rob(state, s, t, suit_win, honor_win):
 
 
 @njit
-def _complete_added_kong(state, s, t, suit_win, honor_win):
+def _stand_added_kong(state, s, t):
+    """Nobody robbed the added kong of ``t`` by ``s``: its pung becomes the kong."""
     i = pung_index_kernel(state, s, t)
     m = state[MELDS + 4 * s + i]
     state[MELDS + 4 * s + i] = pack_meld(KONG, t, meld_offer(m), 1)
     state[VIS + t] += 1
     state[EVENTS] |= EV_ADDED_KONG
+
+
+@njit
+def _complete_added_kong(state, s, t, suit_win, honor_win):
+    _stand_added_kong(state, s, t)
     update_waits_kernel(state, s, suit_win, honor_win)
     _draw(state, s, True, KIND_KONG)
+
+
+@njit
+def window_drawer_kernel(state):
+    """The seat that draws when every seat asked in the open claim (robbing) window passes: the discarder's next
+    player (the kong declarer); -1 when no window is open."""
+    ph = state[PHASE]
+    if ph == PH_CLAIM:
+        return (state[OFFER_SEAT] + 1) % 4
+    if ph == PH_ROB:
+        return state[OFFER_SEAT]
+    return -1
+
+
+@njit
+def unclaimed_view_kernel(state, view):
+    """Write into ``view`` (``int32[STATE_SIZE]``) the table ``state`` as it will be if every seat asked in its
+    open claim or robbing window passes, pending answers ignored: the next player draws (a claim window), or the
+    added kong stands and its declarer draws a replacement (a robbing window), by the engine's own code.
+
+    For the observation of a seat that is not being asked (:func:`mjenv.observation.observe_kernel`), so that it
+    shows the same table whether or not a window is open; never play on ``view``. The draw is shown as one tile
+    that is no flower whatever the wall holds (the flowers set aside and the wall count are those of a plain
+    draw), so the view tells nothing of the wall; only when every tile left for the drawer is a flower (then the
+    hand ends in a draw) does the view show them set aside. The cached waits in ``view`` are not updated (that
+    needs the win tables; the observation does not read them)."""
+    view[:] = state
+    d = window_drawer_kernel(state)
+    if d < 0:
+        return
+    rob = state[PHASE] == PH_ROB
+    if rob:
+        _stand_added_kong(view, d, state[OFFER_TILE])
+    _draw(view, d, rob, KIND_KONG if rob else KIND_NORMAL)
+    if view[PHASE] != PH_OVER and view[FLOWERS + d] != state[FLOWERS + d]:  # as a draw of one plain tile
+        view[FLOWERS + d] = state[FLOWERS + d]
+        view[FLOWER_BITS + d] = state[FLOWER_BITS + d]
+        view[BACK] = view[FRONT] + state[BACK] - state[FRONT] - 1
 
 
 @njit
@@ -1365,26 +1409,23 @@ def result(state: np.ndarray) -> dict:
 
 
 def warmup() -> float:
-    """Compile (or load from the on-disk cache) every engine kernel by playing one hand; returns seconds taken."""
+    """Compile (or load from the on-disk cache) every engine kernel by playing one hand; returns seconds taken.
+    The observation kernels the single-table fronts call with it are :func:`mjenv.observation.warmup`'s (both
+    run by :func:`mjenv.warmup`)."""
     import time
-
-    from mjenv.observation import OBS_SIZE, observe_kernel, observe_mask_kernel
 
     t0 = time.perf_counter()
     tab = win_tables()
     st = new_state()
     reset_kernel(st, 0, 0, 0, rules_block(), *tab)
     mask = np.zeros(NUM_ACTIONS, np.bool_)
-    obs = np.zeros(OBS_SIZE, np.float32)
     rewards = np.zeros(4, np.float32)
     while st[PHASE] != PH_OVER:  # the argument types the fronts use: Python ints (int64)
         seat = int(st[CUR])
         legal_mask_kernel(st, seat, mask)
-        observe_kernel(st, seat, obs)
         step_kernel(st, int(np.flatnonzero(mask)[-1]), rewards, *tab)
     reset_kernel(st, 1, 0, 0, rules_block(), *tab)
     front_step_kernel(st, A_DISCARD + int(np.flatnonzero(st[HAND : HAND + 34])[0]), rewards, *tab)
-    observe_mask_kernel(st, int(st[CUR]), True, obs, np.zeros(NUM_ACTIONS, np.int8))
     penalize_kernel(st, 0, 2, rewards)
     next_seed_kernel(st)
     return time.perf_counter() - t0

@@ -17,7 +17,10 @@ learner's action, then lets the opponents act until the learner must decide agai
   episode (one hand, or 16 in a match); ``info["result"]`` then holds the hand result.
 * ``opponents``: ``"random"`` (uniform over legal actions), one callable used for all three, or a list of
   three (in seat order after the learner). A callable gets ``(observation, action_mask, rng)`` with
-  ``action_mask`` a ``bool[109]`` array and ``rng`` a ``numpy.random.Generator``, and returns an action id.
+  ``action_mask`` a ``bool[109]`` array and ``rng`` a ``numpy.random.Generator``, and returns an action id (an
+  integer, a numpy integer or a 0-d integer array).
+* ``step(action)`` takes the same action types as the AEC env: another type (a float, a str, a bool, a
+  sequence) is a ``TypeError`` and nothing moves.
 * Further keyword arguments (``match``, ``prevalent_wind``, ``dealer``, ``min_fan``, ``illegal``,
   ``global_state``) go to :class:`mjenv.pettingzoo_env.raw_env`.
 """
@@ -106,7 +109,7 @@ class MahjongGymEnv(gymnasium.Env):
             agent = aec.agent_selection
             o = aec.observe(agent)
             policy = self._opponents[(int(agent[-1]) - k - 1) % 4]
-            aec.step(int(policy(o["observation"], o["action_mask"].astype(bool), self.np_random)))
+            aec.step(policy(o["observation"], o["action_mask"].astype(bool), self.np_random))
             self._reward += aec.rewards[me]
 
     def _obs(self) -> np.ndarray:
@@ -122,10 +125,13 @@ class MahjongGymEnv(gymnasium.Env):
 
     def step(self, action):
         aec = self.aec
+        if not aec._hands:
+            raise RuntimeError("step() before reset(): call reset() first")
         if aec.terminations[self.learner]:
             raise RuntimeError("step() called after the episode ended; call reset()")
+        action = A.as_action(action)  # a wrong type is the caller's bug (TypeError), as in the AEC env
         self._reward = 0.0
-        aec.step(int(action))
+        aec.step(action)
         self._reward += aec.rewards[self.learner]
         self._play_opponents()
         terminated = bool(aec.terminations[self.learner])

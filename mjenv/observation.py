@@ -33,10 +33,22 @@ views of one flat vector, the OpenSpiel Observer idea)::
     offer_from      (4,)         one-hot of who offered it (idem)
     phase           (4,)         one-hot: turn after a draw, turn after a chow/pung (discard only),
                                  claim window on a discard, robbing window on an added kong; the window phases
-                                 only for the seat being asked (all zero for everyone else while a window is
-                                 open: who is asked depends on hidden hands)
+                                 only for the seat being asked (see "Open windows" below)
     turn            (4,)         one-hot of the player whose turn it is (the discarder in a window)
     no_win          (1,)         1 when the observer lost the right to win this hand (penalty mode)
+
+Open windows: who is asked depends on hidden hands, so only the seat being asked sees a claim or robbing window
+(phase, offer_tile, offer_from). With ``claim_windows="claimants"`` (the default: only seats with a claim are
+asked) a seat that is not asked sees the table as it will be if every seat asked passes
+(``mjenv.game.unclaimed_view_kernel``): the next player has drawn and is to play (after an added kong: the kong
+stands and its declarer has drawn the replacement), which is what it sees after a discard nobody can claim.
+That draw is shown as one tile that is no flower, so the view never tells the order of the wall. What is left
+(docs/rules.md, "Claim windows reveal nothing"): when the next player's draw is a flower, a discard nobody can
+claim shows it set aside at once and an open window does not; and the seat that would draw (the discarder's
+next player; the kong declarer) cannot be shown its draw, so it sees the discard (or its declared kong) with no
+window and ``turn`` at the discarder, where a discard nobody can claim would have it to act (which
+``agent_selection`` tells it anyway). With ``claim_windows="all"`` a window opens after every discard, so every
+seat not being asked sees the table as it stands, with no window.
 
 Compact encoding (``uint8``): every feature is an integer in -34..144 (``wall`` <= 144, ``meld_seq`` tile ids
 <= 34, counts <= 14), so the same kernel (compiled by Numba per dtype, one implementation) fills a ``uint8``
@@ -97,7 +109,7 @@ _MD = G.MAX_DISCARDS
 
 # Speed (the VectorEnv writes one observation per decision): indices are cast to unsigned (``_U``) so that numba
 # emits no negative-index wraparound code for them, the per-player writer is inlined, and the hand planes and the
-# signs of discard_seq are written without branches (``benchmarks/vector_ab.py --kernel``; docs/performance.md).
+# signs of discard_seq are written without branches (``benchmarks/lab/vector_ab.py --kernel``; docs/performance-log.md).
 _U = np.uint64
 
 
@@ -153,6 +165,33 @@ def observe_kernel(state, seat, obs):
     docstring). ``ValueError`` for a seat outside 0..3."""
     if seat < 0 or seat > 3:  # the indices below are unsigned: never read outside the state
         raise ValueError("observe_kernel: seat must be 0..3")
+    ph = state[G.PHASE]
+    if (  # the seat to act (almost every call) fails the first test
+        seat != state[G.CUR]
+        and (ph == G.PH_CLAIM or ph == G.PH_ROB)
+        and state[G.ASK_ALL] == 0
+        and seat != G.window_drawer_kernel(state)
+    ):
+        # only the seats with a claim are asked: a seat not being asked sees the table as it will be if the
+        # window closes unclaimed (what it sees after a discard nobody can claim), since an open window would
+        # tell that some seat holds a claim (with claim_windows="all" every window opens: nothing to hide)
+        _observe_unclaimed(state, seat, obs)
+    else:
+        _observe_table(state, seat, obs)
+
+
+@njit
+def _observe_unclaimed(state, seat, obs):
+    """The observation of the table as it will be if the open window closes unclaimed (a call of its own, so that
+    the scratch state is allocated off the hot path)."""
+    view = np.empty(G.STATE_SIZE, np.int32)
+    G.unclaimed_view_kernel(state, view)
+    _observe_table(view, seat, obs)
+
+
+@njit(inline="always")  # inlined into observe_kernel's hot path (and into _observe_unclaimed)
+def _observe_table(state, seat, obs):
+    """The body of :func:`observe_kernel`: the observation of ``state`` as it stands."""
     obs[:] = 0
     h = _U(G.HAND + 34 * seat)
     for t in range(34):
@@ -182,9 +221,8 @@ def observe_kernel(state, seat, obs):
     obs[_U(O_SEAT + (seat - state[G.DEALER]) % 4)] = 1
     obs[_U(O_PREV + state[G.PREVALENT])] = 1
     obs[O_WALL] = state[G.BACK] - state[G.FRONT]
-    # a claim or robbing window is shown only to the seat being asked now: to anyone else an open window would
-    # tell that some seat holds a claim (who is asked depends on hidden hands), so they see the discard (or the
-    # declared kong) with no window and no phase
+    # a claim or robbing window is shown only to the seat being asked now (the others see the table after the
+    # window, see observe_kernel, or as it stands: the discard, or the declared kong, and no phase)
     if ph == G.PH_TURN:
         obs[_U(O_PHASE + state[G.JUST_CLAIMED])] = 1
     elif state[G.CUR] == seat and (ph == G.PH_CLAIM or ph == G.PH_ROB):
@@ -251,3 +289,131 @@ def views(obs: np.ndarray) -> dict[str, np.ndarray]:
     if obs.dtype == np.uint8:
         out["discard_seq"] = out["discard_seq"].view(np.int8)
     return out
+
+
+# ------------------------------------------------------------------------------------------------ oracle block
+# Hidden information for a training-only critic (PerfectDou's perfect-training-imperfect-execution, Suphx's
+# oracle): ``VectorEnv(..., oracle=True)`` fills ``env.oracle[i]`` with this block for the chair to act at table
+# ``i``. It is never part of an observation; no policy and no evaluation reads it (tests/test_layering.py checks
+# that only mjenv.vector fills it and only train/ reads it). Seats are relative to that chair as in the
+# observation (0 = self, 1 = next player, 2 = across, 3 = previous player)::
+#
+#     name         shape     meaning
+#     hands        (4, 34)   concealed tiles of every seat, counts
+#     waits        (4, 34)   1 where the tile completes the seat's cached waiting hand (mjenv.game WAITS: the
+#                            13-tile hand after its last discard, deal or kong; all zero when not waiting)
+#     wall_counts  (34,)     copies of each tile left in the wall (flowers not counted)
+#     wall_next    (4, 34)   tiles each seat draws in its next ORACLE_NEXT_DRAWS normal draws if nobody claims
+#                            (from the turn after the current one in play order; flowers skipped)
+#     wall_seq     (144,)    the wall left, in draw order (``mjenv.game.wall_tiles``): tile id + 1 (flowers
+#                            35..42), 0 after the end; with private walls each seat's part in wall order
+#
+# Every value is an integer in 0..42, so the kernel fills float32 or uint8 buffers alike (one implementation).
+ORACLE_NEXT_DRAWS = 4
+ORACLE_PIECES: tuple[tuple[str, tuple[int, ...]], ...] = (
+    ("hands", (4, 34)),
+    ("waits", (4, 34)),
+    ("wall_counts", (34,)),
+    ("wall_next", (4, 34)),
+    ("wall_seq", (144,)),
+)
+ORACLE_OFFSETS: dict[str, int] = {}
+_o = 0
+for _name, _shape in ORACLE_PIECES:
+    ORACLE_OFFSETS[_name] = _o
+    _o += int(np.prod(_shape))
+ORACLE_SIZE = _o
+del _o, _name, _shape
+_R_HANDS, _R_WAITS, _R_WCOUNT, _R_WNEXT, _R_WSEQ = (
+    ORACLE_OFFSETS[k] for k in ("hands", "waits", "wall_counts", "wall_next", "wall_seq")
+)
+
+
+@njit
+def oracle_kernel(state, seat, out):
+    """Fill ``out`` (``[ORACLE_SIZE]``, float32 or uint8) with the hidden-state block of ``seat``'s decision
+    (see "oracle block" above). Training critics only: never a policy input. ``ValueError`` for a bad seat."""
+    if seat < 0 or seat > 3:
+        raise ValueError("oracle_kernel: seat must be 0..3")
+    out[:] = 0
+    for r in range(4):
+        p = (seat + r) % 4
+        for t in range(34):
+            out[_R_HANDS + 34 * r + t] = state[G.HAND + 34 * p + t]
+        lo = state[G.WAITS + 2 * p]
+        hi = state[G.WAITS + 2 * p + 1]
+        for t in range(27):
+            out[_R_WAITS + 34 * r + t] = (lo >> t) & 1
+        for t in range(27, 34):
+            out[_R_WAITS + 34 * r + t] = (hi >> (t - 27)) & 1
+    first = (state[G.TURN] + 1) % 4  # the seat of the next normal draw if nobody claims
+    k = 0
+    if state[G.PRIVATE_WALLS] != 0:
+        part = 36 if state[G.HAS_FLOWERS] != 0 else 34
+        for p in range(4):
+            left = state[G.PWALL + p]
+            r = (p - seat) % 4
+            drawn = 0
+            for j in range(left):  # seat p pops its part from the end
+                t = state[G.WALL + part * p + left - 1 - j]
+                if t < 34:
+                    out[_R_WCOUNT + t] += 1
+                    if drawn < ORACLE_NEXT_DRAWS:
+                        out[_R_WNEXT + 34 * r + t] += 1
+                        drawn += 1
+            for i in range(left):  # wall order, as mjenv.game.wall_tiles
+                out[_R_WSEQ + k] = state[G.WALL + part * p + i] + 1
+                k += 1
+    else:
+        front = state[G.FRONT]
+        back = state[G.BACK]
+        d = 0  # normal draws counted so far (flowers are replaced from the back: not a seat's own draw)
+        for i in range(front, back):
+            t = state[G.WALL + i]
+            out[_R_WSEQ + k] = t + 1
+            k += 1
+            if t < 34:
+                out[_R_WCOUNT + t] += 1
+                if d < 4 * ORACLE_NEXT_DRAWS:
+                    out[_R_WNEXT + 34 * ((first + d - seat) % 4) + t] += 1
+                    d += 1
+
+
+@njit
+def oracle_rows_kernel(states, seats, out):
+    """``out[i]`` = :func:`oracle_kernel` of ``states[i]`` for chair ``seats[i]`` (all zero where the seat is -1,
+    a stopped table)."""
+    for i in range(states.shape[0]):
+        if seats[i] < 0:
+            out[i] = 0
+        else:
+            oracle_kernel(states[i], seats[i], out[i])
+
+
+def oracle_views(block: np.ndarray) -> dict[str, np.ndarray]:
+    """Named reshaped views (no copies) of an oracle block (or a batch ``[..., ORACLE_SIZE]``)."""
+    block = np.asarray(block)
+    if block.shape[-1:] != (ORACLE_SIZE,):
+        raise ValueError(f"oracle block must end in dimension {ORACLE_SIZE}, got shape {block.shape}")
+    lead = block.shape[:-1]
+    return {
+        name: block[..., ORACLE_OFFSETS[name] : ORACLE_OFFSETS[name] + int(np.prod(shape))].reshape(
+            *lead, *shape
+        )
+        for name, shape in ORACLE_PIECES
+    }
+
+
+def warmup() -> float:
+    """Compile (or load from the on-disk cache) the observation kernels of the single-table fronts, for the
+    argument types they call them with (Python ints: ``int64``); returns seconds taken. Run by
+    :func:`mjenv.warmup` after :func:`mjenv.game.warmup`."""
+    import time
+
+    t0 = time.perf_counter()
+    st = G.new_state()
+    G.reset_kernel(st, 0, 0, 0, G.rules_block(), *G.win_tables())
+    obs = np.zeros(OBS_SIZE, np.float32)
+    observe_kernel(st, int(st[G.CUR]), obs)
+    observe_mask_kernel(st, int(st[G.CUR]), True, obs, np.zeros(G.NUM_ACTIONS, np.int8))
+    return time.perf_counter() - t0

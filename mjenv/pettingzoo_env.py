@@ -34,10 +34,13 @@ winds.
 ``agent_selection`` is the seat to act. After a discard only the players with a legal claim are asked, one at a
 time in play order after the discarder; nobody sees another's answer (the observation carries no pending claim)
 until all have answered, then priority decides. The same holds for robbing an added kong. Only the player being
-asked sees the window open (phase, tile on offer): an observation of anyone else shows the discard and no
-window, so it reveals nothing about who can claim. With ``RuleConfig(claim_windows="all")`` every other player
-is asked in every window (pass-only masks for players without a claim), as on Botzone, so that not even
-``agent_selection`` depends on the hidden hands.
+asked sees the window open (phase, tile on offer); the others see the table as it will be if nobody claims (the
+next player has drawn and is to play), what they see after a discard nobody can claim. Two things still leak in
+this default mode (docs/rules.md, "Claim windows reveal nothing"): a flower drawn right after a discard is seen
+only when no window opened, and the player who would draw next sees the discard with no window instead of its
+own turn; and ``agent_selection`` shows who is asked. With ``RuleConfig(claim_windows="all")`` every other player
+is asked in every window (pass-only masks for players without a claim), as on Botzone, so that neither the
+observations nor ``agent_selection`` depend on the hidden hands.
 
 ### Observation Space
 ``observe(agent)`` returns ``{"observation": float32[OBS_SIZE], "action_mask": int8[109]}`` (plus
@@ -81,6 +84,9 @@ the offender gets -30, every other player +10, the episode ends; ``env()`` does 
 ``TerminateIllegalWrapper`` because that one cannot reward the other players), ``"raise"`` (``ValueError``, the
 state is unchanged), ``"penalty"`` (competition rules: a false win pays 10 to each other player, any other
 illegal action costs nothing; either way the offender loses the right to win this hand and must act again).
+An action is an integer: a Python or numpy integer or a 0-d integer array (``tensor.numpy()``); any other type
+(``"5"``, ``3.0``, ``[5]``, a bool, ``None`` for an agent still playing) is a ``TypeError`` and an integer
+beyond int64 a ``ValueError``, in every illegal mode, with nothing changed (a caller's bug is not a move).
 
 ### Game records
 ``env.unwrapped.hand_log(i)`` exports hand ``i`` of the episode as a JSON-able log (:mod:`mjenv.record`);
@@ -91,6 +97,8 @@ illegal action costs nothing; either way the offender loses the right to win thi
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 from gymnasium import spaces
@@ -110,6 +118,7 @@ _OK = G.OK
 _front_step = G.front_step_kernel
 _observe_mask = O.observe_mask_kernel
 _OBS_SIZE, _NUM_ACTIONS = O.OBS_SIZE, A.NUM_ACTIONS
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def env(**kwargs) -> AECEnv:
@@ -193,13 +202,11 @@ class raw_env(AECEnv):
             seed = int(self._seed_rng.integers(0, 2**63 - 1))
         seed = G.check_seed(seed)
         options = dict(options or {})
-        # other keys are ignored (pettingzoo's api_test passes arbitrary options)
-        self._single = (
-            int(options.get("prevalent_wind", self.rules.prevalent_wind)),
-            int(options.get("dealer", self.rules.dealer)),
-        )
-        if not all(0 <= v <= 3 for v in self._single):
-            raise ValueError(f"dealer and prevalent_wind must be 0..3, got {options}")
+        # other keys are ignored (pettingzoo's api_test passes arbitrary options); these two are validated by
+        # RuleConfig itself (ints 0..3, numpy integers normalised)
+        winds = {k: options[k] for k in ("dealer", "prevalent_wind") if k in options}
+        single = dataclasses.replace(self.rules, **winds) if winds else self.rules
+        self._single = (single.prevalent_wind, single.dealer)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._zero_rewards = True  # self.rewards holds only zeros (then a step without payments keeps it)
@@ -231,6 +238,8 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------------------------------ observe
     def observe(self, agent: str) -> dict:
+        if not self._hands:
+            raise RuntimeError("observe() before reset(): call reset() first")
         seat = self._chair[self._index[agent]]
         obs = np.empty(_OBS_SIZE, np.float32)
         mask = np.empty(_NUM_ACTIONS, np.int8)
@@ -251,30 +260,29 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------------------------------ step
     def step(self, action) -> None:
+        if not self._hands:
+            raise RuntimeError("step() before reset(): call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        if type(action) is not int or not _INT64_MIN <= action <= _INT64_MAX:
+            action = A.as_action(action)  # TypeError / ValueError before anything changes
         self._cumulative_rewards[agent] = 0.0
         if self._fresh_infos:
             self.infos = {a: {} for a in self.agents}
             self._fresh_infos = False
         seat = self._chair[self._index[agent]]
         st = self.state_array
-        ok = type(action) is int or (isinstance(action, (int, np.integer)) and not isinstance(action, bool))
-        if ok:
-            action = int(action)
-            nxt = _front_step(st, action, self._rew, *self._tab)
-            err = _OK if nxt >= 0 else nxt
-        else:
-            nxt = err = G.ERR_ILLEGAL
+        nxt = _front_step(st, action, self._rew, *self._tab)
+        err = _OK if nxt >= 0 else nxt
         if err == _OK:
             self._ops.append(("act", seat, action))
         elif self.rules.illegal == "raise":
-            what = A.action_to_str(int(action)) if ok and 0 <= int(action) < A.NUM_ACTIONS else repr(action)
+            what = A.action_to_str(action) if 0 <= action < A.NUM_ACTIONS else repr(action)
             raise ValueError(f"illegal action {what} for {agent}")
         else:
-            mode = G.penalty_kind_kernel(st, int(action) if ok else -1)
+            mode = G.penalty_kind_kernel(st, action)
             G.penalize_kernel(st, seat, mode, self._rew)
             self._ops.append(("penalty", seat, mode))
             nxt = 4 if st[G.PHASE] == G.PH_OVER else int(st[G.CUR])
@@ -334,6 +342,8 @@ class raw_env(AECEnv):
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
         """``int8[109]`` legal-action mask of ``agent`` (default: ``agent_selection``)."""
+        if not self._hands:
+            raise RuntimeError("action_mask() before reset(): call reset() first")
         return self.observe(agent or self.agent_selection)["action_mask"]
 
     def render(self) -> str | None:
@@ -342,6 +352,8 @@ class raw_env(AECEnv):
 
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
+        if not self._hands:
+            raise RuntimeError("render() before reset(): call reset() first")
         names = [self.possible_agents[self._player[c]] for c in range(4)]
         if self.render_mode == "rgb_array":
             from mjenv.viewer.raster import render_rgb

@@ -12,6 +12,14 @@ Specification in mjenv
   (actions, info)`` with ``info`` a dict of arrays with first dimension ``N``: ``"probs"``
   (``float32[N, NUM_ACTIONS]``, the action distribution it sampled from) and/or ``"value"`` (``float32[N]``).
   Records keep them (:func:`policy_info`).
+* **Optional arena hooks** (``docs/arena.md``): ``wants_tables``, ``max_tables``, ``take_notes()``,
+  ``hands_done(tables)``, ``bot_summary()``; used by the Botzone bot policy (:mod:`mjenv.botzone.botpolicy`).
+* **Per-table random streams** (optional): a stochastic policy that declares ``row_streams = True`` takes a
+  keyword ``rng`` in ``__call__`` (and ``act_with_info``): a :class:`RowStreams`, whose ``random(n)`` gives one
+  uniform per row, each from its own row's stream (:class:`TableStreams`: counter-based splitmix64, keyed per
+  hand). The arena keys a table's stream by (seed, agent, wall, seat order), so the policy's draws at a table
+  do not depend on which other tables share its batch, on ``tables``, on shards or on Ray workers. Called
+  without ``rng`` (the fronts, ``mjenv selfplay``, training) it draws from its own generator as before.
 * **Factories**: an agent is named by an import string ``"module:factory"`` with
   ``factory(num_envs, seed, **kwargs) -> policy`` (e.g. ``agents.rule:make``); :func:`load_policy` builds it
   with clear errors. A module that is not importable is looked for in the working directory too (so the
@@ -96,7 +104,8 @@ def random_legal_actions(
     Parameters
     ----------
     masks : ndarray[bool, (N, A)]
-    rng : numpy.random.Generator
+    rng : numpy.random.Generator or RowStreams
+        Anything with ``random(n) -> float64[n]`` (one uniform per row).
     n_legal : ndarray[int, (N,)], optional
         Legal actions per row (``VectorEnv.n_legal``); counted from ``masks`` when not given.
     legal_actions : ndarray[uint8, (N, A)], optional
@@ -138,30 +147,96 @@ def random_legal_actions(
     return flat[start + pick] - np.arange(masks.shape[0], dtype=np.int64) * masks.shape[1]
 
 
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def splitmix64(x: np.ndarray) -> np.ndarray:
+    """The splitmix64 output function of the ``uint64`` array ``x`` (wrapping arithmetic), elementwise.
+
+    ``splitmix64(key + k * 0x9E3779B97F4A7C15)`` for ``k = 1, 2, ...`` is the splitmix64 stream seeded with
+    ``key`` (Steele, Lea and Flood 2014; the engine's table RNG, :mod:`mjenv.game`, is the same generator).
+    """
+    z = np.array(x, dtype=np.uint64, ndmin=1)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+class TableStreams:
+    """Counter-based random streams, one per table, for policies with ``row_streams = True``.
+
+    :meth:`start` gives tables a new key (a new hand) and rewinds their counters; :meth:`rows` hands a policy
+    the streams of the rows it is called on. Draw ``k`` (1, 2, ...) of a table is
+    ``splitmix64(key + k * 0x9E3779B97F4A7C15) >> 11`` scaled to ``[0, 1)``: it depends on the table's key and
+    on how many draws that table made, never on the other rows of a batch.
+    """
+
+    def __init__(self, num_tables: int) -> None:
+        self.key = np.zeros(num_tables, np.uint64)
+        self.count = np.zeros(num_tables, np.uint64)
+
+    def start(self, tables: np.ndarray, keys: np.ndarray) -> None:
+        """Key the streams of ``tables`` with ``keys`` (``uint64``) and rewind them."""
+        self.key[tables] = keys
+        self.count[tables] = 0
+
+    def rows(self, rows: np.ndarray) -> RowStreams:
+        """The streams of ``rows`` (table indices), in that order, as the ``rng`` of one policy call."""
+        return RowStreams(self, np.asarray(rows, np.int64))
+
+
+class RowStreams:
+    """The streams of some tables (:meth:`TableStreams.rows`), passed as ``rng`` to a ``row_streams`` policy.
+
+    Like ``numpy.random.Generator.random`` for one draw per row: ``random(n)`` with ``n`` the number of rows
+    returns ``float64[n]``, row ``i``'s number from row ``i``'s stream, and advances those streams by one.
+    """
+
+    def __init__(self, streams: TableStreams, rows: np.ndarray) -> None:
+        self._streams = streams
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return int(self._rows.size)
+
+    def random(self, size: int | tuple[int] | None = None) -> np.ndarray:
+        n = self._rows.size
+        if size not in (n, (n,)):
+            raise ValueError(f"row streams draw one number per row: size must be {n}, got {size!r}")
+        st = self._streams
+        st.count[self._rows] += np.uint64(1)
+        z = splitmix64(st.key[self._rows] + st.count[self._rows] * _GOLDEN)
+        return (z >> np.uint64(11)).astype(np.float64) * (1.0 / 9007199254740992.0)
+
+
 class RandomPolicy:
     """Uniformly random legal actions, chosen over the whole batch at once (:func:`random_legal_actions`).
 
     ``needs_observations = False``: ``mjenv selfplay`` runs it in the masks-only mode. Given ``env`` (a
     :class:`mjenv.vector.VectorEnv`), calls whose ``masks`` are that env's own array use its ``n_legal`` and
     ``legal_actions`` (the same actions, drawn 3-5x faster); other masks are handled from the mask alone.
+    ``row_streams = True``: called with ``rng`` (:class:`RowStreams`, the arena's per-table streams) it draws
+    from those instead of its own generator.
     """
 
     needs_observations = False
+    row_streams = True
 
     def __init__(self, seed: int | None = 0, env: Any = None) -> None:
-        if env is not None:
-            from mjenv.vector import VectorEnv
-
-            if not isinstance(env, VectorEnv):
-                raise TypeError(f"env must be a VectorEnv or None, got {type(env).__name__}")
+        # duck-typed, not isinstance: mjenv.vector imports this module (no import cycle)
+        if env is not None and not all(hasattr(env, a) for a in ("masks", "n_legal", "legal_actions")):
+            raise TypeError(f"env must be a VectorEnv or None, got {type(env).__name__}")
         self.rng = np.random.default_rng(seed)
         self.env = env
 
-    def __call__(self, obs: np.ndarray | None, masks: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    def __call__(
+        self, obs: np.ndarray | None, masks: np.ndarray, seats: np.ndarray, rng: RowStreams | None = None
+    ) -> np.ndarray:
+        gen = self.rng if rng is None else rng
         env = self.env
         if env is not None and masks is env.masks:
-            return random_legal_actions(masks, self.rng, env.n_legal, env.legal_actions)
-        return random_legal_actions(masks, self.rng)
+            return random_legal_actions(masks, gen, env.n_legal, env.legal_actions)
+        return random_legal_actions(masks, gen)
 
 
 def make_random(num_envs: int, seed: int, **kwargs: Any) -> RandomPolicy:
@@ -204,22 +279,55 @@ def resolve_factory(spec: str) -> Callable[..., Any]:
     return obj
 
 
-def load_policy(spec: str | Callable[..., Any], num_envs: int, seed: int, **kwargs: Any) -> Policy:
-    """Build a policy from ``"module:factory"`` (or a factory): ``factory(num_envs, seed, **kwargs)``.
+def factory_options(factory: Callable[..., Any]) -> list[str] | None:
+    """The keyword options a factory takes after ``(num_envs, seed)``, in order; None when it takes any
+    (``**kwargs``) or has no signature to read."""
+    try:
+        params = list(inspect.signature(factory).parameters.values())
+    except ValueError:
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    named = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][:2]
+    return [p.name for p in named if p not in positional]
 
-    Raises ``ValueError`` for a bad import string and ``TypeError`` for a factory whose signature does not take
-    ``(num_envs, seed, **kwargs)`` or that returns something that is not callable.
-    """
+
+def check_factory(
+    spec: str | Callable[..., Any], num_envs: int, seed: int, **kwargs: Any
+) -> Callable[..., Any]:
+    """The factory named by ``spec`` once it is known to take ``(num_envs, seed, **kwargs)``, without calling it:
+    ``ValueError`` for a bad import string, ``TypeError`` for a factory that is not callable, for an option it
+    does not take (naming the options it does take) or for a signature without ``(num_envs, seed)``."""
     factory = resolve_factory(spec) if isinstance(spec, str) else spec
     if not callable(factory):
         raise TypeError(f"an agent factory must be callable, got {type(factory).__name__}")
     name = spec if isinstance(spec, str) else getattr(factory, "__qualname__", repr(factory))
+    options = factory_options(factory)
+    unknown = [] if options is None else [k for k in kwargs if k not in options]
+    if unknown:
+        raise TypeError(
+            f"agent factory {name!r} got an unexpected option {', '.join(map(repr, unknown))}; "
+            f"its options: {', '.join(options) if options else 'none'}"
+        )
     try:
         inspect.signature(factory).bind(num_envs, seed, **kwargs)
     except TypeError as e:
         raise TypeError(f"agent factory {name!r} must accept (num_envs, seed, **kwargs): {e}") from e
     except ValueError:  # builtins without a signature: let the call decide
         pass
+    return factory
+
+
+def load_policy(spec: str | Callable[..., Any], num_envs: int, seed: int, **kwargs: Any) -> Policy:
+    """Build a policy from ``"module:factory"`` (or a factory): ``factory(num_envs, seed, **kwargs)``.
+
+    Raises ``ValueError`` for a bad import string and ``TypeError`` for a factory whose signature does not take
+    ``(num_envs, seed, **kwargs)`` (an unknown option: the message lists the ones it takes) or that returns
+    something that is not callable (:func:`check_factory`).
+    """
+    factory = check_factory(spec, num_envs, seed, **kwargs)
+    name = spec if isinstance(spec, str) else getattr(factory, "__qualname__", repr(factory))
     policy = factory(num_envs, seed, **kwargs)
     if not callable(policy):
         raise TypeError(f"agent factory {name!r} returned {type(policy).__name__}, not a policy (a callable)")

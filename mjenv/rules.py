@@ -116,8 +116,9 @@ class RuleConfig:
     claim_windows : str
         ``"claimants"`` (default): after a discard (or an added kong) only the seats with a legal claim are asked.
         ``"all"``: every other seat is asked in every window (pass-only masks for seats without a claim), as on
-        Botzone, so that not even the order of play reveals who could claim. In both modes an observation of a
-        player who is not being asked shows no open window.
+        Botzone, so that not even the order of play reveals who could claim. In both modes only the player
+        being asked sees the window; with ``"claimants"`` the others see the table as it will be if nobody
+        claims (what leaks: docs/rules.md, "Claim windows reveal nothing").
     base_payment, false_win_payment, illegal_payment : int
         Amounts: each player pays the winner ``base_payment`` (+ the fan to the discarder / on a self-drawn win);
         a false win in penalty mode pays ``false_win_payment`` to each other player; an illegal action in
@@ -160,13 +161,16 @@ class RuleConfig:
         return cls(**kw)
 
     def __post_init__(self) -> None:
+        # numpy bools and integers are accepted and stored as Python ones (to_dict() is JSON-able)
         for name in ("match", "flowers", "private_walls", "knitted_wait_fans"):
-            if not isinstance(getattr(self, name), bool):
-                raise TypeError(f"{name} must be a bool, got {type(getattr(self, name)).__name__}")
-        for name in ("prevalent_wind", "dealer"):
-            _check_int(name, getattr(self, name), 0, 3)
-        for name in ("min_fan", "base_payment", "false_win_payment", "illegal_payment"):
-            _check_int(name, getattr(self, name), 0, 10_000)
+            v = getattr(self, name)
+            if not isinstance(v, (bool, np.bool_)):
+                raise TypeError(f"{name} must be a bool, got {type(v).__name__}")
+            object.__setattr__(self, name, bool(v))
+        for name, hi in (("prevalent_wind", 3), ("dealer", 3), ("min_fan", 10_000), ("base_payment", 10_000),
+                         ("false_win_payment", 10_000), ("illegal_payment", 10_000)):  # fmt: skip
+            _check_int(name, getattr(self, name), 0, hi)
+            object.__setattr__(self, name, int(getattr(self, name)))
         if self.illegal not in ILLEGAL_MODES:
             raise ValueError(f"illegal must be one of {ILLEGAL_MODES}, got {self.illegal!r}")
         if self.claim_windows not in CLAIM_WINDOWS:

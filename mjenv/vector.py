@@ -37,6 +37,8 @@ Specification in mjenv
   rewards         float32[N, 4]           score deltas of this step per chair (sum 0 at every table)
   terminated      bool[N]                 the table finished a hand this step (and was reset)
   illegal         bool[N]                 the action given for the table was illegal (see below)
+  oracle          obs_dtype[N, ORACLE_SIZE]  hidden state of the chair to act, for training critics only
+                                          (``oracle=True``; else ``None``; mjenv.observation "oracle block")
   results         :class:`HandResults`    outcome of the last finished hand of each table
   ==============  ======================  ===================================================================
 
@@ -66,10 +68,10 @@ Specification in mjenv
   this module sets ``OMP_WAIT_POLICY=PASSIVE`` unless it is set already (Numba's OpenMP threads otherwise spin
   between steps and starve the working threads on a shared machine); set it to ``ACTIVE`` before importing
   for a machine of your own.
-* Speed (``benchmarks/profile_vector.py``, 1024 tables, one thread, CPU time on a loaded 2-core machine): a
+* Speed (``benchmarks/lab/profile_vector.py``, 1024 tables, one thread, CPU time on a loaded 2-core machine): a
   decision costs about 0.55 us of CPU in ``env.step`` masks-only and 2.1 us with the observation; the numpy
   random policy 0.06 us (the observation figure predates the faster ``observe_kernel`` of issue 12: about half
-  the CPU per uint8 observation, ``benchmarks/vector_ab.py --kernel``; docs/performance.md). The kernels' own
+  the CPU per uint8 observation, ``benchmarks/lab/vector_ab.py --kernel``; docs/performance-log.md). The kernels' own
   work is smaller (on 256 states that stay in the caches: ``legal_mask_kernel`` ~0.04 us, ``step_kernel`` ~0.2,
   ``observe_kernel`` ~0.4 then): the rest is memory latency,
   since a batch's state rows (2.7 kB each) do not fit the caches and each step touches a few scattered lines of
@@ -79,7 +81,7 @@ Specification in mjenv
   discards, which the observation reads); the batch check of the actions reads 16 bytes of legality bits per
   table. Win checks are bit tests on the engine's cached waits.
 * Threads (issue 12): the threads of a parallel region do not start together (on the 2-core VM the second
-  starts 60-100 us after the first, measured under load, ``benchmarks/region_skew.py``), so a fixed split of
+  starts 60-100 us after the first, measured under load, ``benchmarks/lab/region_skew.py``), so a fixed split of
   the batch would leave the early thread idle. ``_step_batch`` hands out work items of ``CHUNK`` tables
   instead: each thread steps its own contiguous segment from the front, then takes the other segments' items
   from their back (one atomic counter word per segment), so the threads finish together and each writes
@@ -107,7 +109,7 @@ from mjenv import actions as A
 from mjenv import game as G
 from mjenv._jit import CACHE, njit
 from mjenv.fans import NUM_FANS
-from mjenv.observation import OBS_SIZE, check_obs_dtype, observe_kernel
+from mjenv.observation import OBS_SIZE, ORACLE_SIZE, check_obs_dtype, observe_kernel, oracle_rows_kernel
 from mjenv.policy import Policy, RandomPolicy, random_legal_actions  # noqa: F401  (re-exported)
 from mjenv.rules import ILLEGAL_MODES, ILLEGAL_RAISE, R_ILLEGAL, RuleConfig, check_rules
 
@@ -566,6 +568,11 @@ class VectorEnv:
         ``np.float32`` (default) or ``np.uint8``: the compact encoding of :mod:`mjenv.observation` (4x fewer
         bytes; every feature fits, ``discard_seq`` is stored as int8 two's complement: decode with
         :func:`mjenv.observation.decode` or read it through :func:`mjenv.observation.views`).
+    oracle : bool
+        Training only: also fill :attr:`oracle` (``[N, ORACLE_SIZE]``, dtype ``obs_dtype``) after every reset
+        and step with the hidden-state block of the chair to act (every hand, the wall in order, every seat's
+        waits: "oracle block" in :mod:`mjenv.observation`), for a critic that sees the hidden information
+        (``train.ppo --critic oracle``). Never a policy input: the arena and the other fronts never ask for it.
 
     Examples
     --------
@@ -597,6 +604,7 @@ class VectorEnv:
         illegal: str | None = None,
         after_schedule: str = "continue",
         obs_dtype: type | np.dtype = np.float32,
+        oracle: bool = False,
     ) -> None:
         n = _check_count(num_envs)
         self.obs_dtype = check_obs_dtype(obs_dtype)
@@ -610,6 +618,8 @@ class VectorEnv:
         if not isinstance(observations, bool):
             raise TypeError(f"observations must be a bool, got {type(observations).__name__}")
         self.observations = observations
+        if not isinstance(oracle, bool):
+            raise TypeError(f"oracle must be a bool, got {type(oracle).__name__}")
         self.threads = self._check_threads(threads)
         self.illegal_policy = rules.illegal
         self._rules = rules.encode()
@@ -640,6 +650,8 @@ class VectorEnv:
         self._legal_bits = np.zeros((n, 2), np.uint64)  # the same as bits (action a: word a // 64, a % 64)
         self.obs = np.zeros((n, OBS_SIZE), self.obs_dtype) if observations else None
         self._obs_arg = self.obs if observations else np.zeros((1, OBS_SIZE), self.obs_dtype)
+        #: the hidden-state block of the chair to act (mjenv.observation "oracle block"), for training critics only
+        self.oracle = np.zeros((n, ORACLE_SIZE), self.obs_dtype) if oracle else None
         self.rewards = np.zeros((n, 4), np.float32)
         i32 = self._i32
         self.results = HandResults(
@@ -739,6 +751,8 @@ class VectorEnv:
         self.hands_done[:] = 0
         self.results.clear()
         self._started = True
+        if self.oracle is not None:
+            oracle_rows_kernel(self.states, self.seats, self.oracle)
         return self.obs, self.masks, self.seats
 
     def schedule(
@@ -886,8 +900,11 @@ class VectorEnv:
 
         Raises
         ------
+        TypeError
+            A non-integer dtype (bool, float, str, object); nothing moved then.
         ValueError
-            Wrong shape, non-integer dtype, or (``illegal="raise"``) an illegal action; nothing moved then.
+            Wrong shape, an action outside int64, or (``illegal="raise"``) an illegal action; nothing moved
+            then. (An integer outside 0..NUM_ACTIONS-1 is an illegal action, as in the AEC env.)
         RuntimeError
             ``step`` before ``reset``.
         """
@@ -906,6 +923,8 @@ class VectorEnv:
             raise ValueError(
                 f"{n_bad} illegal action(s), nothing was applied: {shown}{' ...' if n_bad > 5 else ''}"
             )
+        if self.oracle is not None:
+            oracle_rows_kernel(self.states, self.seats, self.oracle)
         return self.obs, self.masks, self.seats, self.rewards, self.terminated
 
     def _check_actions(self, actions) -> np.ndarray:
@@ -920,7 +939,11 @@ class VectorEnv:
         if arr.dtype == np.int64 and arr.flags.c_contiguous:
             return arr
         if not np.issubdtype(arr.dtype, np.integer):
+            if arr.dtype == object and all(type(a) is int for a in arr):  # Python ints too big for int64
+                raise ValueError(f"actions must fit in int64 (actions are 0..{NUM_ACTIONS - 1})")
             raise TypeError(f"actions must have an integer dtype, got {arr.dtype}")
+        if arr.dtype == np.uint64 and int(arr.max()) > np.iinfo(np.int64).max:  # would wrap to negative ids
+            raise ValueError(f"actions must fit in int64 (actions are 0..{NUM_ACTIONS - 1})")
         np.copyto(self._actions, arr, casting="unsafe")
         return self._actions
 
@@ -940,6 +963,8 @@ class VectorEnv:
                   *vars(self.results).values()]  # fmt: skip
         if self.obs is not None:
             arrays.append(self.obs)
+        if self.oracle is not None:
+            arrays.append(self.oracle)
         return int(sum(a.nbytes for a in arrays))
 
 

@@ -1,11 +1,16 @@
 """Replay the Botzone judge corpus (``judge_games_dev.jsonl.gz``, outside the repository) through mjenv's judge.
 
 Every judge output of every game is compared with :class:`mjenv.botzone.Judge` fed the same bot answers (one
-incremental pass per game, which is what :func:`mjenv.botzone.judge` does on each log prefix). At k = 0 the
+incremental pass per game, which is what :func:`mjenv.botzone.judge.judge` does on each log prefix). At k = 0 the
 wall is taken from the echoed ``initdata`` (the glibc shuffle is not rebuilt), so ``initdata`` and
 ``display.strlen`` of the INIT output are compared against what the first call was given.
 
-    PYTHONPATH=. python scripts/botzone_corpus.py [--games N] [--show 5]
+    PYTHONPATH=. python scripts/botzone_corpus.py [--games N] [--every K] [--show 5] [--judge PATH]
+
+``--judge PATH`` checks a judge binary instead (e.g. the real C++ judge built as docs/botzone.md says): it is
+started once per judge output with ``{"log": log[:2k], "initdata": ...}`` on stdin, exactly as the corpus was
+made (``init_input`` at k = 0, the echoed ``initdata`` after), and its whole output, ``initdata`` echo and
+``strlen`` included, is compared with the corpus's.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import argparse
 import gzip
 import json
 import os
+import subprocess
 import time
 
 from tqdm import tqdm
@@ -53,14 +59,30 @@ def replay(rec: dict):
         yield k, ours, log[2 * k]["output"]
 
 
+def replay_binary(rec: dict, exe: str):
+    """Yield ``(k, output, theirs)`` for every judge output of the game, ``output`` from the binary ``exe``."""
+    log = rec["log"]
+    for k in range((len(log) + 1) // 2):
+        inp = {"log": log[: 2 * k], "initdata": rec["init_input"] if k == 0 else rec["initdata"]}
+        out = subprocess.run([exe], input=json.dumps(inp).encode(), capture_output=True, check=True).stdout
+        yield k, json.loads(out), log[2 * k]["output"]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=0, help="first N games only (0: all)")
+    ap.add_argument("--every", type=int, default=1, metavar="K", help="every K-th of those games (1: all)")
     ap.add_argument("--show", type=int, default=5, help="print this many mismatches")
+    ap.add_argument("--judge", metavar="PATH", help="check this judge binary instead of mjenv's judge")
     args = ap.parse_args()
+    if args.every < 1:
+        ap.error(f"--every must be >= 1, got {args.every}")
+    if args.judge is not None and not os.path.isfile(args.judge):
+        ap.error(f"--judge: no such file: {args.judge}")
     recs = load()
     if args.games:
         recs = recs[: args.games]
+    recs = recs[:: args.every]
     n = same = 0
     bad_games = []
     shown = 0
@@ -68,7 +90,7 @@ def main() -> None:
     for rec in tqdm(recs, desc="games"):
         ok = True
         try:
-            for k, ours, theirs in replay(rec):
+            for k, ours, theirs in replay(rec) if args.judge is None else replay_binary(rec, args.judge):
                 n += 1
                 if ours == theirs:
                     same += 1

@@ -400,6 +400,33 @@ def test_cli_eval_agent_options(tmp_path, capsys):
         assert msg in capsys.readouterr().err, opt
 
 
+def test_cli_eval_bad_checkpoint_or_option_is_one_line(tmp_path, capsys):
+    """Issue 27: a checkpoint path that does not exist ended in a 25-line traceback (exit 1) and a misspelled
+    option key blamed the factory's signature; now one line naming the problem, exit 2, and for a wrong key
+    the options the factory takes."""
+    pytest.importorskip("torch")
+    from mjenv.cli import main
+
+    pair = [
+        "eval",
+        "--agent",
+        "nn=agents.nn:make",
+        "--agent",
+        f"random={RANDOM}",
+        "--walls",
+        "1",
+        "--no-progress",
+    ]
+    missing = tmp_path / "nope" / "policy.safetensors"
+    assert main([*pair, "--agent-opt", f"nn.checkpoint={missing}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no checkpoint at" in err and str(missing) in err, err
+    assert main([*pair, "--agent-opt", f"nn.chekpoint={missing}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'chekpoint'" in err, err
+    assert "options: checkpoint, device, greedy, channels, hidden" in err, err
+
+
 # ------------------------------------------------------------------------------------------------ shards (issue 13)
 class FirstLegalOrIllegal:
     """Deterministic row by row: the first legal action, but the first illegal one when 5 actions are legal."""
@@ -447,3 +474,53 @@ def test_shards_fix_the_report_of_stochastic_agents():
         run_arena(agents, shards=0, **kw)
     with pytest.raises(ValueError, match="workers"):
         run_arena(agents, workers=-1, **kw)
+
+
+def _no_run_settings(rep):
+    """The report without what only says how it was run: ``timing``, ``settings.shards`` and ``settings.tables``."""
+    rep = dict(rep)
+    rep.pop("timing")
+    rep["settings"] = {k: v for k, v in rep["settings"].items() if k not in ("shards", "tables")}
+    return json.dumps(rep, sort_keys=True)
+
+
+@pytest.mark.parametrize("seating", ["1v3", "2v2"])
+def test_stochastic_agents_with_row_streams_give_one_report_for_every_split(seating):
+    """The random agent draws from per-table streams keyed by (seed, agent, wall, order): one report however
+    the walls are split into shards and whatever the number of tables (issue 27, item 7)."""
+    agents = {"random": RANDOM, "rule": "agents.rule:make"}
+    kw = dict(seating=seating, walls=6, seed=9, records=3, progress=False)
+    one = run_arena(agents, tables=16, **kw)
+    assert one["settings"]["shards"] == 1
+    for tables, shards in ((16, 2), (5, 3), (1, 1), (7, 6)):
+        other = run_arena(agents, tables=tables, shards=shards, **kw)
+        assert _no_run_settings(other) == _no_run_settings(one), (tables, shards)
+    # the streams do depend on the seed
+    assert run_arena(agents, tables=16, **{**kw, "seed": 10})["seeds"]["agents"] != one["seeds"]["agents"]
+
+
+def test_sampling_network_plays_the_same_hands_for_every_split():
+    """agents.nn sampling (not greedy) draws from the arena's per-table streams too: the same hands, hence the
+    same statistics, for every split. The probabilities it records may differ in the last float32 bits with
+    the batch size (the matmuls' blocking), so the records' ``info`` is compared to 1e-5, not bit for bit."""
+    pytest.importorskip("torch")
+    agents = {"nn": "agents.nn:make", "random": RANDOM}
+    kw = dict(seating="1v3", walls=3, seed=4, records=2, progress=False)
+    kw["agent_kwargs"] = {"nn": {"channels": 8, "hidden": 32}}
+
+    def split(rep):
+        info = [x["info"] for x in rep["records"]]
+        rep = {**rep, "records": [{k: v for k, v in x.items() if k != "info"} for x in rep["records"]]}
+        return _no_run_settings(rep), info
+
+    one, one_info = split(run_arena(agents, tables=12, **kw))
+    other, other_info = split(run_arena(agents, tables=5, shards=3, **kw))
+    assert other == one
+    probs = [
+        (d["probs"][a], e["probs"][a])
+        for r1, r2 in zip(one_info, other_info)
+        for d, e in zip(r1, r2)
+        if d and "probs" in d
+        for a in d["probs"]
+    ]
+    assert probs and max(abs(p - q) for p, q in probs) < 1e-5

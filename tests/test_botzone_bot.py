@@ -231,7 +231,7 @@ def _py(name: str) -> str:
     [
         ("simple:" + _py("crash.py"), "RE"),
         ("simple:" + _py("hang.py"), "TLE"),
-        ("simple:" + _py("garbage.py"), "WA"),
+        ("simple-keep:" + _py("garbage.py"), "WA"),
     ],
 )
 def test_runner_survives_misbehaving_bots(bot, verdict):
@@ -251,7 +251,7 @@ def test_runner_survives_misbehaving_bots(bot, verdict):
 def test_runner_logs_replay_through_the_judge(tmp_path):
     """A runner record is in the corpus format: the drop-in judge reproduces every output from its answers, and
     the per-call judge (Botzone's protocol) plays the identical game."""
-    from mjenv.botzone import judge
+    from mjenv.botzone.judge import judge
 
     init = random_initdata(21)
     rec = play_match([PolicyBot(HashPolicy()) for _ in range(4)], init)

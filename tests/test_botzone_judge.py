@@ -6,6 +6,7 @@ The corpus (``judge_games_dev.jsonl.gz``, 600 games, 78,756 judge outputs; not p
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -14,8 +15,9 @@ import sys
 import numpy as np
 import pytest
 
+from mjenv import _jit
 from mjenv import game as G
-from mjenv.botzone import Judge, judge, parse_walltiles
+from mjenv.botzone.judge import Judge, judge, parse_walltiles
 from mjenv.rules import RuleConfig
 from tests._corpus import records as corpus_records
 
@@ -164,6 +166,89 @@ def test_bad_judge_input_is_a_clear_error():
         )
     with pytest.raises(TypeError):
         judge([])
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ("", "empty input: the judge reads one JSON object"),
+        (" \n\t", "empty input"),
+        ("{not json", "input is not one JSON object: Expecting property name"),
+        (
+            '{"initdata": {"srand": 1}}\n{"initdata": {"srand": 2}}',
+            "input is not one JSON object: Extra data",
+        ),
+        ("[]", "judge input must be a dict, got list"),
+        ('{"log": 5, "initdata": {"srand": 1}}', "'log' must be a list, got int"),
+        ('{"initdata": "{srand"}', "'initdata' is a string but not JSON"),
+        ('{"initdata": 3}', "initdata must be a dict, got int"),
+    ],
+)
+def test_command_line_judge_names_the_problem_of_bad_input(text, problem, monkeypatch, capsys):
+    from mjenv.botzone.judge import main
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
+    assert main() == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.endswith("\n") and err.count("\n") == 1, err  # one line
+    assert json.loads(err)["error"].startswith(problem), err
+
+
+def _entry_env() -> dict:
+    return {**os.environ, "PYTHONPATH": os.getcwd(), "MJENV_QUIET": "1"}
+
+
+def test_entry_points_start_without_runpy_warning_and_judge_loads_only_its_kernels():
+    """``python -m`` of either entry module: no runpy RuntimeWarning (the package imports none of its
+    modules), and the judge's process imports neither the fronts' libraries nor the package's other parts."""
+    for args, stdin in (
+        (["-m", "mjenv.botzone.bot", "--help"], ""),
+        (["-m", "mjenv.botzone.judge"], '{"initdata": {"srand": 1, "quan": 0}}'),
+    ):
+        p = subprocess.run(
+            [sys.executable, "-W", "error::RuntimeWarning", "-X", "importtime", *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env=_entry_env(),
+            check=False,
+        )
+        assert p.returncode == 0, p.stderr[-2000:]
+        assert "RuntimeWarning" not in p.stderr and "found in sys.modules" not in p.stderr
+        imported = {line.rsplit("|", 1)[-1].strip() for line in p.stderr.splitlines() if "|" in line}
+        assert "mjenv.botzone" in imported
+    assert json.loads(p.stdout)["display"]["action"] == "INIT"
+    heavy = {"gymnasium", "pettingzoo", "tqdm", "torch", "ray", "mjenv.observation", "mjenv.vector"}
+    heavy |= {f"mjenv.botzone.{m}" for m in ("bot", "botpolicy", "dataset", "export", "humanlog", "runner")}
+    assert not heavy & imported, sorted(heavy & imported)
+    assert {"mjenv.game", "mjenv.fans", "mjenv.hand"} <= imported  # the kernels it calls
+
+
+@pytest.mark.skipif(not _jit.CACHE, reason="numba's on-disk cache is off (MJENV_NO_CACHE)")
+def test_command_line_judge_reuses_its_cached_kernels():
+    """A second call of ``python -m mjenv.botzone.judge`` loads its kernels from numba's cache and saves none
+    (a per-call judge that recompiled or rewrote its kernels would pay seconds per call)."""
+    inp = json.dumps({"initdata": {"srand": 5, "quan": 1}})
+    runs = []
+    for _ in range(2):
+        p = subprocess.run(
+            [sys.executable, "-m", "mjenv.botzone.judge"],
+            input=inp,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**_entry_env(), "NUMBA_DEBUG_CACHE": "1"},  # numba's cache log, on stdout before the output
+            check=False,
+        )
+        assert p.returncode == 0, p.stderr[-2000:]
+        runs.append(p.stdout.splitlines())
+    second = runs[1]
+    assert json.loads(second[-1])["display"]["action"] == "INIT"
+    log = second[:-1]
+    assert any(line.startswith("[cache] data loaded from") for line in log), log
+    assert not [line for line in log if "saved" in line], log
 
 
 def test_malformed_answers_are_wa_not_crashes():

@@ -3,12 +3,14 @@ judge protocol and the request path."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
 from mjenv.botzone.runner import PolicyBot, play_engine, play_match, random_initdata
 from mjenv.policy import RandomPolicy
-from tests._bz_policies import HashPolicy
+from tests._bz_policies import BEHAVIOURS, HashPolicy, bot_command, limits
 
 
 class _Scripted:
@@ -127,7 +129,7 @@ def test_runner_survives_a_missing_program_and_non_json_output():
     bots = Path(__file__).resolve().parent / "bz_bots"
     for spec, verdict in (
         ("simple:/nonexistent/botzone-bot", "RE"),
-        (f"json:{sys.executable} {bots / 'garbage.py'}", "WA"),  # not JSON: its line is the answer
+        (f"json:{sys.executable} {bots / 'garbage.py'}", "NJ"),  # not JSON
     ):
         seats = [PolicyBot(HashPolicy()), make_bot(spec, time_limit=2.0, first_time_limit=5.0)]
         seats += [PolicyBot(HashPolicy()), PolicyBot(HashPolicy())]
@@ -150,3 +152,133 @@ def test_runner_takes_an_initdata_with_srand_only():
     )
     eng = play_engine([HashPolicy() for _ in range(4)], init)
     assert eng["scores"] == [fast["scores"][str(i)] for i in range(4)]
+
+
+def _judge_accepts(rec: dict) -> None:
+    """The drop-in judge, given the record's log prefixes as Botzone gives them, prints every output of it."""
+    from mjenv.botzone.judge import judge
+
+    log = rec["log"]
+    for k in range(0, len(log), 2):
+        assert judge({"log": log[:k], "initdata": rec["initdata"]}) == log[k]["output"], k
+
+
+@pytest.mark.parametrize("name, spec, verdict", BEHAVIOURS, ids=[b[0] for b in BEHAVIOURS])
+def test_runner_behaviours(name, spec, verdict):
+    """Each behaviour of a Botzone bot program at a runner table (seat 0, three in-process seats): the correct
+    ones answer every request of the game, each faulty one ends it with its verdict; the drop-in judge accepts
+    the log."""
+    from mjenv.botzone.runner import make_bot
+
+    seats = [make_bot(spec, **limits(verdict))] + [PolicyBot(HashPolicy()) for _ in range(3)]
+    rec = play_match(seats, random_initdata(12))
+    _judge_accepts(rec)
+    answers = [e["0"] for e in rec["log"][1::2]]
+    fin = rec["log"][-1]["output"]
+    if verdict is None:
+        assert all(a["verdict"] == "OK" for a in answers) and len(answers) > 50
+        assert fin["display"]["action"] in ("HU", "HUANG") and rec["meta"]["faults"] == []
+    else:
+        assert fin["display"]["action"] == verdict and fin["display"]["player"] == 0
+        assert rec["scores"] == {"0": -30, "1": 10, "2": 10, "3": 10}
+        # a verdict of the program is in the record's meta with its request; a WA is the judge's
+        want = [] if verdict == "WA" else [verdict]
+        assert [f["verdict"] for f in rec["meta"]["faults"]] == want
+    assert seats[0].proc is None  # stopped with the game
+
+
+def test_runner_bot_in_three_seats_and_globaldata_across_matches():
+    """One program in three seats (each its own process); a program's globaldata carried from match to match
+    (a dict given to play_match), its data per seat and game (checked by the bot every turn)."""
+    from mjenv.botzone.runner import make_bot
+
+    keep = "simple-keep:" + bot_command("drawplayer.py")
+    rec = play_match([keep, keep, keep, PolicyBot(HashPolicy())], random_initdata(13), time_limit=20.0)
+    _judge_accepts(rec)
+    assert all(e[str(i)]["verdict"] == "OK" for e in rec["log"][1::2] for i in range(3))
+    mem = "simple:" + bot_command("memory.sh")
+    store: dict = {}
+    turns = 0
+    for seed in (14, 15):
+        seats = [make_bot(mem, time_limit=20.0, globaldata=store)] + [
+            PolicyBot(HashPolicy()) for _ in range(3)
+        ]
+        rec = play_match(seats, random_initdata(seed), globaldata=store)
+        assert rec["meta"]["faults"] == [] and rec["log"][-1]["output"]["display"]["action"] in (
+            "HU",
+            "HUANG",
+        )
+        turns += len(rec["log"]) // 2
+    assert store == {mem: str(turns)}  # every turn counted once, over both matches
+
+
+def test_subprocess_bot_turns_as_on_botzone():
+    """One turn of a program that reads its input to the end (``json.load(sys.stdin)``): answered when the input
+    is closed after it (one process per turn), a time-out when standard input stays open (the keep-running
+    option); the JSON input carries data, globaldata and the limits."""
+    from mjenv.botzone.runner import SubprocessBot
+
+    reqs = ["0 1 0"]
+    bot = SubprocessBot(bot_command("readall.py"), "json", time_limit=20.0)
+    assert json.loads(bot.full_input(reqs, [])) == {
+        "requests": reqs, "responses": [], "data": "", "globaldata": "", "time_limit": 20.0, "memory_limit": 256,
+    }  # fmt: skip
+    bot.send(reqs[0], (reqs, []))
+    a = bot.receive()
+    assert a["verdict"] == "OK" and a["response"] == "PASS" and bot.proc is None
+    kept = SubprocessBot(bot_command("readall.py"), "json", keep_running=True, time_limit=1.5)
+    kept.send(reqs[0], (reqs, []))
+    assert kept.receive()["verdict"] == "TLE" and kept.proc is None
+    simple = SubprocessBot(bot_command("memory.sh"), time_limit=20.0, globaldata={"x": "7"}, name="x")
+    simple.data = "3"
+    assert simple.full_input(["0 1 0", "1 0 0 0 0 W1", "2 W2"], ["PASS", "PASS"]) == (
+        "3\n0 1 0\nPASS\n1 0 0 0 0 W1\nPASS\n2 W2\n3\n7\n"
+    )
+
+
+@pytest.mark.slow
+def test_runner_python_program_reading_to_the_end():
+    """A whole game of a Python program started for every request and reading its input to the end."""
+    from mjenv.botzone.runner import make_bot
+
+    seats = [make_bot("json:" + bot_command("readall.py"), time_limit=20.0)]
+    rec = play_match(seats + [PolicyBot(HashPolicy()) for _ in range(3)], random_initdata(16))
+    assert rec["meta"]["faults"] == [] and rec["log"][-1]["output"]["display"]["action"] in ("HU", "HUANG")
+    _judge_accepts(rec)
+
+
+def test_docs_worked_example_bot(tmp_path):
+    """The bot written in docs/botzone.md ("A worked example") answers its turns as the docs say."""
+    import re
+    import sys
+    from pathlib import Path
+
+    from mjenv.botzone.runner import SubprocessBot
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "botzone.md").read_text(encoding="utf-8")
+    code = re.search(r"```python\n(.*?)```", text[text.index("### A worked example") :], re.S).group(1)
+    path = tmp_path / "mybot.py"
+    path.write_text(code)
+    bot = SubprocessBot([sys.executable, str(path)], time_limit=20.0)
+    reqs = ["0 1 0", "1 0 0 0 0 W1 W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B2 B3", "2 T5"]
+    resps: list[str] = []
+    for k in range(3):
+        bot.send(reqs[k], (reqs[: k + 1], resps))
+        a = bot.receive()
+        assert a["verdict"] == "OK" and a["debug"] == f"turn {k + 1}"
+        resps.append(a["response"])
+    assert resps == ["PASS", "PASS", "PLAY T5"] and bot.data == "3"
+
+
+def test_subprocess_bot_kept_program_that_ends_is_re():
+    """A program that asked to keep running but ends instead of answering its next request: RE."""
+    from mjenv.botzone.runner import SubprocessBot
+
+    once = "read n; read r; echo PASS; echo '>>>BOTZONE_REQUEST_KEEP_RUNNING<<<'"
+    bot = SubprocessBot(["sh", "-c", once], keep_running=True, time_limit=20.0)
+    reqs = ["0 1 0", "1 0 0 0 0 W1 W1 W2 W3 W4 W5 W6 W7 W8 W9 B1 B2 B3"]
+    bot.send(reqs[0], (reqs[:1], []))
+    assert bot.receive()["response"] == "PASS" and bot.proc is not None  # kept (stopped until its next turn)
+    bot.send(reqs[1], (reqs, ["PASS"]))
+    a = bot.receive()
+    assert a["verdict"] == "RE" and "ended" in a["debug"] and bot.proc is None  # (stopped before or after it)

@@ -62,6 +62,19 @@ def test_cli_play(capsys, tmp_path):
     assert main(["play", "--seed", "4", "--style", "nope"]) == 2
 
 
+def test_cli_help_texts_show_percent_signs_once():
+    """Issue 27: ``mjenv eval --help`` printed ``95%%`` (argparse %-formats help= strings, not description=)."""
+    import argparse
+
+    from mjenv.cli import build_parser
+
+    parser = build_parser()
+    (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    texts = [parser.format_help()] + [p.format_help() for p in sub.choices.values()]
+    assert "95% CIs" in sub.choices["eval"].format_help()
+    assert not [t for t in texts if "%%" in t]
+
+
 def test_benchmark_quick_runs():
     r = subprocess.run(
         # every measurement runs at least one hand: 0.05 s each (--quick: 0.5 s) checks the same code, 5 CPU-s less
@@ -83,10 +96,10 @@ def test_package_warmup_compiles_every_module():
     assert set(times) == {"mjenv.hand", "mjenv.fans", "mjenv.game", "mjenv.vector"}
     assert all(isinstance(t, float) and t > 0 for t in times.values())
     # every module's entry kernels are compiled (or loaded) now
-    from mjenv import fans, hand, vector
+    from mjenv import fans, hand, shanten, vector
 
     for kernel in (
-        hand._batch_shanten,
+        shanten._batch_shanten,
         hand._batch_is_win,
         fans._score_batch_kernel,
         G.step_kernel,

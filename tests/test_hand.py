@@ -316,3 +316,103 @@ def test_removing_a_tile_from_a_win_waits_on_it(c, data):
 @given(winning_hands(), st.sampled_from(_PERMS))
 def test_wins_stay_wins_under_relabelling(c, perm):
     assert H.win_shapes(_relabel(c, perm)) == H.win_shapes(c)
+
+
+# --- the scorer's table-free shape and wait predicates against the win tables ----------------------------
+# mjenv.fans reads a hand with its own table-free predicates (regular_ok_kernel, single_wait_kernel, ...: see
+# the comment above them in mjenv/hand.py); the engine and the API use the table kernels (win_code_at_kernel,
+# _win_shapes, waits_bits_kernel). These tests pin the two equal over many random hands.
+
+
+def _special_win(rng, shape):
+    """A random complete hand of a special shape (1 seven pairs, 2 thirteen orphans, 3 honours and knitted,
+    4 knitted straight: 14 tiles, or 11 with one meld half the time) as ``(counts, n_melds)``."""
+    c = np.zeros(34, np.int8)
+    perm = H.KNITS[rng.integers(6)]
+    knit = [9 * s + int(perm[s]) + 3 * j for s in range(3) for j in range(3)]
+    if shape == 1:
+        for t in rng.choice(34, size=7, replace=False)[: 7 - int(rng.random() < 0.3)]:
+            c[t] += 2
+        c[np.flatnonzero(c)[0]] += 14 - c.sum()  # a pair of pairs (four identical) 30% of the time
+    elif shape == 2:
+        c[H.ORPHANS] = 1
+        c[H.ORPHANS[rng.integers(13)]] += 1
+    elif shape == 3:
+        c[rng.choice(knit + list(range(27, 34)), size=14, replace=False)] = 1
+    else:
+        c[knit] = 1
+        rest = random_win(rng, 5 if rng.random() < 0.5 else 2)
+        if (c + rest).max() > 4:
+            return _special_win(rng, shape)
+        c += rest
+        return c, (14 - int(c.sum())) // 3
+    return c, 0
+
+
+def _scorer_corpus(rng, n_hands=3000):
+    """Complete hands ``(counts int8[34], n_melds)``: regular and special-shape wins, the same with one tile
+    swapped (mostly no win), shape-biased random hands, every size."""
+    out = []
+    for i in range(n_hands):
+        k = int(rng.integers(0, 5)) if i % 3 else 0
+        n = 14 - 3 * k
+        if i % 4 == 0:
+            c, k = _special_win(rng, 1 + (i // 4) % 4)
+        elif i % 4 == 1:
+            c = random_win(rng, n)
+        else:
+            c = random_hand(rng, n, BIASES[i % len(BIASES)])
+        if i % 5 == 4 or i % 7 == 0:  # swap one tile for another
+            c = c.copy()
+            c[rng.choice(np.flatnonzero(c))] -= 1
+            t = int(rng.integers(34))
+            c[t] += 1 if c[t] < 4 else 0
+            if c.sum() != 14 - 3 * k:
+                continue
+        out.append((c, k))
+    return out
+
+
+def test_the_scorers_shape_predicates_equal_the_win_tables():
+    rng = np.random.default_rng(27)
+    corpus = _scorer_corpus(rng)
+    counts = np.stack([c for c, _ in corpus])
+    melds = np.array([k for _, k in corpus], np.int8)
+    shapes = H.batch_win_shapes(counts, melds)
+    seen = np.zeros(5, np.int64)
+    for (c, k), bits in zip(corpus, shapes):
+        h = c.astype(np.int64)
+        assert bool(H.regular_ok_kernel(h, (12 - 3 * k) // 3)) == bool(bits & 1), (str(c), k)
+        if k == 0:
+            assert bool(H.special_shape_kernel(h, 0)) == bool(bits & 2), str(c)
+            assert bool(H.special_shape_kernel(h, 1)) == bool(bits & 4), str(c)
+            assert (H.honors_knitted_kernel(h) > 0) == bool(bits & 8), str(c)
+        if k <= 1:
+            assert bool(H.knitted_win_kernel(h, k)) == bool(bits & 16), (str(c), k)
+            assert np.array_equal(h, c)  # restored in place
+        seen += [(bits >> s) & 1 for s in range(5)]
+    assert (seen > 50).all(), seen
+
+
+def test_the_scorers_single_wait_equals_the_engines_waits():
+    """``single_wait_kernel`` (is the win tile the only wait: 边张/嵌张/单钓) against the waits of
+    ``waits_bits_kernel`` (the engine's and :func:`mjenv.hand.waits`), on every tile of many winning hands."""
+    rng = np.random.default_rng(28)
+    scratch = np.zeros(34, np.int64)
+    n_single = n_checked = 0
+    for c, k in _scorer_corpus(rng, 4000):
+        if not H.batch_is_win(c[None], k)[0]:
+            continue
+        regular = bool(H.batch_win_shapes(c[None], k)[0] & 1)
+        for win in np.flatnonzero(c):
+            conc = c.copy()
+            conc[win] -= 1
+            if conc.max() >= 4:
+                continue  # the scorer also tries a 5th copy of a tile held 4 times; the win tables cannot
+            waits = H.waits(conc)
+            assert win in waits
+            got = bool(H.single_wait_kernel(conc.astype(np.int64), k, int(win), scratch, regular))
+            assert got == (waits == (win,)), (str(conc), k, win, waits)
+            n_single += got
+            n_checked += 1
+    assert n_checked > 5000 and n_single > 500, (n_checked, n_single)

@@ -3,7 +3,7 @@
 ``PolicyValueNet.forward_features`` (the trunk's first layer and the action logits with their own backward)
 and ``train.ppo.masked_logits`` (one ``torch.where`` for the floor) against the straightforward versions they
 replaced: the same forward values bit for bit, and the same gradients (bitwise on the machine where
-``benchmarks.train_digest`` was checked; a tight tolerance here, since another CPU's BLAS may order a
+``benchmarks.lab.train_digest`` was checked; a tight tolerance here, since another CPU's BLAS may order a
 differently shaped product's sums differently).
 """
 

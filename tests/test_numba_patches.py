@@ -252,7 +252,7 @@ def test_mjenv_kernels_on_both_paths_share_one_cache(tmp_path):
     patched = run("1")  # the same cache folder: run_kernel is loaded from the stock process's entry
     assert patched["patched"] is supported and patched["result"] == stock["result"]
     assert patched["run"] == [1, 0]
-    assert patched["cache"] == ("_LockedCache" if supported else "FunctionCache")
+    assert patched["cache"] == ("_KernelCache" if supported else "FunctionCache")
     (tmp_path / "cache").rename(tmp_path / "stock-cache")
     patched = run("1")  # an empty cache: compiled on the patched path
     assert patched["run"] == [0, 1] and patched["result"] == stock["result"]

@@ -17,8 +17,27 @@ from mjenv.rules import RuleConfig
 from mjenv.vector import VectorEnv
 
 
+def after_unclaimed_window(st: np.ndarray) -> np.ndarray:
+    """The table after ``st``'s open window closes with every seat asked passing (answers given so far
+    ignored), by stepping the engine, with the draw shown as one tile that is no flower (the spec: the view of
+    a seat that is not asked)."""
+    alt = st.copy()
+    drawer = int(st[G.OFFER_SEAT]) if st[G.PHASE] == G.PH_ROB else (int(st[G.OFFER_SEAT]) + 1) % 4
+    alt[G.CLAIM : G.CLAIM + 4] = np.where(alt[G.CLAIM : G.CLAIM + 4] >= 0, A.PASS, alt[G.CLAIM : G.CLAIM + 4])
+    while alt[G.PHASE] in (G.PH_CLAIM, G.PH_ROB):
+        G.step(alt, A.PASS)
+    if alt[G.PHASE] != G.PH_OVER and alt[G.FLOWERS + drawer] != st[G.FLOWERS + drawer]:
+        alt[G.FLOWERS + drawer] = st[G.FLOWERS + drawer]
+        alt[G.BACK] = alt[G.FRONT] + st[G.BACK] - st[G.FRONT] - 1
+    return alt
+
+
 def reference_observation(st: np.ndarray, seat: int) -> np.ndarray:
     """The float32 observation of ``seat`` in state ``st``, written piece by piece from the spec table."""
+    if st[G.PHASE] in (G.PH_CLAIM, G.PH_ROB) and st[G.ASK_ALL] == 0 and seat != st[G.CUR]:
+        drawer = int(st[G.OFFER_SEAT]) if st[G.PHASE] == G.PH_ROB else (int(st[G.OFFER_SEAT]) + 1) % 4
+        if seat != drawer:  # not asked: the table as it will be if nobody claims
+            st = after_unclaimed_window(st)
     o = np.zeros(O.OBS_SIZE, np.float32)
     v = O.views(o)  # views share o's memory
     for r in range(4):
@@ -87,13 +106,17 @@ def test_observe_kernel_equals_the_spec_reference():
     states = np.concatenate([
         _states(RuleConfig(illegal="raise"), 24, 200, 10, seed=1),
         _states(RuleConfig(flowers=False, illegal="penalty"), 24, 200, 10, seed=2, wrong=0.02),
+        _states(RuleConfig(claim_windows="all"), 8, 120, 10, seed=3),
     ])  # fmt: skip
     f32 = np.empty(O.OBS_SIZE, np.float32)
     u8 = np.empty(O.OBS_SIZE, np.uint8)
     seen = dict.fromkeys(("claimed discard", "chow", "pung", "exposed kong", "added kong", "concealed kong",
-                          "flower", "no_win", "claim window", "rob window", "hidden kong face"), 0)  # fmt: skip
+                          "flower", "no_win", "claim window", "rob window", "hidden kong face",
+                          "window not asked", "window drawer"), 0)  # fmt: skip
     for st in states:
         for seat in range(4):
+            if st[G.PHASE] in (G.PH_CLAIM, G.PH_ROB) and st[G.ASK_ALL] == 0 and seat != st[G.CUR]:
+                seen["window drawer" if seat == G.window_drawer_kernel(st) else "window not asked"] += 1
             ref = reference_observation(st, seat)
             f32.fill(7)  # the kernel must overwrite every feature
             u8.fill(7)

@@ -100,6 +100,72 @@ def test_illegal_raise_leaves_state_unchanged():
     assert (e.state_array == before).all()
 
 
+_NOT_INTEGERS = ["5", None, 3.0, [5], True, np.bool_(False), np.array([5]), np.array(3.0), np.float32(2)]
+
+
+@pytest.mark.parametrize("illegal", ["terminate", "raise", "penalty"])
+def test_step_takes_integer_scalars_and_rejects_other_types(illegal):
+    """Issue 27: a 0-d integer array (``tensor.numpy()``) or a numpy integer is the action it holds; any other
+    type is a TypeError in every illegal mode (a caller's bug, never a move to penalise) and an integer beyond
+    int64 a ValueError, with the env unchanged."""
+    e = raw_env(illegal=illegal)
+    e.reset(seed=3)
+    legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
+    for bad in [*_NOT_INTEGERS, 2**64, -(2**63) - 1]:
+        before = (e.state_array.copy(), e.agent_selection, dict(e._cumulative_rewards), len(e._ops))
+        with pytest.raises(ValueError if isinstance(bad, int) and not isinstance(bad, bool) else TypeError):
+            e.step(bad)
+        after = (e.state_array, e.agent_selection, e._cumulative_rewards, len(e._ops))
+        assert (before[0] == after[0]).all() and before[1:] == after[1:], repr(bad)
+    first = e.agent_selection
+    e.step(np.array(legal[0]))  # 0-d int64 array, as tensor.numpy() gives
+    assert not any(e.terminations.values()) and e.agent_selection != first
+    assert e._ops[-1] == ("act", 0, int(legal[0])) and type(e._ops[-1][2]) is int
+    nxt = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]
+    e.step(np.int16(nxt))
+    assert not any(e.terminations.values()) and e.hand_log()["ops"][-1][2] == int(nxt)
+
+
+def test_gym_and_vector_fronts_check_action_types_like_the_aec_env():
+    from mjenv.vector import VectorEnv
+
+    g = gymnasium.make("mjenv/Mahjong-v0", opponents="random").unwrapped
+    with pytest.raises(RuntimeError, match="before reset"):
+        g.step(0)
+    g.reset(seed=1)
+    before = g.aec.state_array.copy()
+    for bad in _NOT_INTEGERS:
+        with pytest.raises(TypeError):
+            g.step(bad)
+    with pytest.raises(ValueError):
+        g.step(2**64)
+    assert (g.aec.state_array == before).all()
+    g.step(np.array(np.flatnonzero(g.action_masks())[0]))  # a 0-d array is the action it holds
+    assert not (g.aec.state_array == before).all()
+
+    v = VectorEnv(2, seed=1, illegal="terminate", observations=False)
+    _, masks, _ = v.reset()
+    states = v.states.copy()
+    for bad in (np.array([0.0, 1.0]), np.array([True, False]), ["5", "6"], [None, None]):
+        with pytest.raises(TypeError):
+            v.step(bad)
+    for bad in (np.array([2**64 - 1, 0], np.uint64), [2**64, 0]):
+        with pytest.raises(ValueError, match="int64"):
+            v.step(bad)
+    assert (v.states == states).all()
+    v.step(np.array([np.flatnonzero(m)[0] for m in masks], np.int8))
+    assert not v.terminated.any() and not (v.states == states).all()
+
+
+def test_observe_step_render_before_reset_are_clear_errors():
+    e = raw_env(render_mode="ansi")
+    for call in (lambda: e.observe("player_0"), lambda: e.step(0), e.render, e.action_mask):
+        with pytest.raises(RuntimeError, match=r"before reset\(\): call reset\(\) first"):
+            call()
+    e.reset(seed=0)
+    assert e.observe("player_0")["action_mask"].shape == (A.NUM_ACTIONS,)
+
+
 def test_penalty_mode_false_win():
     e = raw_env(illegal="penalty")
     for seed in range(100):
@@ -205,6 +271,68 @@ def test_observation_ignores_hidden_information():
         assert not (obs1 == obs2).all()
         checked += 1
     assert checked >= 20
+
+
+def _reshuffle_unseen(st, keep, rng, tab):
+    """A copy of ``st`` with the tiles that the seats ``keep`` cannot see dealt again at random: the concealed
+    tiles of the other seats and the tiles of the live wall, except that the flowers keep their places in the
+    wall (whether the next draw is a flower is the only part of the wall a non-asked view may differ by)."""
+    alt = st.copy()
+    others = [s for s in range(4) if s not in keep]
+    counts = [int(alt[G.HAND + 34 * s : G.HAND + 34 * s + 34].sum()) for s in others]
+    pool = [t for s in others for t in range(34) for _ in range(int(alt[G.HAND + 34 * s + t]))]
+    live = [i for i in range(int(alt[G.FRONT]), int(alt[G.BACK])) if alt[G.WALL + i] < 34]
+    pool += [int(alt[G.WALL + i]) for i in live]
+    pool = list(rng.permutation(pool))
+    for s, n in zip(others, counts):
+        alt[G.HAND + 34 * s : G.HAND + 34 * s + 34] = np.bincount(pool[:n], minlength=34)
+        del pool[:n]
+        G.update_waits_kernel(alt, s, *tab)
+    alt[[G.WALL + i for i in live]] = pool
+    return alt
+
+
+@pytest.mark.parametrize("flowers", [False, True])
+def test_unasked_observation_does_not_tell_whether_a_window_is_open(flowers):
+    """Issue 27: in the default mode (only seats with a claim are asked) a seat that is not asked must see the
+    same table whether or not anyone can claim a discard. After each discard of random play, the tiles that an
+    observer cannot see are reshuffled (which changes who can claim) and the discard is played in both tables:
+    every observer that is not to act in either sees the same observation in both. With flowers the views may
+    differ only where the no-window table's next player drew a flower (documented in docs/rules.md)."""
+    rng = np.random.default_rng(27)
+    tab = G.win_tables()
+    rules = mjenv.RuleConfig(flowers=flowers)
+    st, mask = G.new_state(), np.zeros(A.NUM_ACTIONS, bool)
+    ob1, ob2 = np.empty(O.OBS_SIZE, np.float32), np.empty(O.OBS_SIZE, np.float32)
+    compared = window_in_one = flower_diffs = 0
+    seed = 0
+    while compared < 600:
+        G.reset(st, seed, rules=rules)
+        seed += 1
+        while st[G.PHASE] != G.PH_OVER:
+            d = int(st[G.CUR])
+            G.legal_mask_kernel(st, d, mask)
+            a = int(rng.choice(np.flatnonzero(mask)))
+            if st[G.PHASE] == G.PH_TURN and a < A.CHOW:
+                x = int(rng.choice([s for s in range(4) if s != d]))
+                one, two = st.copy(), _reshuffle_unseen(st, (x, d), rng, tab)
+                G.step(one, a)
+                G.step(two, a)
+                if x not in (one[G.CUR], two[G.CUR]):
+                    O.observe_kernel(one, x, ob1)
+                    O.observe_kernel(two, x, ob2)
+                    windows = [t[G.PHASE] in (G.PH_CLAIM, G.PH_ROB) for t in (one, two)]
+                    window_in_one += windows[0] != windows[1]
+                    if not np.array_equal(ob1, ob2):
+                        drawn_flower = [
+                            t[G.FLOWERS + (d + 1) % 4] > st[G.FLOWERS + (d + 1) % 4] for t in (one, two)
+                        ]
+                        assert flowers and windows[0] != windows[1] and any(drawn_flower), (seed, x)
+                        flower_diffs += 1
+                    compared += 1
+            G.step(st, a)
+    assert window_in_one >= 40  # the reshuffle often opened or closed a window: the test has teeth
+    assert flower_diffs <= 0.05 * compared
 
 
 def test_observation_views_and_global_state():

@@ -3,6 +3,7 @@ reveal nothing, and conflicting options rejected."""
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -55,6 +56,43 @@ def test_bad_rule_options_are_clear_errors():
         RuleConfig.from_dict({"min_fan": 8, "flower": False})
     with pytest.raises(TypeError):
         G.reset(G.new_state(), 1, 0, 0, 8)  # the old min_fan argument: rules are a RuleConfig now
+
+
+def test_numpy_scalars_are_normalised_so_records_stay_json():
+    """Issue 27: ``RuleConfig(dealer=np.int64(2))`` was accepted but broke ``to_dict()`` / ``hand_log()``."""
+    rules = RuleConfig(
+        dealer=np.int64(2), prevalent_wind=np.int8(1), min_fan=np.uint16(6), flowers=np.bool_(True)
+    )
+    assert rules == RuleConfig(dealer=2, prevalent_wind=1, min_fan=6)
+    assert all(type(v) in (int, bool, str) for v in rules.to_dict().values())
+    e = raw_env(rules=rules)
+    e.reset(seed=4)
+    log = json.loads(json.dumps(e.hand_log()))
+    assert (log["dealer"], log["prevalent_wind"], log["rules"]["min_fan"]) == (2, 1, 6)
+
+
+def test_reset_options_are_validated_as_the_rule_config_validates():
+    """Issue 27: ``reset(options={"dealer": 1.7, "prevalent_wind": True})`` and ``"1"`` were taken as dealer 1
+    and wind South; now the same check as ``RuleConfig``'s, and nothing changes on error."""
+    e = raw_env()
+    e.reset(seed=5, options={"dealer": 3, "prevalent_wind": np.int64(2)})
+    before = (e.state_array.copy(), e.hand_log())
+    assert (before[1]["dealer"], before[1]["prevalent_wind"]) == (3, 2)
+    for bad in (
+        {"dealer": 1.7},
+        {"prevalent_wind": True},
+        {"dealer": "1"},
+        {"prevalent_wind": 4},
+        {"dealer": None},
+    ):
+        (name,) = bad
+        with pytest.raises(ValueError, match=rf"{name} must be an int in 0\.\.3, got {bad[name]!r}"):
+            RuleConfig(**bad)
+        with pytest.raises(ValueError, match=rf"{name} must be an int in 0\.\.3, got {bad[name]!r}"):
+            e.reset(seed=6, options=bad)
+        assert (e.state_array == before[0]).all() and e.hand_log() == before[1]
+    e.reset(seed=6, options={"unrelated": 1})  # other keys are ignored (pettingzoo's api_test passes some)
+    assert e.hand_log()["dealer"] == 0
 
 
 def test_vector_env_takes_its_rules_from_the_config_and_rejects_conflicts():
@@ -177,18 +215,27 @@ def _obs(st, seat):
 
 
 def test_issue_example_player_not_asked_sees_no_window():
+    """Issue 27's example: mid-window, the players not asked see what they would see had nobody been able to
+    claim the discard (the next player has drawn and is to play), not a state that only a window produces."""
     e = mjenv.env()
     e.reset(seed=1000000)
     e.step(25)
     e.step(24)
     raw = e.unwrapped
     asked = e.agent_selection
+    closed = copy.deepcopy(raw)
+    while closed.state_array[G.PHASE] == G.PH_CLAIM:
+        closed.step(A.PASS)
     for agent in raw.possible_agents:
         v = O.views(e.observe(agent)["observation"])
         if agent == asked:
             assert v["phase"][2] + v["phase"][3] == 1 and v["offer_tile"].sum() == 1
         else:
-            assert v["phase"].sum() == 0 and v["offer_tile"].sum() == 0 and v["offer_from"].sum() == 0, agent
+            assert v["phase"][2:].sum() == 0 and v["offer_tile"].sum() == 0 and v["offer_from"].sum() == 0, (
+                agent
+            )
+            assert (e.observe(agent)["observation"] == closed.observe(agent)["observation"]).all(), agent
+            assert v["phase"][0] == 1 and v["turn"][(2 - int(agent[-1])) % 4] == 1  # player_2 has drawn
 
 
 def test_who_holds_a_claim_does_not_change_the_observations_of_the_others():

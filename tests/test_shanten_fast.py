@@ -1,4 +1,4 @@
-"""Tests of the fast overall shanten (``batch_shanten``): packed increment tables, SWAR helpers, knitted bound.
+"""Tests of the fast overall shanten (``mjenv.shanten.batch_shanten``): packed increment tables, SWAR helpers, knitted bound.
 
 The fast path must give exactly the minimum of the per-shape kernels (``batch_shanten_by_shape``), which the
 differential tests compare with PyMahjongGB; here each of its pieces is checked on its own.
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mjenv import hand as H
+from mjenv import shanten as S
 from mjenv._tables import gen_shanten_tables as G
 from mjenv.testing.hands import BIASES, random_hand, random_win
 from tests.reference import naive_shanten as N
@@ -28,14 +28,14 @@ def _digits(keys: np.ndarray, nranks: int) -> np.ndarray:
 @pytest.mark.parametrize("which", ["suit", "honor"])
 def test_packed_increments_reproduce_every_concave_row(which):
     """Every row not flagged INC_EXACT is ``f(b) = greedy(twos, ones, b)`` (+1 on the pair row), exhaustively."""
-    suit, honor, _, _ = H.load_tables()
-    suit_inc, honor_inc = H.load_shanten_tables()
+    suit, honor, _, _ = S.load_tables()
+    suit_inc, honor_inc = S.load_shanten_tables()
     g, x = (suit, suit_inc) if which == "suit" else (honor, honor_inc)
     x = x.astype(np.int64)
-    ok = (x & H.INC_EXACT) == 0
+    ok = (x & S.INC_EXACT) == 0
     assert ok.mean() > 0.999
     g, x = g[ok].astype(np.int64), x[ok]
-    pair = (x & H.INC_PAIR) != 0
+    pair = (x & S.INC_PAIR) != 0
     assert np.array_equal(pair, g[:, 5] > -64)
     for b in range(5):
         for p, shift in ((0, 0), (1, 6)):
@@ -47,21 +47,21 @@ def test_packed_increments_reproduce_every_concave_row(which):
 
 
 def test_table_constants_agree_with_generator():
-    assert (H.INC_PAIR, H.INC_EXACT) == (G.INC_PAIR, G.INC_EXACT)
+    assert (S.INC_PAIR, S.INC_EXACT) == (G.INC_PAIR, G.INC_EXACT)
 
 
 @numba.njit(cache=False)
 def _scores(keys, needs, suit, honor, suit_inc, honor_inc, out):
     for i in range(keys.shape[0]):
         k0, k1, k2, k3 = keys[i, 0], keys[i, 1], keys[i, 2], keys[i, 3]
-        out[i, 0] = H.inc_score_kernel(suit_inc[k0], suit_inc[k1], suit_inc[k2], honor_inc[k3], needs[i])
-        out[i, 1] = H.regular_score_kernel(suit, honor, k0, k1, k2, k3, needs[i])
+        out[i, 0] = S.inc_score_kernel(suit_inc[k0], suit_inc[k1], suit_inc[k2], honor_inc[k3], needs[i])
+        out[i, 1] = S.regular_score_kernel(suit, honor, k0, k1, k2, k3, needs[i])
 
 
 def _check_scores(keys: np.ndarray, needs: np.ndarray) -> int:
-    suit, honor, _, _ = H.load_tables()
+    suit, honor, _, _ = S.load_tables()
     out = np.empty((len(keys), 2), np.int64)
-    _scores(keys, needs, suit, honor, *H.load_shanten_tables(), out)
+    _scores(keys, needs, suit, honor, *S.load_shanten_tables(), out)
     fast = out[:, 0] >= 0
     assert np.array_equal(out[fast, 0], out[fast, 1])
     return int(fast.sum())
@@ -101,11 +101,11 @@ def test_inc_score_equals_the_convolution_hypothesis(suits, honors, need):
 @numba.njit(cache=False)
 def _suit_parts(rows, out):
     for i in range(rows.shape[0]):
-        w = H._word(rows, i, 0)
+        w = S.count_word(rows, i, 0)
         e = np.int64(rows[i, 8])
-        out[i, 0] = H._key8(w) + 390625 * e
-        out[i, 1] = H._knit_classes(w, e)
-        out[i, 2] = H._levels(w, e)
+        out[i, 0] = S._key8(w) + 390625 * e
+        out[i, 1] = S._knit_classes(w, e)
+        out[i, 2] = S._levels(w, e)
 
 
 def test_swar_suit_helpers_match_plain_arithmetic():
@@ -134,23 +134,23 @@ def _bounds(counts, out):
     for t in range(34):
         n += counts[0, t]
     rest_need = 1 if n >= 12 else 0
-    wh = H._word(counts, 0, 26) >> 8
-    hblocks = (1 if H._halves(wh) else 0) | (2 if (wh + 0x7D * H._B01) & H._B80 else 0)
+    wh = S.count_word(counts, 0, 26) >> 8
+    hblocks = (1 if S._halves(wh) else 0) | (2 if (wh + 0x7D * S.BYTES_01) & S.BYTES_80 else 0)
     q = np.empty(3, np.int64)
     c = np.empty(3, np.int64)
     for s in range(3):
-        w = H._word(counts, 0, 9 * s)
+        w = S.count_word(counts, 0, 9 * s)
         e = np.int64(counts[0, 9 * s + 8])
-        q[s] = H._levels(w, e)
-        c[s] = H._knit_classes(w, e)
-    lanes = H._knit_lanes(c[0], c[1], c[2])
+        q[s] = S._levels(w, e)
+        c[s] = S._knit_classes(w, e)
+    lanes = S._knit_lanes(c[0], c[1], c[2])
     for j in range(6):
         held = (lanes >> (8 * j)) & 0xFF
         blocks = hblocks
         for s in range(3):
-            blocks |= H._rest_blocks(q[s], H.KNIT_MASK[H.KNITS[j, s]] & q[s])
+            blocks |= S._rest_blocks(q[s], S.KNIT_MASK[S.KNITS[j, s]] & q[s])
         out[j, 0] = held
-        out[j, 1] = H._knitted_bound(held, rest_need, blocks)
+        out[j, 1] = S._knitted_bound(held, rest_need, blocks)
 
 
 def _check_bound(counts: np.ndarray) -> int:
@@ -201,14 +201,14 @@ def test_batch_shanten_is_the_minimum_over_shapes(size):
     if size == 14:
         rows += [random_win(rng) for _ in range(300)]
     c = np.stack(rows)
-    assert np.array_equal(H.batch_shanten(c, k), H.batch_shanten_by_shape(c, k).min(axis=1))
+    assert np.array_equal(S.batch_shanten(c, k), S.batch_shanten_by_shape(c, k).min(axis=1))
 
 
 @settings(max_examples=150, deadline=None)
 @given(_hands())
 def test_batch_shanten_is_the_minimum_over_shapes_hypothesis(counts):
     k = (14 - int(counts.sum())) // 3
-    assert H.batch_shanten(counts[None], k)[0] == H.batch_shanten_by_shape(counts[None], k).min()
+    assert S.batch_shanten(counts[None], k)[0] == S.batch_shanten_by_shape(counts[None], k).min()
 
 
 @pytest.mark.parametrize("bad", [5, -1, 127, -128])
@@ -220,7 +220,7 @@ def test_batch_shanten_rejects_a_bad_count_at_every_position(bad):
         c = base.copy()
         c[t, t] = bad  # row t is the only bad row
         with pytest.raises(ValueError, match=f"row {t} has a count outside 0..4"):
-            H.batch_shanten(c)
+            S.batch_shanten(c)
 
 
 def test_batch_shanten_rejects_wrong_sizes():
@@ -229,7 +229,7 @@ def test_batch_shanten_rejects_wrong_sizes():
     c[1, :12] = 1  # 12 tiles fit no meld count
     c[2, :14] = 1
     with pytest.raises(ValueError, match="row 1 has a tile count that does not fit its melds"):
-        H.batch_shanten(c)
-    assert H.batch_shanten(c[[0, 2]]).tolist() == H.batch_shanten_by_shape(c[[0, 2]]).min(axis=1).tolist()
+        S.batch_shanten(c)
+    assert S.batch_shanten(c[[0, 2]]).tolist() == S.batch_shanten_by_shape(c[[0, 2]]).min(axis=1).tolist()
     with pytest.raises(ValueError, match="row 0"):
-        H.batch_shanten(c[:1], n_melds=1)
+        S.batch_shanten(c[:1], n_melds=1)

@@ -201,8 +201,9 @@ def test_page_is_self_contained_and_small(records, tmp_path):
 
 def test_cli_play_html(tmp_path, capsys):
     out = tmp_path / "p.html"
-    assert main(["play", "--seed", "5", "--quiet", "--html", str(out)]) == 0
-    assert "replay page written" in capsys.readouterr().out
+    assert main(["play", "--seed", "5", "--html", str(out)]) == 0
+    lines = capsys.readouterr().out.splitlines()  # the page is the replay: one line, not the hand as text
+    assert len(lines) == 1 and lines[0].startswith("replay page of the hand (a draw) written to"), lines
     page = out.read_text()
     data = json.loads(page.split('id="game">')[1].split("</script>")[0])
     _, ops = play_ops(5)  # the CLI's bot differs; only check the seed and that the hand ended

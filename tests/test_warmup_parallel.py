@@ -354,7 +354,7 @@ def test_concurrent_cache_saves_keep_every_entry(tmp_path):
         import sys
         import numba
         import lockmod
-        assert type(lockmod.f._cache).__name__ == "_LockedCache"
+        assert type(lockmod.f._cache).__name__ == "_KernelCache"
         plain = numba.njit(lockmod.f.py_func)  # compiled here, never loaded from the cache (a loaded one
         plain(1)  # has no object code to save)
         cres = next(iter(plain.overloads.values()))

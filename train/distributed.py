@@ -44,7 +44,7 @@ uninterrupted one (the single-process loop's resume is exact). A later :meth:`Tr
 from __future__ import annotations
 
 import time
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 import numpy as np
@@ -99,17 +99,18 @@ def batch_nbytes(parts: list[dict[str, Any]]) -> int:
 class RolloutWorker:
     """One collector on a Ray worker (created by :class:`DistributedCollector` as ``ray.remote`` actor)."""
 
-    def __init__(self, cfg: dict[str, Any], net_config: dict[str, Any], index: int, seed: int) -> None:
+    def __init__(self, cfg, net_config: dict[str, Any], index: int, seed: int, collector: type) -> None:
+        """``cfg``: the run's :class:`train.ppo.PPOConfig` (copied with this worker's seed, no workers);
+        ``collector``: :class:`train.ppo.Collector`, passed in as the trainer's (``train.ppo`` imports this
+        module, so this module does not import it)."""
         import torch
 
         from agents import nn as ann
-        from train.ppo import Collector, PPOConfig
 
-        c = PPOConfig(**cfg)
-        c.seed, c.workers, c.progress, c.resume, c.init_from = seed, 0, False, False, None
+        c = replace(cfg, seed=seed, workers=0, progress=False, resume=False, init_from=None)
         torch.set_num_threads(c.torch_threads)
         self.index = index
-        self.col = Collector(c)
+        self.col = collector(c)
         self.net = ann.PolicyValueNet(ann.NNConfig(**net_config)).eval()
         self.gen = torch.Generator()
         self.gen.manual_seed(seed)
@@ -180,7 +181,7 @@ class DistributedCollector:
         cls = ray.remote(num_cpus=1, max_restarts=0)(RolloutWorker)
         seed = worker_seed(cfg.seed, i, self.start_update, self.generation[i])
         return cls.options(runtime_env=runtime_env(cfg.ray_ship_code)).remote(
-            asdict(cfg), asdict(self.tr.net.config), i, seed
+            cfg, asdict(self.tr.net.config), i, seed, type(self.tr.col)
         )
 
     def start(self) -> None:

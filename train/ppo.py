@@ -53,13 +53,16 @@ from tqdm import tqdm
 from agents import nn as ann
 from agents.rule import RulePolicy
 from mjenv._jit import njit
-from mjenv.observation import OBS_SIZE, observe_kernel
+from mjenv.observation import OBS_SIZE, ORACLE_SIZE, observe_kernel, oracle_rows_kernel
 from mjenv.policy import random_legal_actions
 from mjenv.rules import RuleConfig
 from mjenv.vector import NUM_ACTIONS, VectorEnv
+from train.critic import CriticConfig, OracleCritic
+from train.ratings import Ratings
 
 CKPT_FORMAT = "mjenv-train-ppo/1"
 OPPONENTS = ("rule", "random", "pool")
+CRITICS = ("shared", "oracle")
 OWN_LEARNER, OWN_RULE, OWN_RANDOM, OWN_POOL = 0, 1, 2, 3  # chair owner codes; pool slot j is OWN_POOL + j
 _SPAN = 40.0  # legal logits are kept within this of the row's best (probabilities >= e^-40, no subnormals)
 _NEG = -1e8  # finite logit of illegal actions in training (keeps entropy and gradients free of NaN)
@@ -121,6 +124,9 @@ class PPOConfig:
     pool_size: int = 8
     pool_every: int = 25
     """add a frozen copy of the learner to the pool every this many updates"""
+    pool_ratings: bool = False
+    """OpenSkill ratings of the learner, rule, random and every pool snapshot (train/ratings.py): pool chairs
+    play the snapshots that still beat the learner more often (PFSP), and the ratings go to the logs"""
     eval_every: int = 100
     """duplicate evaluation against the rule agent every this many updates (0: never)"""
     eval_walls: int = 200
@@ -143,6 +149,17 @@ class PPOConfig:
     """CPUs of the local Ray (default: workers)"""
     ray_ship_code: bool = False
     """upload the checkout to the workers (runtime_env working_dir) instead of using it at the same path"""
+    time_budget_s: float | None = None
+    """stop (after saving) once this run's training time (``seconds`` in the logs, summed over resumes) reaches
+    this: equal-time comparisons (docs/training.md, "Ablations"); None: train for ``updates``"""
+    critic: str = "shared"
+    """value function: ``shared`` (the actor network's value head, observation only) or ``oracle`` (a separate
+    network that also reads the hidden state, ``VectorEnv(oracle=True)``; training only, never in the actor:
+    train/critic.py)"""
+    critic_channels: int = 32
+    """oracle critic: per-tile width"""
+    critic_hidden: int = 256
+    """oracle critic: MLP width"""
 
 
 def check_config(cfg: PPOConfig) -> PPOConfig:
@@ -151,7 +168,7 @@ def check_config(cfg: PPOConfig) -> PPOConfig:
         "seed": 0, "updates": 1, "num_envs": 1, "rollout_steps": 1, "threads": 1, "torch_threads": 1,
         "min_fan": 0, "channels": 1, "hidden": 1, "epochs": 1, "minibatch_size": 1, "pool_size": 1,
         "pool_every": 1, "value_warmup": 0, "eval_every": 0, "eval_walls": 1, "eval_seed": 0, "save_every": 1,
-        "workers": 0,
+        "workers": 0, "critic_channels": 1, "critic_hidden": 1,
     }  # fmt: skip
     for name, lo in ints.items():
         v = getattr(cfg, name)
@@ -170,6 +187,11 @@ def check_config(cfg: PPOConfig) -> PPOConfig:
             raise TypeError(f"PPOConfig.{name} must be a finite number, got {v!r}")
         if not lo <= v <= hi:
             raise ValueError(f"PPOConfig.{name} must be in [{lo}, {hi}], got {v}")
+    if cfg.time_budget_s is not None and (
+        isinstance(cfg.time_budget_s, bool) or not isinstance(cfg.time_budget_s, (int, float))
+        or not cfg.time_budget_s > 0
+    ):  # fmt: skip
+        raise ValueError(f"PPOConfig.time_budget_s must be > 0 or None, got {cfg.time_budget_s!r}")
     if cfg.lr == 0:
         raise ValueError("PPOConfig.lr must be > 0")
     if cfg.target_kl is not None and not (isinstance(cfg.target_kl, (int, float)) and cfg.target_kl > 0):
@@ -178,6 +200,12 @@ def check_config(cfg: PPOConfig) -> PPOConfig:
     bad = [o for o in cfg.opponents if o not in OPPONENTS]
     if bad:
         raise ValueError(f"unknown opponent name(s) {bad}; choose from {OPPONENTS}")
+    if cfg.critic not in CRITICS:
+        raise ValueError(f"PPOConfig.critic must be one of {CRITICS}, got {cfg.critic!r}")
+    if cfg.critic == "oracle" and cfg.workers > 0:
+        raise ValueError("PPOConfig.critic='oracle' collects in this process only: use workers=0")
+    if cfg.pool_ratings and cfg.workers > 0:
+        raise ValueError("PPOConfig.pool_ratings rates the hands of this process only: use workers=0")
     if cfg.opponent_prob > 0 and not cfg.opponents:
         raise ValueError("opponent_prob > 0 needs at least one opponent kind")
     if cfg.init_from is not None and not Path(cfg.init_from).is_file():
@@ -299,12 +327,13 @@ class Collector:
         n = cfg.num_envs
         self.env = VectorEnv(
             n, seed=cfg.seed, rules=RuleConfig(min_fan=cfg.min_fan, illegal="raise"), threads=cfg.threads,
-            obs_dtype=np.uint8,
+            obs_dtype=np.uint8, oracle=cfg.critic == "oracle",
         )  # fmt: skip
         self.rng = np.random.default_rng([cfg.seed, 1])
         self.rule = RulePolicy(n, threads=cfg.threads) if "rule" in cfg.opponents else None
         self.owners = np.zeros((n, 4), np.int16)
         self.pool_slots = 0  # filled slots of the opponent pool (set by the trainer)
+        self.pool_probs: np.ndarray | None = None  # pool_ratings: how often each slot plays (else uniform)
         self.env.reset()
         self.assign(np.arange(n))
 
@@ -320,15 +349,21 @@ class Collector:
             [{"rule": OWN_RULE, "random": OWN_RANDOM, "pool": OWN_POOL}[o] for o in cfg.opponents]
         )
         own = kinds[rng.integers(0, max(len(kinds), 1), (k, 4))] if len(kinds) else np.zeros((k, 4), np.int64)
-        slot = rng.integers(0, max(self.pool_slots, 1), (k, 4))
+        if self.pool_probs is not None and self.pool_slots:
+            slot = rng.choice(self.pool_slots, size=(k, 4), p=self.pool_probs)
+        else:
+            slot = rng.integers(0, max(self.pool_slots, 1), (k, 4))
         own = np.where(own == OWN_POOL, OWN_POOL + slot if self.pool_slots else OWN_LEARNER, own)
         self.owners[tables] = np.where(opp, own, OWN_LEARNER)
 
     def collect(
         self, net: ann.PolicyValueNet, pool: list[ann.PolicyValueNet], gen: torch.Generator,
-        device: torch.device, timers: dict[str, float],
+        device: torch.device, timers: dict[str, float], critic: OracleCritic | None = None,
     ) -> dict[str, Any]:  # fmt: skip
-        """Play ``rollout_steps`` steps; return the learner's decisions with advantages and returns."""
+        """Play ``rollout_steps`` steps; return the learner's decisions with advantages and returns.
+
+        With an oracle ``critic`` the values (and the bootstraps) come from it, reading the env's oracle block
+        beside the features; the actor ``net`` reads the observation's features and the mask only."""
         cfg, env = self.cfg, self.env
         n, steps = cfg.num_envs, cfg.rollout_steps
         cap = n * steps
@@ -336,7 +371,9 @@ class Collector:
         tile_b = np.empty((cap, 34, ann.NUM_TILE_FEATURES), np.float32)
         glob_b = np.empty((cap, ann.NUM_GLOBAL), np.float32)
         mask_b = np.empty((cap, NUM_ACTIONS), np.bool_)
+        orc_b = np.empty((cap if critic is not None else 0, ORACLE_SIZE), np.uint8)
         act_b = np.empty(cap, np.int64)
+        tab_b = np.empty(cap, np.int32)
         logp_b = np.empty(cap, np.float32)
         val_b = np.empty(cap, np.float32)
         rew_b = np.zeros(cap, np.float32)
@@ -349,6 +386,7 @@ class Collector:
         hands = learner_hands = 0
         learner_points = 0.0
         learner_wins = 0
+        hand_owners, hand_scores = [], []  # every finished hand's chair owners and points (ratings)
         t = time.perf_counter
         for _ in range(steps):
             t0 = t()
@@ -365,6 +403,10 @@ class Collector:
                     logp_all = torch.log_softmax(logits, 1)
                     a = torch.multinomial(masked_probs(logp_all, illegal), 1, generator=gen).squeeze(1)
                     lp = logp_all.gather(1, a[:, None]).squeeze(1)
+                    if critic is not None:  # the value from the hidden state too (the actor never saw it)
+                        orc_l = env.oracle[lr_rows]
+                        orc_b[k : k + m] = orc_l
+                        value = critic(tile.to(device), glob.to(device), torch.from_numpy(orc_l).to(device))
                 a_np = a.cpu().numpy()
                 actions[lr_rows] = a_np
                 sl = slice(k, k + m)
@@ -373,6 +415,7 @@ class Collector:
                 tile_b[sl] = tile.numpy()
                 glob_b[sl] = glob.numpy()
                 act_b[sl] = a_np
+                tab_b[sl] = lr_rows
                 logp_b[sl] = lp.cpu().numpy()
                 val_b[sl] = value.cpu().numpy()
                 prev = last[lr_rows, seats[lr_rows]]
@@ -409,6 +452,8 @@ class Collector:
                 done_b[lt[lt >= 0]] = True
                 is_l = self.owners[term] == OWN_LEARNER
                 sc = env.results.scores[term]
+                hand_owners.append(self.owners[term].copy())
+                hand_scores.append(sc.copy())
                 hands += term.size
                 learner_hands += int(is_l.sum())
                 learner_points += float(sc[is_l].sum())
@@ -424,16 +469,25 @@ class Collector:
             ob = np.empty((tab.size, OBS_SIZE), np.uint8)
             observe_rows_kernel(env.states, tab.astype(np.int64), seat.astype(np.int64), ob)
             with torch.no_grad():
-                _, v = net.forward_features(*net.features(ob, None), None)
+                feats = net.features(ob, None)
+                if critic is None:
+                    _, v = net.forward_features(*feats, None)
+                else:
+                    orc = np.empty((tab.size, ORACLE_SIZE), np.uint8)
+                    oracle_rows_kernel(env.states[tab], seat.astype(np.int32), orc)
+                    v = critic(*feats, torch.from_numpy(orc).to(device))
             boot[last[tab, seat]] = v.cpu().numpy()
         adv = np.zeros(k, np.float32)
         gae_kernel(rew_b[:k], val_b[:k], done_b[:k], nxt_b[:k], boot, cfg.gamma, cfg.gae_lambda, adv)
         timers["gae_s"] += time.perf_counter() - t3
         return {
-            "obs": obs_b[:k], "tile": tile_b[:k], "glob": glob_b[:k], "masks": mask_b[:k], "actions": act_b[:k], "logp": logp_b[:k],
+            "obs": obs_b[:k], "tile": tile_b[:k], "glob": glob_b[:k], "masks": mask_b[:k], "oracle": orc_b[:k],
+            "actions": act_b[:k], "logp": logp_b[:k], "tables": tab_b[:k], "done": done_b[:k], "next": nxt_b[:k],
             "values": val_b[:k], "advantages": adv, "returns": adv + val_b[:k],
             "decisions": n * steps, "hands": hands, "learner_hands": learner_hands,
             "learner_points": learner_points, "learner_wins": learner_wins,
+            "hand_owners": np.concatenate(hand_owners) if hand_owners else np.zeros((0, 4), np.int16),
+            "hand_scores": np.concatenate(hand_scores) if hand_scores else np.zeros((0, 4), np.int32),
         }  # fmt: skip
 
 
@@ -460,11 +514,12 @@ def ppo_losses(
 
 def ppo_update(
     net: ann.PolicyValueNet, opt: torch.optim.Optimizer, batch: dict[str, Any], cfg: PPOConfig,
-    rng: np.random.Generator, device: torch.device, warmup: bool = False,
+    rng: np.random.Generator, device: torch.device, warmup: bool = False, critic: OracleCritic | None = None,
 ) -> dict[str, float]:  # fmt: skip
     """``epochs`` passes of minibatch PPO over ``batch`` (the stored behaviour log-probs are the "old" ones);
     ``warmup``: the value loss trains the value head only (every other parameter keeps its value, so the
-    policy does not move)."""
+    policy does not move). With an oracle ``critic`` the value loss trains the critic (on ``batch["oracle"]``)
+    instead of the actor's value head, and the gradients of the actor and the critic are clipped apart."""
     k = batch["actions"].shape[0]
     tile_all = torch.from_numpy(batch["tile"]).to(device)
     glob_all = torch.from_numpy(batch["glob"]).to(device)
@@ -473,7 +528,8 @@ def ppo_update(
     old_lp = torch.from_numpy(batch["logp"]).to(device)
     adv_all = torch.from_numpy(batch["advantages"]).to(device)
     ret = torch.from_numpy(batch["returns"]).to(device)
-    head = {id(p) for p in net.value_head.parameters()}
+    orc_all = torch.from_numpy(batch["oracle"]).to(device) if critic is not None else None
+    head = {id(p) for p in (critic.parameters() if critic is not None else net.value_head.parameters())}
     frozen = [p for p in net.parameters() if id(p) not in head]
     stats = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
     n_mb = 0
@@ -494,6 +550,8 @@ def ppo_update(
             tile = torch.index_select(tile_all, 0, idx, out=tile_buf[:m])
             glob = torch.index_select(glob_all, 0, idx, out=glob_buf[:m])
             logits, v = masked_logits(net, tile, glob, illegal)
+            if critic is not None:
+                v = critic(tile, glob, orc_all[idx])
             pg_loss, v_loss, entropy, log_ratio, ratio = ppo_losses(
                 logits, v, illegal, act[idx], old_lp[idx], adv_all[idx], ret[idx], cfg.clip_coef
             )
@@ -507,6 +565,8 @@ def ppo_update(
                 for p in frozen:
                     p.grad = None
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            if critic is not None:
+                torch.nn.utils.clip_grad_norm_(critic.parameters(), cfg.max_grad_norm)
             opt.step()
             with torch.no_grad():
                 kl = ((ratio - 1) - log_ratio).mean().item()
@@ -565,6 +625,9 @@ def save_checkpoint(path: Path, tr: Trainer) -> None:
     tensors: dict[str, torch.Tensor] = {}
     for k, v in tr.net.state_dict().items():
         tensors[f"model.{k}"] = v.detach().cpu().contiguous().clone()
+    if tr.critic is not None:
+        for k, v in tr.critic.state_dict().items():
+            tensors[f"critic.{k}"] = v.detach().cpu().contiguous().clone()
     osd = tr.opt.state_dict()
     for pid, st in osd["state"].items():
         for key, v in st.items():
@@ -587,6 +650,8 @@ def save_checkpoint(path: Path, tr: Trainer) -> None:
         "rng_numpy_update": json.dumps(tr.rng.bit_generator.state),
         "rng_numpy_collector": json.dumps(tr.col.rng.bit_generator.state),
     }
+    if tr.ratings is not None:
+        meta["ratings"] = tr.ratings.to_json()
     meta["sha256"] = _digest(tensors, meta)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
@@ -636,7 +701,8 @@ class Trainer:
             ckpt = read_checkpoint(self.run_dir / "checkpoint.safetensors")
             saved = json.loads(ckpt[1]["config"])
             keep = {"updates", "resume", "progress", "run_dir", "device", "eval_every", "save_every",
-                    "keep_eval_policies", "workers", "ray_address", "ray_num_cpus", "ray_ship_code"}  # fmt: skip
+                    "keep_eval_policies", "workers", "ray_address", "ray_num_cpus", "ray_ship_code",
+                    "time_budget_s"}  # fmt: skip
             diff = {
                 k: (saved[k], v)
                 for k, v in asdict(cfg).items()
@@ -654,9 +720,18 @@ class Trainer:
                 torch.manual_seed(cfg.seed)
                 net = ann.PolicyValueNet(nc)
         self.net = net.to(self.device)
+        self.critic: OracleCritic | None = None  # critic="oracle": the training-only value function
+        params = list(self.net.parameters())
+        if cfg.critic == "oracle":
+            with torch.random.fork_rng(devices=[]):
+                torch.manual_seed(cfg.seed + 1)
+                self.critic = OracleCritic(CriticConfig(cfg.critic_channels, cfg.critic_hidden)).to(
+                    self.device
+                )
+            params += list(self.critic.parameters())
         # foreach: one multi-tensor kernel per Adam operation instead of a loop over the 16 parameters (the
         # default on CUDA; on CPU it was 1.6x faster per step and gives bitwise the same parameters)
-        self.opt = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5, foreach=True)
+        self.opt = torch.optim.Adam(params, lr=cfg.lr, eps=1e-5, foreach=True)
         self.rng = np.random.default_rng([cfg.seed, 2])
         self.gen = torch.Generator(device="cpu" if self.device.type == "cpu" else self.device)
         self.gen.manual_seed(cfg.seed)
@@ -668,6 +743,8 @@ class Trainer:
             self.dist = DistributedCollector(self)
         self.pool: list[ann.PolicyValueNet] = []
         self.pool_next = 0
+        self.ratings = Ratings() if cfg.pool_ratings else None
+        self.owner_names = ["learner", "rule", "random"] + [f"pool{j}" for j in range(cfg.pool_size)]
         self.counters = {"update": 0, "decisions": 0, "learner_decisions": 0, "hands": 0, "seconds": 0.0}
         if ckpt is not None:
             self._restore(*ckpt)
@@ -675,6 +752,8 @@ class Trainer:
     def _restore(self, tensors: dict[str, torch.Tensor], meta: dict[str, str]) -> None:
         try:
             self.net.load_state_dict({k[6:]: v for k, v in tensors.items() if k.startswith("model.")})
+            if self.critic is not None:
+                self.critic.load_state_dict({k[7:]: v for k, v in tensors.items() if k.startswith("critic.")})
             n_slots = int(meta["pool_slots"])
             for j in range(n_slots):
                 p = ann.PolicyValueNet(self.net.config)
@@ -700,6 +779,10 @@ class Trainer:
             self.rng.bit_generator.state = json.loads(meta["rng_numpy_update"])
             self.col.rng.bit_generator.state = json.loads(meta["rng_numpy_collector"])
             self.counters = json.loads(meta["counters"])
+            if self.ratings is not None:
+                self.ratings.load_json(meta["ratings"])
+                if n_slots:
+                    self.col.pool_probs = self.ratings.pool_probs(n_slots)
         except (KeyError, RuntimeError, ValueError) as e:
             raise ValueError(
                 f"the checkpoint does not fit these settings (missing or mismatched state): {e}"
@@ -715,26 +798,35 @@ class Trainer:
         if self.dist is not None:
             batch = self.dist.collect(timers)
         else:
-            batch = self.col.collect(self.net, self.pool, self.gen, self.device, timers)
+            batch = self.col.collect(self.net, self.pool, self.gen, self.device, timers, critic=self.critic)
         t0 = time.perf_counter()
         stats = (
-            ppo_update(self.net, self.opt, batch, cfg, self.rng, self.device, warmup=u < cfg.value_warmup)
+            ppo_update(
+                self.net, self.opt, batch, cfg, self.rng, self.device, warmup=u < cfg.value_warmup,
+                critic=self.critic,
+            )
             if batch["actions"].size
             else {}
-        )
+        )  # fmt: skip
         timers["update_s"] += time.perf_counter() - t0
         self.counters["update"] = u + 1
         self.counters["decisions"] += batch["decisions"]
         self.counters["learner_decisions"] += int(batch["actions"].size)
         self.counters["hands"] += batch["hands"]
+        if self.ratings is not None:
+            self.ratings.update(self.owner_names, batch["hand_owners"], batch["hand_scores"])
+            stats.update(rating_learner=self.ratings.mu("learner"), rating_rule=self.ratings.mu("rule"))
         if (u + 1) % cfg.pool_every == 0 and "pool" in cfg.opponents:
             self._add_to_pool()
+        if self.ratings is not None and self.pool:
+            self.col.pool_probs = self.ratings.pool_probs(len(self.pool))
         stats.update(
             lr=self.opt.param_groups[0]["lr"],
             learner_points_per_hand=batch["learner_points"] / max(batch["learner_hands"], 1),
             learner_win_rate=batch["learner_wins"] / max(batch["learner_hands"], 1),
             hands=float(batch["hands"]),
             value_mean=float(batch["values"].mean()) if batch["values"].size else 0.0,
+            value_ev=explained_variance(batch["values"], batch["returns"]),
         )
         stats.update(batch.get("dist_stats", {}))
         return stats
@@ -744,10 +836,14 @@ class Trainer:
         for p in snap.parameters():
             p.requires_grad_(False)
         if len(self.pool) < self.cfg.pool_size:
+            slot = len(self.pool)
             self.pool.append(snap)
         else:
+            slot = self.pool_next
             self.pool[self.pool_next] = snap
             self.pool_next = (self.pool_next + 1) % self.cfg.pool_size
+        if self.ratings is not None:  # a new snapshot starts from the learner's rating
+            self.ratings.copy_to("learner", f"pool{slot}")
         self.col.pool_slots = len(self.pool)
 
     def evaluate(self) -> dict[str, Any]:
@@ -826,8 +922,11 @@ class Trainer:
                 _append_csv(csv_path, row)
                 bar.update(1)
                 bar.set_postfix(dps=f"{dps:,.0f}", pts=f"{stats.get('learner_points_per_hand', 0):+.2f}")
-                if u % cfg.save_every == 0 or u == end_u:
+                over = cfg.time_budget_s is not None and self.counters["seconds"] >= cfg.time_budget_s
+                if u % cfg.save_every == 0 or u == end_u or over:
                     self.save()
+                if over:
+                    break
         finally:
             bar.close()
             writer.close()
@@ -842,12 +941,25 @@ class Trainer:
         }
 
 
+def explained_variance(values: np.ndarray, returns: np.ndarray) -> float:
+    """``1 - Var(returns - values) / Var(returns)`` of a rollout (the values the advantages were computed with):
+    1 is a perfect value function, 0 no better than a constant; NaN for fewer than two decisions or constant
+    returns."""
+    if values.size < 2:
+        return float("nan")
+    var = float(np.var(returns.astype(np.float64)))
+    if var == 0.0:
+        return float("nan")
+    return 1.0 - float(np.var(returns.astype(np.float64) - values)) / var
+
+
 def _jsonable(v: Any) -> Any:
     return json.loads(json.dumps(v))
 
 
 _CSV_FIELDS = ("update", "decisions", "hands", "seconds", "decisions_per_s", "lr", "pg_loss", "v_loss", "entropy",
                "approx_kl", "clipfrac", "epochs", "learner_points_per_hand", "learner_win_rate", "value_mean",
+               "value_ev", "rating_learner", "rating_rule",
                "workers", "rollouts", "staleness", "restarts", "bytes_in", "bytes_out", "wait_s", "fetch_s", "broadcast_s",
                "merge_s", "eval_mean", "eval_ci_lo", "eval_ci_hi")  # fmt: skip
 

@@ -3,11 +3,16 @@
 Specification in mjenv
 ----------------------
 * :func:`bot_policy` (import string ``"mjenv.botzone.botpolicy:bot_policy"``, keyword ``bot``: a seat spec of
-  :func:`mjenv.botzone.runner.make_bot`, e.g. ``"simple:python mybot.py"``, ``"json:./bot"`` or
-  ``"agent:module:factory"``, or a seat object) is a factory of the policy protocol (:mod:`mjenv.policy`):
-  ``policy(obs, masks, seats) -> actions``. It plays the Botzone variant (``RuleConfig.botzone()``, e.g.
-  ``run_arena(..., rules=RuleConfig.botzone())`` or ``mjenv eval --variant botzone``), one table at a time
-  (``tables=1``: a bot program holds one game).
+  :func:`mjenv.botzone.runner.make_bot`, e.g. ``"simple:python mybot.py"``, ``"json-keep:./bot"`` or
+  ``"agent:module:factory"``, a zero-argument factory of seat objects, or one seat object) is a factory of the
+  policy protocol (:mod:`mjenv.policy`): ``policy(obs, masks, seats) -> actions``. It plays the Botzone variant
+  (``RuleConfig.botzone()``, e.g. ``run_arena(..., rules=RuleConfig.botzone())`` or ``mjenv eval --variant
+  botzone``) in any seats of any number of tables: **each seat of each table is its own bot program** (its own
+  process, started for the hand as Botzone starts a bot for a match, see :mod:`mjenv.botzone.runner`), the
+  Botzone ``data`` of each seat kept for its hand and the program's ``globaldata`` shared by all its seats.
+  The arena passes each row's table (``tables=``; the policy says ``wants_tables``), tells it when hands end
+  (:meth:`BotPolicy.hands_done`: their programs are stopped) and plays at most ``max_tables`` tables with it;
+  the turns of different seats run concurrently (``jobs`` at a time), so an evaluation uses the machine's cores.
 * **The bot's view is built from Botzone requests derived from the observations** (the policy sees nothing
   else, as every policy): at each decision of its seat the policy works out, from the public facts of the
   observation (discards in order with their claimed marks, melds in order with where they came from, its own
@@ -21,26 +26,29 @@ Specification in mjenv
 * **Answers to actions**: ``PLAY t``, ``GANG t``, ``BUGANG t``, ``HU`` on a turn; ``PASS``, ``HU``, ``GANG``,
   ``PENG t``, ``CHI mid t`` in a window (``PASS``/``HU`` on an added kong). A ``PENG t`` / ``CHI mid t`` is
   the claim now and the discard ``t`` at the next decision (the env asks for it separately; the bot is not
-  asked again). An answer that does not parse, TLE / RE (no answer in time, the program died), or a non-PASS
-  answer to a request that needed PASS becomes an *illegal action* (a false ``HU`` the illegal ``WIN``), so the
-  env's illegal mode (``"terminate"`` in the variant: offender -30, others +10) does what the judge's WA / WH /
-  verdicts do; :attr:`BotPolicy.verdicts` lists each with the hand, the request and the answer. A non-PASS
-  answer to a request that needs no decision is punished at the seat's next decision (the judge ends the game
-  at once; no payment differs). Requests that need only PASS are not sent to a bot that runs one process per
-  turn (no keep-running): its next history carries them with ``PASS`` answers.
-* Processes: a new hand starts a new game (``new_game``: the program is restarted); :meth:`BotPolicy.close`
-  (also at exit) stops it.
+  asked again). Every request is sent, ``PASS``-only ones included, as on Botzone.
+* **Faults end the hand as the judge ends the game**: a verdict of the program (``TLE``, ``RE``, ``MLE``,
+  ``NJ``: :class:`mjenv.botzone.runner.SubprocessBot`), an answer that does not parse or is not legal
+  (``WA``; a false ``HU`` is ``WH``), or a non-``PASS`` answer to a request that needs ``PASS`` (``WA``, at
+  that request: the later requests are not sent) becomes an *illegal action*, so the env's illegal mode
+  (``"terminate"`` in the variant: offender -30, others +10) pays what the judge pays; the program is stopped.
+  :attr:`BotPolicy.verdicts` lists each fault (verdict, request, answer, why, the hand's requests and
+  responses, the end of standard error), :meth:`BotPolicy.take_notes` gives the last call's by row (the arena
+  puts them in its report and records) and :meth:`BotPolicy.bot_summary` counts the verdicts and keeps the
+  answer times. Not supported: the env's ``illegal="penalty"`` mode (the hand would go on after a fault).
 """
 
 from __future__ import annotations
 
 import atexit
+import os
 import weakref
 from typing import Any
 
 import numpy as np
 
 from mjenv import actions as A
+from mjenv.botzone.runner import DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT
 from mjenv.observation import OBS_SIZE, views
 from mjenv.tiles import BOTZONE_CODES
 
@@ -183,31 +191,115 @@ class _Stream:
             self._fail("the observation holds discards or melds no request explains")
 
 
-class BotPolicy:
-    """A Botzone bot program (or any seat object of :mod:`mjenv.botzone.runner`) as a policy; see the module
-    docstring. Built by :func:`bot_policy`."""
+class _Seat:
+    """One seat of one table: its bot program and the requests and answers of its hand."""
 
-    def __init__(self, bot: Any, *, time_limit: float = 1.0, first_time_limit: float = 10.0) -> None:
-        from mjenv.botzone.runner import make_bot
-
-        self.spec = bot if isinstance(bot, str) else getattr(bot, "name", type(bot).__name__)
-        self.bot = make_bot(bot, time_limit=time_limit, first_time_limit=first_time_limit)
-        self.verdicts: list[dict] = []
-        self.hands = 0
-        self.me = -1
-        self._prev: _Public | None = None
-        self._last: tuple | None = (
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.prev: _Public | None = None
+        self.last: tuple | None = (
             None  # the decision answered last: ("draw", ans) / ("window", d, t, ans) / ...
         )
-        self._pending_discard = -1
-        self._fault = ""  # a non-PASS answer to a request that needed PASS, punished at this decision
+        self.decision: tuple | None = None
+        self.pending_discard = -1
         self.requests: list[str] = []
         self.responses: list[str] = []
-        self._finalizer = weakref.finalize(self, _close_bot, self.bot)
+        self.started = False  # a hand is in play (its first requests were sent)
+
+    def new_hand(self) -> None:
+        if hasattr(self.bot, "new_game"):
+            self.bot.new_game()
+        self.prev, self.last, self.decision, self.pending_discard = None, None, None, -1
+        self.requests, self.responses = [], []
+        self.started = True
+
+
+_VERDICTS = ("OK", "TLE", "RE", "MLE", "NJ", "WA", "WH")
+
+
+class BotPolicy:
+    """A Botzone bot program (a :func:`mjenv.botzone.runner.make_bot` spec, a zero-argument factory of seat
+    objects, or one seat object) as a policy, in any seats of any number of tables; see the module docstring.
+    Built by :func:`bot_policy`."""
+
+    #: the arena passes each row's table index (``tables=``) and calls :meth:`hands_done`
+    wants_tables = True
+
+    def __init__(
+        self,
+        bot: Any,
+        *,
+        time_limit: float = DEFAULT_TIME_LIMIT,
+        first_time_limit: float | None = None,
+        memory_limit: float | None = DEFAULT_MEMORY_LIMIT,
+        jobs: int | None = None,
+        max_tables: int | None = 64,
+    ) -> None:
+        from mjenv.botzone.runner import make_bot
+
+        if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
+            raise ValueError(f"jobs must be a positive int, got {jobs!r}")
+        if max_tables is not None and (not isinstance(max_tables, int) or max_tables < 1):
+            raise ValueError(f"max_tables must be a positive int or None, got {max_tables!r}")
+        self.globaldata: dict = {}  # Botzone's per-program store, shared by every seat of this policy
+        limits = dict(time_limit=time_limit, first_time_limit=first_time_limit, memory_limit=memory_limit)
+        shown = {**limits, "first_time_limit": first_time_limit or time_limit}
+        if isinstance(bot, str):
+            probe = make_bot(bot, **limits)  # a bad spec or limit is an error now, before any table
+            shown = {k: getattr(probe, k, v) for k, v in shown.items()}  # the limits it runs with
+            self._factory = lambda: make_bot(bot, **limits, globaldata=self.globaldata)
+            self._single = None
+            self.spec = bot
+        elif hasattr(bot, "send") and hasattr(bot, "receive"):
+            self._factory = None
+            self._single = bot
+            self.spec = getattr(bot, "name", type(bot).__name__)
+        elif callable(bot):
+            self._factory = bot
+            self._single = None
+            self.spec = getattr(bot, "__qualname__", "factory")
+        else:
+            raise TypeError(
+                f"bot must be a seat spec, a seat object or a factory of them, got {type(bot).__name__}"
+            )
+        self.limits = shown
+        self.jobs = jobs or os.cpu_count() or 1
+        self.max_tables = max_tables
+        self.hands = 0
+        self.counts = dict.fromkeys(_VERDICTS, 0)
+        self.times: list[float] = []
+        self.verdicts: list[dict] = []  # every fault, in the order seen
+        self._notes: dict[int, dict] = {}
+        self._seats: dict[tuple[int, int], _Seat] = {}
+        self._pool = None
+        self._finalizer = weakref.finalize(self, _close_all, self._seats)
         atexit.register(self._finalizer)
 
+    # ------------------------------------------------------------------------------------------ seats
+    def _seat(self, table: int, me: int) -> _Seat:
+        key = (table, me)
+        st = self._seats.get(key)
+        if st is None:
+            if self._single is not None:
+                if self._seats:
+                    raise ValueError(
+                        "one seat object plays one seat of one table at a time: give a seat spec string (or a "
+                        "factory of seat objects) to play more seats or tables"
+                    )
+                st = _Seat(self._single)
+            else:
+                st = _Seat(self._factory())
+            self._seats[key] = st
+        return st
+
+    def hands_done(self, tables: Any) -> None:
+        """The hands of ``tables`` are over: their programs are stopped (Botzone ends a bot with its game)."""
+        done = {int(t) for t in np.asarray(tables).reshape(-1)}
+        for key in [k for k in self._seats if k[0] in done]:
+            _close_bot(self._seats.pop(key).bot)
+
     # ------------------------------------------------------------------------------------------ the stream
-    def _new_hand(self, now: _Public, me: int) -> list[str]:
+    def _new_hand(self, st: _Seat, now: _Public, me: int) -> list[str]:
         deal = now.hand.copy()
         if me == 0:
             deal[now.drawn] -= 1
@@ -216,15 +308,15 @@ class BotPolicy:
         tiles = [BOTZONE_CODES[t] for t in range(34) for _ in range(int(deal[t]))]
         if len(tiles) != 13:
             raise _Mismatch("the first observation of a hand does not hold a deal of 13 tiles")
-        st = _Stream([0] * 4, [0] * 4, now)
-        st.out += [f"0 {me} {now.quan}", "1 0 0 0 0 " + " ".join(tiles)]
-        st.draw(0)
-        st.done()
-        self._decision = st.decision
-        return st.out
+        sm = _Stream([0] * 4, [0] * 4, now)
+        sm.out += [f"0 {me} {now.quan}", "1 0 0 0 0 " + " ".join(tiles)]
+        sm.draw(0)
+        sm.done()
+        st.decision = sm.decision
+        return sm.out
 
-    def _continue(self, now: _Public) -> list[str]:
-        prev, last = self._prev, self._last
+    def _continue(self, st: _Seat, now: _Public) -> list[str]:
+        prev, last = st.prev, st.last
         if prev is None or last is None or prev.me != now.me:
             raise _Mismatch("no previous decision")
         if now.wall > prev.wall or any(len(a) < len(b) for a, b in zip(now.dseq, prev.dseq)):
@@ -232,118 +324,195 @@ class BotPolicy:
         if any(len(a) < len(b) for a, b in zip(now.melds, prev.melds)):
             raise _Mismatch("melds went back")
         me = now.me
-        st = _Stream([len(x) for x in prev.dseq], [len(x) for x in prev.melds], now)
+        sm = _Stream([len(x) for x in prev.dseq], [len(x) for x in prev.melds], now)
         if last[0] == "draw":
             w = last[1].split(" ")
             if w[0] == "PLAY":
-                st.nd[me] += 1
-                st.out.append(f"3 {me} PLAY {w[1]}")
-                st.resolve(me, _TILE[w[1]])
+                sm.nd[me] += 1
+                sm.out.append(f"3 {me} PLAY {w[1]}")
+                sm.resolve(me, _TILE[w[1]])
             elif w[0] == "GANG":
-                st.nm[me] += 1
-                st.out.append(f"3 {me} GANG")
-                st.draw(me)
+                sm.nm[me] += 1
+                sm.out.append(f"3 {me} GANG")
+                sm.draw(me)
             elif w[0] == "BUGANG":
-                st.out.append(f"3 {me} BUGANG {w[1]}")
-                st.draw(me)
+                sm.out.append(f"3 {me} BUGANG {w[1]}")
+                sm.draw(me)
             else:
                 raise _Mismatch("the hand should be over")
         elif last[0] == "window":
-            st.resolve(last[1], last[2])
+            sm.resolve(last[1], last[2])
         else:  # a robbing window that nobody robbed: the kong maker's replacement draw
-            st.draw(last[1])
-        st.done()
-        self._decision = st.decision
-        return st.out
+            sm.draw(last[1])
+        sm.done()
+        st.decision = sm.decision
+        return sm.out
+
+    def _requests(self, st: _Seat, now: _Public, me: int) -> list[str]:
+        try:
+            return self._continue(st, now)
+        except _Mismatch:
+            pass
+        st.new_hand()
+        self.hands += 1
+        try:
+            return self._new_hand(st, now, me)
+        except _Mismatch as e:
+            raise ValueError(
+                f"cannot derive the Botzone requests of seat {me}'s observation ({e}): a Botzone bot policy "
+                "plays the Botzone variant, RuleConfig.botzone() (every seat asked in every window; e.g. "
+                "mjenv eval --variant botzone), from the start of each hand"
+            ) from None
 
     # ------------------------------------------------------------------------------------------ the bot
-    def _exchange(self, req: str, decision: bool) -> dict:
-        from mjenv.botzone.runner import SubprocessBot
+    @staticmethod
+    def _exchange(st: _Seat, reqs: list[str]) -> list[dict]:
+        """Send ``reqs`` in order (every request but the last needs ``PASS``); stop at the first fault, where
+        the judge would end the game. Runs in a worker thread: touches only this seat."""
+        out = []
+        for k, r in enumerate(reqs):
+            st.requests.append(r)
+            st.bot.send(r, (st.requests, st.responses))
+            a = st.bot.receive()
+            ok = a.get("verdict") == "OK"
+            st.responses.append(str(a.get("response", "")) if ok else "")
+            out.append(a)
+            if not ok or (k < len(reqs) - 1 and a.get("response") != "PASS"):
+                break
+        return out
 
-        self.requests.append(req)
-        bot = self.bot
-        if (
-            isinstance(bot, SubprocessBot)
-            and not decision
-            and (bot.proc is None or bot.proc.poll() is not None)
-        ):
-            self.responses.append("PASS")  # one process per turn: asked only where it decides
-            return {"verdict": "OK", "response": "PASS"}
-        bot.send(req, (self.requests, self.responses))
-        a = bot.receive()
-        self.responses.append(a.get("response", "PASS") if a.get("verdict") == "OK" else "PASS")
-        return a
+    def _run_all(self, work: list[tuple[int, _Seat, list[str]]]) -> dict[int, list[dict]]:
+        """Every row's exchange, rows of different seats concurrently (``jobs`` at a time); ``globaldata`` is
+        what it was at the start of the call for every row and its updates are applied in row order."""
+        base = dict(self.globaldata)
+        for _, st, _ in work:
+            if hasattr(st.bot, "globaldata"):
+                st.bot.globaldata = dict(base)
+        if len(work) <= 1 or self.jobs <= 1:
+            res = {i: self._exchange(st, reqs) for i, st, reqs in work}
+        else:
+            if self._pool is None:
+                from concurrent.futures import ThreadPoolExecutor
 
-    def _answer(self, obs: np.ndarray, mask: np.ndarray, me: int) -> int:
-        now = _Public(obs, me)
-        if now.phase == 1:  # the discard that goes with the bot's chow or pung
-            t, self._pending_discard = self._pending_discard, -1  # (the snapshot stays the window's)
-            if 0 <= t < 34 and mask[A.DISCARD + t]:
-                return A.DISCARD + t
-            why = f"the discard {BOTZONE_CODES[t] if 0 <= t < 34 else t} of its claim is not in hand"
-            return self._verdict("WA", self.requests[-1] if self.requests else "", why, mask)
-        try:
-            reqs = self._continue(now)
-        except _Mismatch:
-            if hasattr(self.bot, "new_game"):
-                self.bot.new_game()
-            self.hands += 1
-            self.requests, self.responses, self._fault, self._pending_discard = [], [], "", -1
-            try:
-                reqs = self._new_hand(now, me)
-            except _Mismatch as e:
-                raise ValueError(
-                    f"cannot derive the Botzone requests of seat {me}'s observation ({e}): a Botzone bot policy "
-                    "plays the variant, RuleConfig.botzone() (every seat asked in every window), from the start "
-                    "of each hand"
-                ) from None
-        for r in reqs[:-1]:
-            a = self._exchange(r, False)
-            if not self._fault and (a.get("verdict") != "OK" or a.get("response") != "PASS"):
-                self._fault = f"answered {a.get('response', a.get('verdict'))!r} to {r!r} (needs PASS)"
-        a = self._exchange(reqs[-1], True)
-        self._prev = now
-        dec = self._decision
-        resp = a.get("response", "") if a.get("verdict") == "OK" else None
-        self._last = ("draw", resp or "") if dec[0] == "draw" else (*dec, resp or "")
-        if self._fault:
-            return self._verdict("WA", reqs[-1], self._fault, mask)
-        if resp is None:
-            return self._verdict(str(a.get("verdict")), reqs[-1], str(a.get("debug", "")), mask)
+                self._pool = ThreadPoolExecutor(self.jobs, thread_name_prefix="botzone-bot")
+            futs = {i: self._pool.submit(self._exchange, st, reqs) for i, st, reqs in work}
+            res = {i: f.result() for i, f in futs.items()}
+        for _, st, _ in work:
+            gd = getattr(st.bot, "globaldata", None)
+            if gd is not None:
+                for k, v in gd.items():
+                    if base.get(k) != v:
+                        self.globaldata[k] = v
+                st.bot.globaldata = self.globaldata
+        return res
+
+    def _answer(self, i: int, st: _Seat, now: _Public, answers: list[dict], reqs: list[str], mask) -> int:
+        for a in answers:
+            if a.get("verdict") == "OK":
+                self.counts["OK"] += 1
+                self.times.append(float(a.get("time", 0.0)))
+        a = answers[-1]
+        req = reqs[len(answers) - 1]
+        st.prev = now
+        dec = st.decision
+        if a.get("verdict") != "OK":
+            why = str(a.get("debug", ""))
+            return self._fault(i, st, str(a["verdict"]), req, None, why, mask, stderr=a.get("stderr", ""))
+        resp = str(a.get("response", ""))
+        if len(answers) < len(reqs):
+            return self._fault(i, st, "WA", req, resp, "a request that needs PASS", mask)
+        st.last = ("draw", resp) if dec[0] == "draw" else (*dec, resp)
         action, discard = _parse(resp, dec, now)
         if action is None:
-            return self._verdict("WA", reqs[-1], f"cannot use the answer {resp!r}", mask)
+            return self._fault(i, st, "WA", req, resp, "not an answer to this request", mask)
         if not mask[action]:
-            return self._verdict(
-                "WH" if action == A.WIN else "WA", reqs[-1], f"illegal answer {resp!r}", mask, action
+            return self._fault(
+                i, st, "WH" if action == A.WIN else "WA", req, resp, "an illegal move", mask, action
             )
-        self._pending_discard = discard
+        st.pending_discard = discard
         return action
 
-    def _verdict(self, kind: str, req: str, why: str, mask: np.ndarray, action: int | None = None) -> int:
-        self.verdicts.append(
-            {"hand": self.hands, "seat": self.me, "verdict": kind, "request": req, "why": why}
-        )
-        self._last = None
+    def _fault(self, i, st, kind, req, resp, why, mask, action=None, stderr="") -> int:
+        self.counts[kind] = self.counts.get(kind, 0) + 1
+        note = {
+            "verdict": kind,
+            "request": req,
+            "answer": resp,
+            "why": why,
+            "requests": list(st.requests),
+            "responses": list(st.responses),
+        }
+        if stderr:
+            note["stderr"] = stderr
+        self.verdicts.append(note)
+        self._notes[i] = note
+        st.last = None
+        _close_bot(st.bot)  # the judge ends the game at a fault
         return action if action is not None else _illegal(mask)
 
-    def __call__(self, obs: np.ndarray | None, masks: np.ndarray, seats: np.ndarray) -> np.ndarray:
+    def take_notes(self) -> dict[int, dict]:
+        """The faults of the last call, by row: ``{row: {"verdict", "request", "answer", "why", "requests",
+        "responses"[, "stderr"]}}`` (the arena puts them in its report and records)."""
+        out, self._notes = self._notes, {}
+        return out
+
+    def bot_summary(self) -> dict:
+        """What the program did so far: its spec, limits, verdict counts (answers ``OK``; faults by kind) and
+        answer times (seconds, of the ``OK`` answers)."""
+        return {"command": self.spec, **self.limits, "verdicts": dict(self.counts), "times": list(self.times)}
+
+    def __call__(
+        self, obs: np.ndarray | None, masks: np.ndarray, seats: np.ndarray, tables: np.ndarray | None = None
+    ) -> np.ndarray:
         if obs is None:
             raise ValueError("a Botzone bot policy needs observations")
         obs = np.asarray(obs)
         if obs.ndim != 2 or obs.shape[1] != OBS_SIZE:
             raise ValueError(f"obs must be [N, {OBS_SIZE}], got shape {obs.shape}")
-        if obs.shape[0] > 1:
-            raise ValueError("a Botzone bot policy plays one table at a time: run the arena with tables=1")
-        out = np.zeros(obs.shape[0], np.int64)
-        for i in range(obs.shape[0]):
-            self.me = int(seats[i])
-            out[i] = self._answer(obs[i], np.asarray(masks[i], bool), self.me)
+        n = obs.shape[0]
+        tabs = np.arange(n) if tables is None else np.asarray(tables).reshape(-1)
+        if tabs.shape[0] != n:
+            raise ValueError(f"tables must give one table per row ({n}), got {tabs.shape[0]}")
+        masks = np.asarray(masks, bool)
+        out = np.zeros(n, np.int64)
+        self._notes = {}
+        work = []
+        rows = {}
+        for i in range(n):
+            me = int(seats[i])
+            st = self._seat(int(tabs[i]), me)
+            now = _Public(obs[i], me)
+            if now.phase == 1 and st.started:  # the discard that goes with the bot's chow or pung
+                t, st.pending_discard = st.pending_discard, -1  # (the snapshot stays the window's)
+                if 0 <= t < 34 and masks[i, A.DISCARD + t]:
+                    out[i] = A.DISCARD + t
+                else:
+                    why = f"the discard {BOTZONE_CODES[t] if 0 <= t < 34 else t} of its claim is not in hand"
+                    req = st.requests[-1] if st.requests else ""
+                    out[i] = self._fault(
+                        i, st, "WA", req, st.responses[-1] if st.responses else "", why, masks[i]
+                    )
+                continue
+            reqs = self._requests(st, now, me)
+            work.append((i, st, reqs))
+            rows[i] = (st, now, reqs)
+        res = self._run_all(work)
+        for i, (st, now, reqs) in rows.items():
+            out[i] = self._answer(i, st, now, res[i], reqs, masks[i])
         return out
 
     def close(self) -> None:
-        """Stop the bot program."""
+        """Stop every bot program."""
         self._finalizer()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
+
+
+def _close_all(seats: dict) -> None:
+    for st in list(seats.values()):
+        _close_bot(st.bot)
+    seats.clear()
 
 
 def _close_bot(bot: Any) -> None:
@@ -390,13 +559,23 @@ def _parse(resp: str, dec: tuple, now: _Public) -> tuple[int | None, int]:
 
 
 def bot_policy(
-    num_envs: int, seed: int, *, bot: Any, time_limit: float = 1.0, first_time_limit: float = 10.0
+    num_envs: int,
+    seed: int,
+    *,
+    bot: Any,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    first_time_limit: float | None = None,
+    memory_limit: float | None = DEFAULT_MEMORY_LIMIT,
+    jobs: int | None = None,
+    max_tables: int | None = 64,
 ) -> BotPolicy:
     """Factory (``"mjenv.botzone.botpolicy:bot_policy"``): a Botzone bot as a policy. ``bot`` is a seat spec of
-    :func:`mjenv.botzone.runner.make_bot` (``"simple:<command>"``, ``"json:<command>"``, ``"agent:module:factory"``,
-    ...) or a seat object. ``num_envs`` must be 1 (one game at a time: ``run_arena(..., tables=1)``)."""
-    if num_envs != 1:
-        raise ValueError(
-            f"a Botzone bot policy plays one table at a time: run the arena with tables=1 (got num_envs={num_envs})"
-        )
-    return BotPolicy(bot, time_limit=time_limit, first_time_limit=first_time_limit)
+    :func:`mjenv.botzone.runner.make_bot` (``"simple:<command>"``, ``"json-keep:<command>"``,
+    ``"agent:module:factory"``, ...), a zero-argument factory of seat objects, or one seat object (one seat of
+    one table). ``time_limit`` / ``first_time_limit`` (seconds per answer) and ``memory_limit`` (MB per process)
+    are Botzone's limits; ``jobs`` bot turns run at once (default: the CPU count); the arena plays at most
+    ``max_tables`` tables with this policy (each of its seats is a process)."""
+    return BotPolicy(
+        bot, time_limit=time_limit, first_time_limit=first_time_limit, memory_limit=memory_limit, jobs=jobs,
+        max_tables=max_tables,
+    )  # fmt: skip

@@ -6,17 +6,34 @@ Specification in mjenv
   (incremental: one engine state for the match; ``judge_mode="per-call"`` calls :func:`mjenv.botzone.judge`
   with the whole log and JSON in and out on every round, Botzone's own protocol) and every round each seat
   answers.
-* A seat is a :class:`SubprocessBot` (an external program speaking Botzone's simple or JSON interaction, with
-  or without keep-running: a program that prints ``>>>BOTZONE_REQUEST_KEEP_RUNNING<<<`` after its answer is
-  kept alive and then sent only the new request), which gets its request strings, or a :class:`PolicyBot` (an
-  mjenv policy in process). With the incremental judge a policy seat reads observation and mask from the
-  judge's engine state (``in_process="engine"``, the fast path: no requests built or parsed for it); with
-  ``in_process="protocol"`` or the per-call judge it rebuilds the game from its requests
-  (:class:`mjenv.botzone.bot.BotCore`). Both give the same log. :func:`make_bot` builds a seat from a spec.
-* Per-move time limit (``time_limit``; a longer ``first_time_limit`` for the first answer, which includes the
-  program's start): a bot that does not answer in time is killed and gets ``TLE``; one that exits or closes its
-  output without an answer gets ``RE``; garbage is passed to the judge as the answer (``WA``, or ``WH`` for a
-  false ``HU``), exactly as the judge handles verdicts: the offender -30, the others +10.
+* A seat is a :class:`SubprocessBot` (an external program speaking Botzone's simple or JSON interaction), which
+  gets its request strings, or a :class:`PolicyBot` (an mjenv policy in process). With the incremental judge a
+  policy seat reads observation and mask from the judge's engine state (``in_process="engine"``, the fast path:
+  no requests built or parsed for it); with ``in_process="protocol"`` or the per-call judge it rebuilds the game
+  from its requests (:class:`mjenv.botzone.bot.BotCore`). Both give the same log. :func:`make_bot` builds a
+  seat from a spec.
+* **Bot programs run as Botzone runs them** (its wiki pages "Bot", "JSON", "Simple interaction" are the
+  specification). Every turn (every request of the game, ``PASS``-only ones included) a program that is not
+  kept running is started afresh (its own process group) and gets the whole input: simple interaction, the
+  turn number ``n``, the ``2n - 1`` lines request 1, response 1, ..., request n, then the ``data`` line and the
+  ``globaldata`` line; JSON, one line ``{"requests", "responses", "data", "globaldata", "time_limit",
+  "memory_limit"}``. Its standard input is then closed (a program may read to the end) and its whole standard
+  output up to its exit is the answer: simple, the lines response, debug, data, globaldata (the rest); JSON,
+  one object ``{"response", "debug", "data", "globaldata"}`` over any number of lines (``NJ`` when it is not
+  one). ``data`` is kept per seat for the next turn of the same game (a new game starts empty); ``globaldata``
+  per program (the seats of one program share it; :func:`play_match` can carry it from match to match). With
+  ``keep_running`` (spec kinds ``simple-keep`` / ``json-keep``, Botzone's option) standard input stays open:
+  a program that prints ``>>>BOTZONE_REQUEST_KEEP_RUNNING<<<`` after its answer has ended its turn, is stopped
+  (``SIGSTOP`` to its group) until its next turn (``SIGCONT``) and then gets only that turn's request, one line
+  (JSON: the request as a JSON string); its ``data`` and ``globaldata`` output is then ignored, as on Botzone.
+* **Limits and verdicts**: each answer has ``time_limit`` seconds of wall time from the first byte written
+  (``first_time_limit`` for a game's first turn, default the same), the process start included; each process
+  has ``memory_limit`` MB of address space (``RLIMIT_AS`` set in the child, ``ulimit -v``; default 256). ``TLE``: no answer
+  in time (the program is killed); ``RE``: the program ended with a non-zero status or a signal, or could not
+  be started; ``MLE``: the same with an allocation failure in its standard error (``MemoryError``,
+  ``std::bad_alloc``, ``Cannot allocate memory``, ``out of memory``); ``NJ``: a JSON program's output is not
+  a JSON object. Any other answer goes to the judge as it is (garbage is ``WA``, a false ``HU`` ``WH``), and the
+  judge ends the game on any of them: the offender -30, the others +10.
 * The record (:func:`play_match`'s return value, one line of :func:`write_log`) is the corpus format of
   ``docs/botzone.md`` ("Match logs"): ``id``, ``init_input``, ``initdata``, ``log`` (judge outputs and answers
   ``{"verdict", "response"}``), ``scores``, ``bots`` (the seat specs) and ``meta`` (per-seat debug lines and
@@ -33,6 +50,7 @@ import json
 import os
 import queue
 import shlex
+import signal
 import subprocess
 import threading
 import time
@@ -107,12 +125,37 @@ class PolicyBot:
         pass
 
 
-class SubprocessBot:
-    """An external Botzone bot program (``command``: a list or a shell-like string) at the table.
+#: Botzone's limits (``time_limit`` per answer, seconds; ``memory_limit`` per bot process, MB)
+DEFAULT_TIME_LIMIT = 1.0
+DEFAULT_MEMORY_LIMIT = 256
+#: markers of an allocation failure in a dead bot's standard error: the verdict is MLE rather than RE
+_MEMORY_ERRORS = ("MemoryError", "std::bad_alloc", "Cannot allocate memory", "out of memory")
+_STDERR_TAIL = 2000
 
-    ``interaction``: ``"simple"`` or ``"json"``. Keep-running is the program's choice (the marker line after
-    its answer). Each answer has ``time_limit`` seconds (the first ``first_time_limit``); a program that is
-    late is killed (TLE), one that ends without an answer is RE. Standard error is discarded.
+
+def _with_memory_limit(command: list[str], limit_mb: float | None) -> list[str]:
+    """``command`` run with its address space (``RLIMIT_AS``) capped at ``limit_mb`` MB: ``/bin/sh`` sets the
+    limit with ``ulimit -v`` and execs the command (the same ``setrlimit`` in the child as a Python
+    ``preexec_fn``, which would force a full ``fork`` of this process, ~4x the wall time of a start here, and is
+    unsafe with the reader threads)."""
+    if limit_mb is None:
+        return command
+    return ["/bin/sh", "-c", f'ulimit -v {int(limit_mb * 1024)} && exec "$0" "$@"', *command]
+
+
+class SubprocessBot:
+    """An external Botzone bot program (``command``: a list or a shell-like string) at the table, run as
+    Botzone runs it (see the module docstring).
+
+    ``interaction``: ``"simple"`` or ``"json"``. ``keep_running``: whether the program may keep running
+    between turns (Botzone's per-bot option): ``False`` (default) runs one process per turn, which gets the
+    whole input (the history, ``data``, ``globaldata``) with its standard input closed after it and whose
+    whole standard output up to its exit is the answer; ``True`` leaves standard input open, so a program that
+    prints ``>>>BOTZONE_REQUEST_KEEP_RUNNING<<<`` after an answer is stopped (``SIGSTOP``), woken for the next
+    turn (``SIGCONT``) and sent only that turn's request. Each answer has ``time_limit`` seconds of wall time
+    (``first_time_limit`` for the first turn of a game; default the same), process start included; each
+    process gets ``memory_limit`` MB of address space (``RLIMIT_AS``; ``None``: no limit). ``globaldata``: the
+    store of Botzone's per-program ``globaldata`` (a dict shared by the seats of one program, key ``name``).
     """
 
     def __init__(
@@ -120,46 +163,70 @@ class SubprocessBot:
         command: str | Sequence[str],
         interaction: str = "simple",
         *,
-        time_limit: float = 1.0,
-        first_time_limit: float = 10.0,
+        keep_running: bool = False,
+        time_limit: float = DEFAULT_TIME_LIMIT,
+        first_time_limit: float | None = None,
+        memory_limit: float | None = DEFAULT_MEMORY_LIMIT,
         name: str | None = None,
         cwd: str | None = None,
         env: dict | None = None,
+        globaldata: dict | None = None,
     ) -> None:
         if interaction not in ("simple", "json"):
             raise ValueError(f"interaction must be 'simple' or 'json', got {interaction!r}")
         self.command = shlex.split(command) if isinstance(command, str) else list(command)
         if not self.command:
             raise ValueError("empty bot command")
+        for nm, v in (("time_limit", time_limit), ("first_time_limit", first_time_limit)):
+            if v is not None and not (isinstance(v, (int, float)) and v > 0):
+                raise ValueError(f"{nm} must be a positive number of seconds, got {v!r}")
+        if memory_limit is not None and not (isinstance(memory_limit, (int, float)) and memory_limit > 0):
+            raise ValueError(f"memory_limit must be a positive number of MB or None, got {memory_limit!r}")
         self.interaction = interaction
+        self.keep_running = bool(keep_running)
         self.time_limit = float(time_limit)
-        self.first_time_limit = float(first_time_limit)
+        self.first_time_limit = float(first_time_limit if first_time_limit is not None else time_limit)
+        self.memory_limit = memory_limit
         self.name = name or " ".join(self.command)
         self.cwd = cwd
         self.env = env
+        self.globaldata = {} if globaldata is None else globaldata
+        self.data = ""  # Botzone's data: what the program saved in its previous turn of this game
         self.proc: subprocess.Popen | None = None
         self._lines: queue.Queue = queue.Queue()
+        self._stderr: list[str] = []
+        self._err_thread: threading.Thread | None = None
+        self._kept = False  # the process printed the keep-running marker and waits for the next request
+        self._full = True  # this turn's input was the whole history (not a kept process's single request)
         self._turn = 0
         self._t0 = 0.0
+        self._limit = self.first_time_limit
         self._error = ""
 
     def new_game(self) -> None:
         self.close()
         self._turn = 0
+        self.data = ""
 
     def _spawn(self) -> None:
         self.proc = subprocess.Popen(
-            self.command,
+            _with_memory_limit(self.command, self.memory_limit),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
             text=True,
             bufsize=1,
             cwd=self.cwd,
             env=self.env,
+            start_new_session=True,  # its own process group: stopped, woken and killed as a whole
         )
         self._lines = queue.Queue()
+        self._stderr = []
         threading.Thread(target=self._read, args=(self.proc, self._lines), daemon=True).start()
+        self._err_thread = threading.Thread(
+            target=self._read_err, args=(self.proc, self._stderr), daemon=True
+        )
+        self._err_thread.start()
 
     @staticmethod
     def _read(proc: subprocess.Popen, lines: queue.Queue) -> None:
@@ -170,105 +237,188 @@ class SubprocessBot:
             pass
         lines.put((time.perf_counter(), None))
 
-    def _full_input(self, requests: list[str], responses: list[str]) -> str:
+    @staticmethod
+    def _read_err(proc: subprocess.Popen, tail: list) -> None:
+        try:
+            while True:
+                chunk = proc.stderr.read(4096)
+                if not chunk:
+                    break
+                tail.append(chunk)
+                if sum(len(c) for c in tail) > 2 * _STDERR_TAIL:
+                    joined = "".join(tail)[-_STDERR_TAIL:]
+                    tail[:] = [joined]
+        except (OSError, ValueError):
+            pass
+
+    def stderr_tail(self) -> str:
+        """The end of the program's standard error (this game's process; at most 2,000 characters)."""
+        return "".join(self._stderr)[-_STDERR_TAIL:]
+
+    def full_input(self, requests: list[str], responses: list[str]) -> str:
+        """The whole input of a turn (Botzone's normal mode): the history, ``data`` and ``globaldata``."""
+        gd = self.globaldata.get(self.name, "")
         if self.interaction == "json":
-            return json.dumps({"requests": requests, "responses": responses}) + "\n"
+            obj = {
+                "requests": requests,
+                "responses": responses,
+                "data": self.data,
+                "globaldata": gd,
+                "time_limit": self._limit,
+                "memory_limit": self.memory_limit,
+            }
+            return json.dumps(obj, ensure_ascii=False) + "\n"
         body = [x for pair in zip(requests, responses + [""]) for x in pair][: 2 * len(requests) - 1]
-        return "\n".join([str(len(requests))] + body) + "\n"
+        return "\n".join([str(len(requests)), *body, self.data, gd]) + "\n"
+
+    def _signal(self, sig: int) -> None:
+        try:
+            os.killpg(self.proc.pid, sig)
+        except (OSError, AttributeError):
+            pass
 
     def send(self, request: str, history: tuple[list[str], list[str]]) -> None:
         """Start this turn: ``history`` is (requests so far including ``request``, this seat's responses)."""
         self._error = ""
-        first = self.proc is None or self.proc.poll() is not None
-        try:
-            if first:
-                self._spawn()
-                text = self._full_input(*history)
-            elif self.interaction == "json":
-                text = json.dumps(request) + "\n"
-            else:
-                text = request + "\n"
-            self.proc.stdin.write(text)
-            self.proc.stdin.flush()
-        except (OSError, ValueError) as e:
-            self._error = f"cannot {'start' if self.proc is None else 'write to'} the bot: {e}"
         self._limit = self.first_time_limit if self._turn == 0 else self.time_limit
         self._turn += 1
         self._t0 = time.perf_counter()
+        if self._kept and (self.proc is None or self.proc.poll() is not None):
+            self._error = "the bot kept running after its last answer but ended before this turn"
+            self.close()
+            return
+        try:
+            if self._kept and self.proc is not None:
+                self._full = False
+                self._signal(signal.SIGCONT)
+                text = (
+                    json.dumps(request, ensure_ascii=False) if self.interaction == "json" else request
+                ) + "\n"
+                self.proc.stdin.write(text)
+                self.proc.stdin.flush()
+            else:
+                self.close()
+                self._full = True
+                self._spawn()
+                self.proc.stdin.write(self.full_input(*history))
+                if self.keep_running:
+                    self.proc.stdin.flush()
+                else:
+                    self.proc.stdin.close()  # the whole input: a program may read to the end
+        except (OSError, ValueError) as e:
+            self._error = f"cannot {'start' if self.proc is None else 'write to'} the bot: {e}"
+        self._kept = False
+
+    def _dead(self, why: str, dt: float) -> dict:
+        self.close()  # (after the reader of standard error saw its end)
+        err = self.stderr_tail()
+        kind = "MLE" if any(m in err for m in _MEMORY_ERRORS) else "RE"
+        return {"verdict": kind, "debug": why, "time": dt, "stderr": err}
 
     def receive(self) -> dict:
-        """This turn's answer: ``{"verdict": "OK", "response", "debug", "time"}`` or ``{"verdict": "TLE"|"RE"}``."""
-        if self._error and self.proc is None:  # the program could not be started
-            return {"verdict": "RE", "debug": self._error, "time": 0.0}
+        """This turn's answer: ``{"verdict": "OK", "response", "debug", "time"}``, or a verdict ``TLE``, ``RE``,
+        ``MLE`` or ``NJ`` (JSON interaction: the output is not a JSON object) with ``debug`` saying why."""
+        if self._error and self.proc is None:  # the program could not be started, or a kept one died
+            return {"verdict": "RE", "debug": self._error, "time": 0.0, "stderr": self.stderr_tail()}
         deadline = self._t0 + self._limit
         out: list[str] = []
         keep = False
-        ended = False
         tle = {"verdict": "TLE", "debug": f"no answer in {self._limit:g} s", "time": self._limit}
+        at = self._t0
         while True:  # lines carry their arrival time: a seat read after a slow one is judged by its own clock
             left = deadline - time.perf_counter()
             try:
                 at, line = self._lines.get(timeout=max(left, 0.0)) if left > 0 else self._lines.get_nowait()
             except queue.Empty:
                 self.close()
-                return tle
+                return {**tle, "stderr": self.stderr_tail()}
             if at > deadline:
                 self.close()
-                return tle
+                return {**tle, "stderr": self.stderr_tail()}
             if line is None:
-                ended = True
                 break
             if line.strip() == KEEP_RUNNING:
                 keep = True
                 break
             out.append(line)
-        dt = at - self._t0
-        if not keep:  # the program ended its turn by exiting
+        if keep and self.keep_running:
+            self._kept = True
+            self._signal(signal.SIGSTOP)  # asleep until its next turn, as on Botzone
+        elif keep:  # the marker with standard input closed: the program cannot go on
             self.close()
-        if ended and not out:
-            return {"verdict": "RE", "debug": self._error or "the bot ended without an answer", "time": dt}
+        else:  # the output ended: the turn ends when the program exits
+            try:
+                code = self.proc.wait(timeout=max(deadline - time.perf_counter(), 0.0))
+            except subprocess.TimeoutExpired:
+                self.close()
+                return {**tle, "stderr": self.stderr_tail()}
+            if code != 0:
+                why = (
+                    f"the bot exited with status {code}"
+                    if code > 0
+                    else f"the bot was killed by signal {-code}"
+                )
+                return self._dead(why + ("" if out else " without an answer"), at - self._t0)
+            if not out and not self._full:  # a kept program has to answer its request
+                return self._dead("the kept bot ended without an answer", at - self._t0)
+            self.close()
+        dt = at - self._t0
         if self.interaction == "json":
             try:
-                obj = json.loads(out[0]) if out else None
+                obj = json.loads("\n".join(out))
             except json.JSONDecodeError:
                 obj = None
             if not isinstance(obj, dict):
-                return {
-                    "verdict": "OK",
-                    "response": out[0] if out else "",
-                    "debug": "output is not a JSON object",
-                    "time": dt,
-                }
+                text = "\n".join(out)
+                return {"verdict": "NJ", "debug": f"output is not a JSON object: {text[:200]!r}", "time": dt}
             resp = obj.get("response", "")
+            if self._full:
+                self.data = _text(obj.get("data", ""))
+                if "globaldata" in obj:
+                    self.globaldata[self.name] = _text(obj["globaldata"])
             return {
                 "verdict": "OK",
                 "response": resp if isinstance(resp, str) else json.dumps(resp),
-                "debug": str(obj.get("debug", ""))[:1000],
+                "debug": _text(obj.get("debug", ""))[:1024],
                 "time": dt,
             }
+        if self._full:
+            self.data = out[2] if len(out) > 2 else ""
+            if len(out) > 3:
+                self.globaldata[self.name] = "\n".join(out[3:])
         return {
             "verdict": "OK",
             "response": out[0] if out else "",
-            "debug": out[1] if len(out) > 1 else "",
+            "debug": out[1][:1024] if len(out) > 1 else "",
             "time": dt,
         }
 
     def close(self) -> None:
         p = self.proc
         self.proc = None
+        self._kept = False
         if p is None:
             return
+        try:  # the whole group: a wrapper script's children too (also after the leader exited)
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
         try:
-            if p.poll() is None:
-                p.kill()
             p.wait(timeout=5)
         except (OSError, subprocess.TimeoutExpired):
             pass
-        for f in (p.stdin, p.stdout):
+        if self._err_thread is not None:  # the group is dead: its standard error ends now
+            self._err_thread.join(timeout=2.0)
+            self._err_thread = None
+        for f in (p.stdin, p.stdout, p.stderr):
             try:
                 f.close()
             except (OSError, ValueError):
                 pass
+
+
+def _text(v: Any) -> str:
+    return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
 
 
 _PASS = ("PASS", "", 0.0)
@@ -384,11 +534,25 @@ class _EngineSeats:
         self._provisional.clear()
 
 
-def make_bot(spec: Any, *, time_limit: float = 1.0, first_time_limit: float = 10.0, seed: int = 0) -> Any:
+_KINDS = ("simple", "json", "simple-keep", "json-keep")
+
+
+def make_bot(
+    spec: Any,
+    *,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    first_time_limit: float | None = None,
+    memory_limit: float | None = DEFAULT_MEMORY_LIMIT,
+    seed: int = 0,
+    globaldata: dict | None = None,
+) -> Any:
     """A seat from a spec: a bot object (returned as is); ``"policy:module:factory"`` (an mjenv policy in
-    process); ``"simple:<command>"`` / ``"json:<command>"`` (an external program); ``"agent:module:factory"`` /
-    ``"agent-json:module:factory"`` (an mjenv policy wrapped as a Botzone bot program,
-    ``python -m mjenv.botzone.bot``, in a subprocess)."""
+    process); an external program ``"simple:<command>"`` / ``"json:<command>"`` (one process per turn) or
+    ``"simple-keep:<command>"`` / ``"json-keep:<command>"`` (the program may keep running,
+    :class:`SubprocessBot`); ``"agent:module:factory"`` / ``"agent-json:module:factory"`` (an mjenv policy
+    wrapped as a keep-running Botzone bot program, ``python -m mjenv.botzone.bot``, in a subprocess: no memory
+    limit, 10 s for the first answer unless given, as it loads mjenv). ``globaldata``: the store shared by the
+    seats of one program (see :class:`SubprocessBot`)."""
     if not isinstance(spec, str):
         if hasattr(spec, "send") and hasattr(spec, "receive"):
             return spec
@@ -398,8 +562,13 @@ def make_bot(spec: Any, *, time_limit: float = 1.0, first_time_limit: float = 10
         from mjenv.policy import load_policy
 
         return PolicyBot(load_policy(rest, 1, seed), name=spec)
-    if kind in ("simple", "json"):
-        return SubprocessBot(rest, kind, time_limit=time_limit, first_time_limit=first_time_limit, name=spec)
+    if kind in _KINDS:
+        if not rest.strip():
+            raise ValueError(f"seat spec {spec!r} names no command")
+        return SubprocessBot(
+            rest, kind.split("-")[0], keep_running=kind.endswith("-keep"), time_limit=time_limit,
+            first_time_limit=first_time_limit, memory_limit=memory_limit, name=spec, globaldata=globaldata,
+        )  # fmt: skip
     if kind in ("agent", "agent-json"):
         import sys
 
@@ -407,16 +576,13 @@ def make_bot(spec: Any, *, time_limit: float = 1.0, first_time_limit: float = 10
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([os.getcwd(), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         return SubprocessBot(
-            cmd,
-            "json" if kind == "agent-json" else "simple",
-            time_limit=time_limit,
-            first_time_limit=first_time_limit,
-            name=spec,
-            env=env,
-        )
+            cmd, "json" if kind == "agent-json" else "simple", keep_running=True, time_limit=time_limit,
+            first_time_limit=max(time_limit, 10.0) if first_time_limit is None else first_time_limit,
+            memory_limit=None, name=spec, env=env, globaldata=globaldata,
+        )  # fmt: skip
     raise ValueError(
-        f"a seat spec is 'policy:module:factory', 'simple:<command>', 'json:<command>', 'agent:module:factory' or "
-        f"'agent-json:module:factory', got {spec!r}"
+        "a seat spec is 'policy:module:factory', 'simple:<command>', 'json:<command>', 'simple-keep:<command>', "
+        f"'json-keep:<command>', 'agent:module:factory' or 'agent-json:module:factory', got {spec!r}"
     )
 
 
@@ -428,8 +594,10 @@ def play_match(
     judge_mode: str = "incremental",
     in_process: str = "engine",
     match_id: int | str | None = None,
-    time_limit: float = 1.0,
-    first_time_limit: float = 10.0,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    first_time_limit: float | None = None,
+    memory_limit: float | None = DEFAULT_MEMORY_LIMIT,
+    globaldata: dict | None = None,
     close: bool = True,
 ) -> dict:
     """Play one game with the four seats ``bots`` (objects or :func:`make_bot` specs) on ``initdata``
@@ -444,6 +612,14 @@ def play_match(
     for them) or ``"protocol"`` (they rebuild the game from their Botzone requests, as a wrapped bot does).
     Both give the same log (tested); with ``judge_mode="per-call"`` there is no engine state to read, so
     policies always use their requests. Subprocess bots always get Botzone requests.
+
+    ``time_limit`` / ``first_time_limit`` / ``memory_limit``: the limits of the seats made from specs
+    (:class:`SubprocessBot`). ``globaldata``: Botzone's per-program store (``{seat spec: text}``), shared by
+    the seats of one program and updated in place, so a dict passed to several matches carries it from one to
+    the next (default: a new one for this match).
+
+    The record's ``meta`` also holds ``faults``: per verdict other than OK, ``{"seat", "index"`` (of the answer
+    in ``log``), ``"verdict", "request", "why", "stderr"}`` (the end of the program's standard error).
     """
     if len(bots) != 4:
         raise ValueError(f"a table has 4 seats, got {len(bots)}")
@@ -454,10 +630,14 @@ def play_match(
     if not isinstance(initdata, dict):
         raise TypeError(f"initdata must be a dict, got {type(initdata).__name__}")
     Judge(initdata, display=False)  # a bad initdata is an error before any bot starts
+    store = {} if globaldata is None else globaldata
     seats = [
-        make_bot(b, time_limit=time_limit, first_time_limit=first_time_limit, seed=i)
+        make_bot(
+            b, time_limit=time_limit, first_time_limit=first_time_limit, memory_limit=memory_limit, seed=i,
+            globaldata=store,
+        )
         for i, b in enumerate(bots)
-    ]
+    ]  # fmt: skip
     for s in seats:
         s.new_game()
     j = Judge(initdata) if judge_mode == "incremental" else None
@@ -472,6 +652,7 @@ def play_match(
     responses: list[list[str]] = [[], [], [], []]
     debug: list[list[str]] = [[], [], [], []]
     times: list[list[float]] = [[], [], [], []]
+    faults: list[dict] = []
     try:
         out = j.output if j is not None else json.loads(json.dumps(judge({"log": [], "initdata": initdata})))
         while True:
@@ -500,6 +681,12 @@ def play_match(
                     responses[i].append(a["response"])
                 else:
                     answers[str(i)] = {"verdict": a["verdict"]}
+                    faults.append(
+                        {
+                            "seat": i, "index": len(log), "verdict": a["verdict"], "request": requests[i][-1],
+                            "why": str(a.get("debug", "")), "stderr": a.get("stderr", ""),
+                        }
+                    )  # fmt: skip
             log.append({k: answers[k] for k in _KEYS})
             if j is not None:
                 out = j.feed(answers)
@@ -525,6 +712,7 @@ def play_match(
         "meta": {
             "debug": debug,
             "times": times,
+            "faults": faults,
             "judge": judge_mode,
             "in_process": "engine" if fast else "protocol",
         },

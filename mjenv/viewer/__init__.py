@@ -12,7 +12,8 @@ Specification in mjenv
 * Inputs: one ``mjenv-hand-v1`` record (dict), a list of them (several hands, a 16-hand match), or a dict with
   a ``"hands"`` list. A record may carry ``"players"`` (``{name: chair}``, as ``raw_env.hand_log`` writes) and
   ``"info"``: a list aligned with ``"ops"``, each entry ``null`` or ``{"probs": {action name or id: p} | [109
-  floats], "value": v}`` (arena records); the viewer shows the top actions and the value at that decision.
+  floats], "value": v, "note": text}`` (arena records); the viewer shows the top actions and the value at that
+  decision, and the note (a Botzone bot's fault) in the step's text.
 * Botzone JSON match logs and human logs (``data.txt`` text, given as a str) are converted to records by
   :mod:`mjenv.viewer.logs` first; under private walls each seat shows its own wall count.
 * :func:`build_view` returns the JSON embedded in the page (format ``mjenv-view-v1``, see ``docs/viewer.md``);
@@ -83,7 +84,8 @@ def _as_hand_list(records) -> list[dict]:
 
 
 def load_records(path: str | Path) -> list[dict]:
-    """Read game records from a JSON file (a record, a list, or ``{"hands": [...]}``) or a JSON-lines file, or a
+    """Read game records from a JSON file (a record, a list, ``{"hands": [...]}`` or an arena report, whose kept
+    ``records`` it reads) or a JSON-lines file, or a
     Botzone match log (JSON, or JSON lines as the corpus) or a human log (text), converted by
     :mod:`mjenv.viewer.logs`. A ``.gz`` file is read through gzip.
 
@@ -122,6 +124,10 @@ def load_records(path: str | Path) -> list[dict]:
             return records_from_log(data)
         except ValueError as e:
             raise ValueError(f"{p}: Botzone match log: {e}") from None
+    if isinstance(data, dict) and data.get("format") == "mjenv-arena-v1":  # an arena report: its kept hands
+        if not data.get("records"):
+            raise ValueError(f"{p}: the arena report keeps no records (run it with records > 0)")
+        data = data["records"]
     return _as_hand_list(data)
 
 
@@ -380,6 +386,10 @@ def _hand_view(rec: dict, index: int, totals: dict[str, int]) -> dict:
             iv = _info_view(info[i], f"{where}, info[{i}]")
             if iv is not None:
                 step["info"] = iv
+            # what the policy noted at this decision (a Botzone bot's fault)
+            note = info[i].get("note") if isinstance(info[i], dict) else None
+            if isinstance(note, str) and note:
+                step["say"] += f" [{note}]"
         steps.append(step)
     last = states[-1]
     end = _end_view(last, ops[-1]) if last[G.PHASE] == G.PH_OVER and ops else None

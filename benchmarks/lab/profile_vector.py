@@ -6,7 +6,7 @@ Not a rules module (a profile of :mod:`mjenv.vector` and the engine kernels it c
 
 Specification in mjenv
 ----------------------
-``PYTHONPATH=. python benchmarks/profile_vector.py [--tables N] [--seconds S] [--json PATH]`` prints
+``PYTHONPATH=. python benchmarks/lab/profile_vector.py [--tables N] [--seconds S] [--json PATH]`` prints
 
 1. the batched loop split into the numpy random policy, ``VectorEnv.step`` (the parallel kernel plus input
    checks) and the rest of the Python loop, in wall and process-CPU seconds;
@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import numba
 import numpy as np

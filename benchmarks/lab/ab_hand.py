@@ -1,13 +1,14 @@
 """A/B benchmark of the batch hand kernels: this tree against ``mjenv/hand.py`` of a git revision, in one process.
 
-    PYTHONPATH=. python benchmarks/ab_hand.py [--rev main | --old-file path/hand.py] [--hands 200000] [--repeats 9]
+    PYTHONPATH=. python benchmarks/lab/ab_hand.py [--rev main | --old-file path/hand.py] [--hands 200000] [--repeats 9]
 
 Loads the old ``mjenv/hand.py`` (``git show REV:mjenv/hand.py``) as a separate module beside the current one
-(it compiles cold, in a temporary folder), deals one corpus of uniform random hands (as ``bench_hand.py``: 14
-tiles for the win tests, 13 for shanten, waits and useful tiles), checks that both sides give the same results,
-then times each side's public batch function, interleaved. Times are the process CPU time
+(it compiles cold, in a temporary folder; a ``hand.py`` from after the split of ``mjenv/shanten.py`` imports
+this tree's shanten, so its shanten cases compare this tree with itself: use ``ab_shanten.py`` for those), deals
+one corpus of uniform random hands (as ``bench_hand.py``: 14 tiles for the win tests, 13 for shanten, waits and
+useful tiles), checks that both sides give the same results, then times each side's public batch function, interleaved. Times are the process CPU time
 (``time.process_time``), so other jobs on a shared machine count less; the median and the best over the repeats
-are printed as hands/s, with the ratio new / old of the medians. ``benchmarks/ab_shanten.py`` does the same for
+are printed as hands/s, with the ratio new / old of the medians. ``benchmarks/lab/ab_shanten.py`` does the same for
 the shanten kernel alone.
 """
 
@@ -22,11 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.ab_shanten import _load_old  # noqa: E402 (after the sys.path entry)
 from benchmarks.bench_hand import _deal  # noqa: E402
+from benchmarks.lab.ab_shanten import _load_old  # noqa: E402 (after the sys.path entry)
 
 #: (name, tiles per hand, call(module, counts))
 CASES = (

@@ -1,4 +1,4 @@
-"""Digest of seeded short PPO runs, to check that a speed change is bitwise neutral: ``python -m benchmarks.train_digest``.
+"""Digest of seeded short PPO runs, to check that a speed change is bitwise neutral: ``python -m benchmarks.lab.train_digest``.
 
 Runs :func:`train.ppo.train` twice from fixed seeds: ``tiny`` (the settings of ``tests/test_train.py``: 16 tables,
 every opponent kind, 1 + 1 threads) and ``mid`` (64 tables x 32 steps, the default network and opponents, 2 + 2

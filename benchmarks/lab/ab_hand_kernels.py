@@ -1,18 +1,24 @@
 """Interleaved A/B probe of the three batch hand kernels alone: thousands of hands per CPU-second (median of 9 calls
 of 50,000 random hands each) of ``hand.batch_shanten`` / ``batch_waits`` / ``batch_is_win``, one JSON line.
 
-Run it alternately in two checkouts, each with its own warm cache (docs/performance.md, "Cold start", eighth round)::
+Run it alternately in two checkouts, each with its own warm cache (docs/performance-log.md, "Cold start", eighth
+round; ``ab_checkouts.sh`` does this)::
 
-    for r in 1 2 3 4 5 6; do for d in /tmp/abm /work/wt/cold7; do (cd $d && PYTHONPATH=$d python /work/wt/cold7/benchmarks/ab_hand_kernels.py); done; done
+    S=$PWD/benchmarks/lab/ab_hand_kernels.py
+    for r in 1 2 3 4 5 6; do for d in /path/to/A /path/to/B; do (cd $d && PYTHONPATH=$d python $S); done; done
 """
 
 import json
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-# this checkout's benchmarks/ (the script's folder), also when PYTHONPATH points at another checkout's mjenv
+# this checkout's benchmarks/ (the script's parent folder), also when PYTHONPATH points at another checkout's
+# mjenv
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_hand import _deal
 
 import mjenv

@@ -1,6 +1,6 @@
 """The rule agent alone against a baseline copy of it, per kind of decision: an interleaved CPU-time A/B.
 
-``PYTHONPATH=.:DIR python -m benchmarks.rule_agent_ab --baseline MODULE [--tables 512] [--steps 160]
+``PYTHONPATH=.:DIR python -m benchmarks.lab.rule_agent_ab --baseline MODULE [--tables 512] [--steps 160]
 [--calls 15]`` where ``DIR/MODULE.py`` is an older ``agents/rule.py`` (e.g. ``git show REV:agents/rule.py >
 /tmp/ab/rule_main.py`` and ``--baseline rule_main``). It plays ``--steps`` steps of ``--tables`` tables with the
 rule agent, keeps every 4th step's observations and masks, splits them by kind (turns, claim windows, forced

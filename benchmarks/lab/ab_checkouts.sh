@@ -2,12 +2,12 @@
 # Interleaved runtime A/B of two checkouts (e.g. main and a branch), each with its own warm in-tree cache:
 # every benchmark runs in checkout A, then in checkout B, ROUNDS times, in the same minutes.
 #
-#   bash benchmarks/ab_checkouts.sh /path/to/main /path/to/branch [ROUNDS] [OUT]
-#   QUICK=1 bash benchmarks/ab_checkouts.sh ...   # without the suite run (~2 min a round instead of ~9)
+#   bash benchmarks/lab/ab_checkouts.sh /path/to/main /path/to/branch [ROUNDS] [OUT]
+#   QUICK=1 bash benchmarks/lab/ab_checkouts.sh ...   # without the suite run (~2 min a round instead of ~9)
 #
 # Warm each checkout first (cd X && PYTHONPATH=. python -m mjenv warmup && PYTHONPATH=. python -m agents.warmup).
 # Prints and appends to OUT (default /tmp/ab_checkouts.log) one labelled block per run; compare medians, and
-# check that the digests of benchmarks/ab_link_only.py agree. See docs/performance.md ("Cold start", cold7).
+# check that the digests of benchmarks/lab/ab_link_only.py agree. See docs/performance-log.md ("Cold start", eighth round, cold7).
 set -u
 A=$(cd "$1" && pwd)
 B=$(cd "$2" && pwd)

@@ -2,22 +2,26 @@
 
 Run it in each checkout (interleaved, the same minutes), each with its own warm cache::
 
-    NUMBA_CACHE_DIR=/tmp/cw PYTHONPATH=. python benchmarks/ab_link_only.py
+    NUMBA_CACHE_DIR=/tmp/cw PYTHONPATH=. python benchmarks/lab/ab_link_only.py
 
 Prints one JSON line: hands per CPU-second of ``hand.batch_is_win`` / ``batch_shanten`` / ``batch_waits`` /
 ``batch_useful``, scoring cases per CPU-second of ``fans.score_batch``, VectorEnv masks-only decisions per
 CPU-second (and per second) at 1 and 2 threads (median of 5), and ``digest``, which must be equal for two
-versions whose behaviour is the same. See docs/performance.md ("Cold start", seventh round).
+versions whose behaviour is the same. See docs/performance-log.md ("Cold start", seventh round).
 """
 
 import hashlib
 import json
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-# this checkout's benchmarks/ (the script's folder), also when PYTHONPATH points at another checkout's mjenv
+# this checkout's benchmarks/ (the script's parent folder), also when PYTHONPATH points at another checkout's
+# mjenv
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_fans import score_batch_inputs
 from bench_hand import _deal
 

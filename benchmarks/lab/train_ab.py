@@ -1,4 +1,4 @@
-"""Interleaved A/B of the PPO training throughput of two checkouts: ``python -m benchmarks.train_ab A B``.
+"""Interleaved A/B of the PPO training throughput of two checkouts: ``python -m benchmarks.lab.train_ab A B``.
 
 Runs ``python -m benchmarks.train --seconds S --json ...`` alternately in checkout ``A`` and checkout ``B``
 (``PYTHONPATH`` set to each; ``A`` first in odd repeats, ``B`` first in even ones), ``--repeats`` times each, and
@@ -8,7 +8,7 @@ every run. On a machine shared with other jobs the wall-time rates are low and n
 the per-CPU-second figures make the comparison fair, the absolute figures are not the quiet-machine ones.
 Options after ``--`` go to ``benchmarks.train`` (e.g. ``-- --threads 1 --torch-threads 1``).
 
-Example: ``python -m benchmarks.train_ab /work/main . --seconds 20 --repeats 3 --out runs/ab.json``.
+Example: ``python -m benchmarks.lab.train_ab /work/main . --seconds 20 --repeats 3 --out runs/ab.json``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Where the PPO loop's CPU time goes: ``PYTHONPATH=. python -m benchmarks.train_profile [--threads 1]``.
+"""Where the PPO loop's CPU time goes: ``PYTHONPATH=. python -m benchmarks.lab.train_profile [--threads 1]``.
 
 With the default :class:`train.ppo.PPOConfig` (``--threads`` Numba and torch threads; 1 by default, so that the
 CPU seconds measure work rather than a second thread's waiting on a shared machine) it collects one warm-up

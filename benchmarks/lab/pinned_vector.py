@@ -7,7 +7,7 @@ Not a rules module. Same harness, units and entries as :mod:`benchmarks.ours` (b
 
 Specification in mjenv
 ----------------------
-``taskset -c 0,1 env PYTHONPATH=. python benchmarks/pinned_vector.py [OUT_DIR]`` prints one line per entry and
+``taskset -c 0,1 env PYTHONPATH=. python benchmarks/lab/pinned_vector.py [OUT_DIR]`` prints one line per entry and
 writes ``OUT_DIR/devbench.json`` (default ``$OUT`` or ``/tmp``). Used for the idle 2-core figures in the README
 (``benchmarks/results/2026-11-30-device-2cores.json``), since the development machine was shared.
 """
@@ -16,7 +16,7 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from benchmarks import ours
 
 

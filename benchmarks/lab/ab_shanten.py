@@ -1,8 +1,9 @@
-"""A/B benchmark of ``batch_shanten``: this tree against ``mjenv/hand.py`` of a git revision, in one process.
+"""A/B benchmark of ``batch_shanten``: this tree against ``mjenv/shanten.py`` of a git revision, in one process.
 
-    PYTHONPATH=. python benchmarks/ab_shanten.py [--rev main | --old-file path/hand.py] [--hands 200000] [--repeats 15]
+    PYTHONPATH=. python benchmarks/lab/ab_shanten.py [--rev main | --old-file path/hand.py] [--hands 200000] [--repeats 15]
 
-Loads the old ``mjenv/hand.py`` (``git show REV:mjenv/hand.py``) as a separate module beside the current one,
+Loads the old ``mjenv/shanten.py`` (``git show REV:mjenv/shanten.py``; ``hand.py`` for revisions from before the
+split) as a separate module beside the current one,
 deals one corpus of uniform random 13-tile hands (as ``bench_hand.py``), checks both give the same shanten,
 then times, interleaved, each side's kernel alone (preallocated output) and its public ``batch_shanten``.
 Times are the process CPU time (``time.process_time``), so other jobs on a shared machine count less; the
@@ -22,21 +23,30 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.bench_hand import _deal  # noqa: E402 (after the sys.path entry)
 
 
-def _load_old(rev: str, folder: str, old_file: str = ""):
+def _load_old(rev: str, folder: str, old_file: str = "", module: str = "hand"):
+    """``mjenv/{module}.py`` of ``rev`` (or ``old_file``) loaded as a module of its own (it imports the other
+    ``mjenv`` modules of this tree). ``module="shanten"`` falls back to ``hand.py`` for revisions from before
+    ``mjenv/shanten.py`` was split out of it."""
     if old_file:
         text = Path(old_file).read_text()
     else:
-        git = ["git", "show", f"{rev}:mjenv/hand.py"]
-        text = subprocess.run(git, cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    path = Path(folder) / "hand_old.py"
+        for name in dict.fromkeys((module, "hand")):
+            git = ["git", "show", f"{rev}:mjenv/{name}.py"]
+            r = subprocess.run(git, cwd=ROOT, capture_output=True, text=True)
+            if r.returncode == 0:
+                break
+        else:
+            raise SystemExit(f"no mjenv/{module}.py or mjenv/hand.py at {rev}: {r.stderr.strip()}")
+        text = r.stdout
+    path = Path(folder) / f"{module}_old.py"
     path.write_text(text)
-    spec = importlib.util.spec_from_file_location("hand_old", path)
+    spec = importlib.util.spec_from_file_location(f"{module}_old", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -61,10 +71,10 @@ def main() -> int:
     ap.add_argument("--hands", type=int, default=200_000)
     ap.add_argument("--repeats", type=int, default=15)
     args = ap.parse_args()
-    from mjenv import hand as new
+    from mjenv import shanten as new
 
     with tempfile.TemporaryDirectory() as d:
-        old = _load_old(args.rev, d, args.old_file)
+        old = _load_old(args.rev, d, args.old_file, "shanten")
         counts = _deal(np.random.default_rng(0), args.hands, 13)
         if not np.array_equal(old.batch_shanten(counts), new.batch_shanten(counts)):
             raise SystemExit("old and new batch_shanten disagree")

@@ -1,6 +1,6 @@
 """How far apart the threads of a Numba parallel region start and finish (why ``_step_batch`` shares its work).
 
-``PYTHONPATH=. python -m benchmarks.region_skew [--work 20000] [--calls 300] [--json PATH]``
+``PYTHONPATH=. python -m benchmarks.lab.region_skew [--work 20000] [--calls 300] [--json PATH]``
 
 A ``prange`` over two iterations, each one thread's fixed work (``--work`` square roots, ~50-100 us), reads the
 time-stamp counter (``llvm.readcyclecounter``) as each iteration starts and ends. With a fixed split of a batch

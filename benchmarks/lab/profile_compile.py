@@ -3,7 +3,7 @@
 Usage (cold: an empty cache folder)::
 
     rm -rf /tmp/c && NUMBA_CACHE_DIR=/tmp/c MJENV_QUIET=1 PYTHONPATH=. /usr/bin/time \\
-        python benchmarks/profile_compile.py [--top 45]
+        python benchmarks/lab/profile_compile.py [--top 45]
 
 Runs ``mjenv.warmup(jobs=1)`` (seconds per module; ``--task game`` etc.: only those compile-only tasks of a
 parallel warmup, as one worker process runs them, with their stub symbols; ``--prewarm rule``: a part of
@@ -25,7 +25,7 @@ Shared kernels (``mjenv._jit.shared_kernel``: a ``numba.cfunc`` each) fire no ``
 their own; their compile is timed around ``mjenv._jit._compile_cfunc`` and listed as ``name [cfunc]``.
 Seconds are the process CPU time (steadier than wall time on a shared machine; ``--wall`` for wall time).
 
-See ``docs/performance.md`` ("Cold start").
+See ``docs/performance-log.md`` ("Cold start").
 """
 
 from __future__ import annotations

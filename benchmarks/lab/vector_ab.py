@@ -1,6 +1,6 @@
 """A/B of the VectorEnv against a git ref: masks-only, float32 and uint8 observations, interleaved repeats.
 
-``PYTHONPATH=. python -m benchmarks.vector_ab [--base main] [--tables 1024] [--threads 2] [--steps 30]
+``PYTHONPATH=. python -m benchmarks.lab.vector_ab [--base main] [--tables 1024] [--threads 2] [--steps 30]
 [--repeats 21] [--modes masks,float32,uint8] [--json PATH]``
 
 The base's ``mjenv/observation.py``, ``mjenv/vector.py`` and ``mjenv/policy.py`` (``git show BASE:path``) are
@@ -12,7 +12,7 @@ and the ratio working tree / base. The base modules are compiled once into a cac
 directory named by the base files' contents.
 
 ``--kernel`` also times the two ``observe_kernel`` alone (one thread, inside Numba, CPU time): over the states of
-a random-play corpus (``benchmarks.profile_vector``), each written into its own row of an ``[N, OBS_SIZE]``
+a random-play corpus (``benchmarks.lab.profile_vector``), each written into its own row of an ``[N, OBS_SIZE]``
 buffer in table order, with the vector env's prefetch hints for the next tables, as ``_step_batch`` does.
 """
 
@@ -33,7 +33,7 @@ import numpy as np
 
 from mjenv import vector as vec_new
 
-_ROOT = Path(__file__).resolve().parent.parent
+_ROOT = Path(__file__).resolve().parents[2]
 MODES = ("masks", "float32", "uint8")
 
 
@@ -96,7 +96,7 @@ def _kernel_timer(kern):
 
 def kernel_ab(base, n_states: int = 1024, repeats: int = 9) -> dict:
     """CPU nanoseconds per ``observe_kernel`` call, base against working tree, both dtypes (medians)."""
-    from benchmarks.profile_vector import _corpus
+    from benchmarks.lab.profile_vector import _corpus
     from mjenv import game as G
     from mjenv.observation import OBS_SIZE, observe_kernel
 

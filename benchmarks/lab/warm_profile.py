@@ -2,7 +2,7 @@
 
 Usage (the cache warm: run ``python -m mjenv warmup`` once first)::
 
-    PYTHONPATH=. python benchmarks/warm_profile.py [--repeats 7] [--python /tmp/v7/bin/python]
+    PYTHONPATH=. python benchmarks/lab/warm_profile.py [--repeats 7] [--python /tmp/v7/bin/python]
 
 Each repeat starts fresh interpreters (``--python``, default this one; in the current folder, whose ``mjenv``
 is imported when ``PYTHONPATH=.``):
@@ -34,9 +34,9 @@ alternating, ``--repeats`` each, with ``PYTHONPATH`` set to each checkout; ``PYT
 unless ``--bytecode`` (then ``.pyc`` files are written by one untimed run per checkout, into a temporary
 ``PYTHONPYCACHEPREFIX`` folder, and used by the timed runs)::
 
-    python benchmarks/warm_profile.py --against /work/main --repeats 9 [--bytecode] [--first-step]
+    python benchmarks/lab/warm_profile.py --against /work/main --repeats 9 [--bytecode] [--first-step]
 
-See docs/performance.md, "Cold start".
+See docs/performance-log.md, "Cold start".
 """
 
 from __future__ import annotations

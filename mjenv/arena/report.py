@@ -1,0 +1,285 @@
+"""The arena's report: the JSON-ready dict (statistics per agent and per pair, table outcomes, convergence), the
+hands' records (:mod:`mjenv.record` logs), the markdown tables and the plot."""
+
+from __future__ import annotations
+
+import itertools
+import platform
+from typing import Any
+
+import numpy as np
+
+from mjenv.arena.outcome import Outcome
+from mjenv.arena.schedule import Setup, seating_players
+from mjenv.arena.stats import mean_ci, ranks
+
+
+def build_report(setup: Setup, outcome: Outcome, curve_points: int) -> dict[str, Any]:
+    """The report of :func:`mjenv.arena.run_arena` (all but ``settings["shards"]``, ``records``,
+    ``records_dropped`` and ``timing``, which the run adds) from the merged outcome of every hand."""
+    import numba
+
+    from mjenv._version import __version__
+
+    sch = setup.schedule
+    names, seating, walls, seed, rules = setup.names, sch.seating, sch.walls, sch.seed, setup.rules
+    orders, chair_agent, n_orders, n_jobs = sch.orders, sch.chair_agent, sch.n_orders, sch.n_jobs
+    j_scores, j_winner, j_loser, j_fan = outcome.scores, outcome.winner, outcome.loser, outcome.fan
+    n_tab = min(setup.tables, n_jobs, outcome.max_tables or n_jobs)  # capped by a policy's max_tables
+    sc = j_scores.reshape(walls, n_orders, 4)
+    chairs = np.arange(4)
+    won = j_winner[:, None] == chairs  # [J, 4]
+    self_drawn = won & (j_loser[:, None] < 0)
+    dealt_in = j_loser[:, None] == chairs
+    no_winner = np.broadcast_to((j_winner < 0)[:, None], (n_jobs, 4))
+    ca = np.tile(chair_agent, (walls, 1))  # [J, 4] agent at each chair
+    # per wall, per player: summed score over the wall's orders -> placement
+    onehot = orders[:, :, None] == np.arange(4)  # [P, chair, player]
+    player_tot = np.einsum("wpc,pcq->wq", sc, onehot.astype(np.int64))
+    place = ranks(player_tot)  # [W, 4 players]
+    players = seating_players(seating)
+    per_wall: dict[str, np.ndarray] = {}
+    out_agents: dict[str, Any] = {}
+    for k, nm in enumerate(names):
+        m = ca == k
+        slots = int(m.sum())
+        per_wall[nm] = (sc * (chair_agent == k)).sum(axis=(1, 2)) / float((chair_agent == k).sum())
+        wins = int((won & m).sum())
+        fan_sum = int((j_fan[:, None] * (won & m)).sum())
+        pl = place[:, players == k]
+        st = mean_ci(per_wall[nm])
+        out_agents[nm] = {
+            "spec": setup.entrants[k].describe(),
+            "seed": setup.entrants[k].seed,
+            "hands": slots,
+            "points_per_hand": st,
+            "win_rate": wins / slots,
+            "self_drawn_rate": int((self_drawn & m).sum()) / slots,
+            "deal_in_rate": int((dealt_in & m).sum()) / slots,
+            "draw_rate": int((no_winner & m).sum()) / slots,
+            "mean_fan": fan_sum / wins if wins else None,
+            "placement": float(pl.mean()),
+            "rank_points": float((5.0 - pl).mean()),
+            **outcome.agents[k].report_fields(),
+        }
+    diffs = []
+    for a, b in itertools.combinations(names, 2):
+        st = mean_ci(per_wall[a] - per_wall[b])
+        diffs.append({"a": a, "b": b, **st, "significant": bool(st["p"] is not None and st["p"] < 0.05)})
+    # CI half-width against hands played (prefixes of the walls)
+    ks = sorted({round(float(x)) for x in np.geomspace(2, walls, curve_points)} if walls >= 2 else set())
+    conv = {"walls": ks, "hands": [k * n_orders for k in ks], "half_width": {}}
+    for nm in names:
+        hw = []
+        for k in ks:
+            ci = mean_ci(per_wall[nm][:k])["ci95"]
+            hw.append((ci[1] - ci[0]) / 2.0)
+        conv["half_width"][nm] = hw
+    if len(names) == 2:
+        a, b = names
+        hw = []
+        for k in ks:
+            ci = mean_ci((per_wall[a] - per_wall[b])[:k])["ci95"]
+            hw.append((ci[1] - ci[0]) / 2.0)
+        conv["half_width"][f"{a} - {b}"] = hw
+    hands_won = j_winner >= 0
+    return {
+        "format": "mjenv-arena-v1",
+        "versions": {
+            "mjenv": __version__,
+            "numpy": np.__version__,
+            "numba": numba.__version__,
+            "python": platform.python_version(),
+        },
+        "settings": {
+            "seating": seating,
+            "walls": walls,
+            "orders_per_wall": n_orders,
+            "hands": n_jobs,
+            "seed": seed,
+            "tables": n_tab,
+            "illegal": rules.illegal,
+            "rules": rules.to_dict(),
+            "observations": bool(outcome.observe),
+            "records": setup.records,
+            "illegal_records": setup.illegal_records,
+            "agents": {nm: out_agents[nm]["spec"] for nm in names},
+            "orders": orders.tolist(),
+            "players": players.tolist(),
+        },
+        "seeds": {
+            "seed": seed,
+            "agents": {e.name: e.seed for e in setup.entrants},
+            "walls": sch.wall_seed.tolist(),
+            "dealers": sch.wall_dealer.tolist(),
+            "prevalents": sch.wall_prevalent.tolist(),
+        },
+        "agents": out_agents,
+        "differences": diffs,
+        "table": {
+            "hands": n_jobs,
+            "decisions": int(outcome.decisions),
+            "win_rate": float(hands_won.mean()),
+            "self_drawn_rate": float((hands_won & (j_loser < 0)).mean()),
+            "draw_rate": float((~hands_won).mean()),
+            "aborted_rate": float(outcome.aborted.mean()),
+            "mean_fan": float(j_fan[hands_won].mean()) if hands_won.any() else None,
+            "mean_hand_steps": float(outcome.steps.mean()),
+        },
+        "convergence": conv,
+        "illegal_actions": [e for _, e in outcome.illegal_list],
+    }
+
+
+def build_records(setup: Setup, outcome: Outcome) -> list[dict[str, Any]]:
+    """The kept hands (:meth:`Outcome.kept`) as :mod:`mjenv.record` logs with the arena's extra keys."""
+    from mjenv.record import make_log
+
+    sch = setup.schedule
+    names = setup.names
+    out = []
+    for item in outcome.kept():
+        j = item.job
+        ops = [["act" if k == 0 else "penalty", int(s), int(v)] for k, s, v in item.ops.tolist()]
+        log = make_log(
+            int(sch.job_seed[j]), int(sch.job_dealer[j]), int(sch.job_prevalent[j]), setup.rules, ops
+        )
+        order = int(sch.job_order[j])
+        log.update(
+            {
+                "agents": [names[int(a)] for a in sch.chair_agent[order]],
+                "wall_index": j // sch.n_orders,
+                "order": order,
+                "swing": int(item.key[0]),
+                "reasons": sorted(item.reasons),
+                "info": item.info,
+            }
+        )
+        out.append(log)
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ output
+def _fmt_ci(st: dict) -> str:
+    if st["ci95"] is None:
+        return f"{st['mean']:+.2f}"
+    lo, hi = st["ci95"]
+    return f"{st['mean']:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+
+
+def format_markdown(report: dict) -> str:
+    """The report as markdown tables (agents, then the pairwise differences)."""
+    s = report["settings"]
+    t = report["table"]
+    lines = [
+        (
+            f"**mjenv arena** {s['seating']}: {s['walls']} walls x {s['orders_per_wall']} orders = "
+            f"{s['hands']} hands, seed {s['seed']}, illegal={s['illegal']}"
+        ),
+        "",
+        (
+            "| agent | hands | points/hand (95% CI) | win % | self-drawn % | deal-in % | draw % | mean fan | "
+            "placement | illegal |"
+        ),
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for nm, a in report["agents"].items():
+        fan = "-" if a["mean_fan"] is None else f"{a['mean_fan']:.1f}"
+        lines.append(
+            f"| {nm} | {a['hands']} | {_fmt_ci(a['points_per_hand'])} | {100 * a['win_rate']:.1f} | "
+            f"{100 * a['self_drawn_rate']:.1f} | {100 * a['deal_in_rate']:.1f} | {100 * a['draw_rate']:.1f} | "
+            f"{fan} | {a['placement']:.2f} | {a['illegal_actions']['count']} |"
+        )
+    lines += ["", "| difference | points/hand (95% CI) | p | significant |", "|---|---|---:|---|"]
+    for d in report["differences"]:
+        p = "-" if d["p"] is None else f"{d['p']:.3g}"
+        lines.append(f"| {d['a']} - {d['b']} | {_fmt_ci(d)} | {p} | {'yes' if d['significant'] else 'no'} |")
+    bots = {nm: a["bot"] for nm, a in report["agents"].items() if a.get("bot")}
+    if bots:
+        kinds = ["TLE", "RE", "MLE", "NJ", "WA", "WH"]
+        kinds += sorted({v for b in bots.values() for v in b["verdicts"]} - set(kinds) - {"OK"})
+        lines += [
+            "",
+            "| bot | command | answers | "
+            + " | ".join(kinds)
+            + " | answer time median / p99 | reproducible |",
+            "|---|---|---:|" + "---:|" * len(kinds) + "---|---|",
+        ]
+        bt = (report.get("timing") or {}).get("bots", {})
+        for nm, b in bots.items():
+            tm = bt.get(nm, {})
+            ms = (
+                "-"
+                if tm.get("median_s") is None
+                else f"{1e3 * tm['median_s']:.1f} / {1e3 * tm['p99_s']:.1f} ms"
+            )
+            cells = " | ".join(str(b["verdicts"].get(v, 0)) for v in kinds)
+            repro = "yes" if b["reproducible"] else "no (a time-out depends on the machine)"
+            lines.append(
+                f"| {nm} | `{b['command']}` | {b['verdicts'].get('OK', 0)} | {cells} | {ms} | {repro} |"
+            )
+    fan = "-" if t["mean_fan"] is None else f"{t['mean_fan']:.1f}"
+    lines.append("")
+    lines.append(
+        f"all hands: win {100 * t['win_rate']:.1f}%, self-drawn {100 * t['self_drawn_rate']:.1f}%, "
+        f"draw {100 * t['draw_rate']:.1f}%, aborted {100 * t['aborted_rate']:.1f}%, mean fan {fan}, "
+        f"{t['decisions']} decisions"
+    )
+    tm = report.get("timing")
+    if tm and tm.get("hands_per_s"):
+        lines.append(
+            f"time: {tm['seconds_play']:.1f} s of play ({tm['hands_per_s']:.0f} hands/s, "
+            f"{tm['decisions_per_s']:.0f} decisions/s), {tm['seconds_total']:.1f} s in all"
+        )
+    if report["illegal_actions"]:
+        lines.append(
+            f"illegal actions: {sum(a['illegal_actions']['count'] for a in report['agents'].values())}"
+            f" (first: {report['illegal_actions'][0]})"
+        )
+    return "\n".join(lines)
+
+
+def plot_report(report: dict, path: str) -> None:
+    """Save a figure: mean points per hand +- 95% CI per agent, and the CI half-width against hands played.
+
+    Needs matplotlib (not a dependency of mjenv): ``pip install matplotlib``.
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError as e:
+        raise ImportError("plotting the arena report needs matplotlib: pip install matplotlib") from e
+    names = list(report["agents"])
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    means = [report["agents"][n]["points_per_hand"]["mean"] for n in names]
+    errs = []
+    for n in names:
+        ci = report["agents"][n]["points_per_hand"]["ci95"]
+        errs.append(0.0 if ci is None else (ci[1] - ci[0]) / 2.0)
+    ax1.errorbar(range(len(names)), means, yerr=errs, fmt="o", capsize=6)
+    ax1.axhline(0.0, color="grey", lw=0.8)
+    ax1.set_xticks(range(len(names)), names)
+    ax1.set_xlim(-0.6, len(names) - 0.4)
+    ax1.set_ylabel("points per hand (mean, 95% CI over walls)")
+    s = report["settings"]
+    ax1.set_title(f"{s['seating']}, {s['walls']} walls, {s['hands']} hands")
+    conv = report["convergence"]
+    hands = np.asarray(conv["hands"], np.float64)
+    for label, hw in conv["half_width"].items():
+        if len(hw):
+            ax2.loglog(hands, hw, "o-", label=label, ms=3)
+    if hands.size:
+        ref = np.asarray(next(iter(conv["half_width"].values())), np.float64)
+        ok = ref > 0
+        if ok.any():
+            c = np.median(ref[ok] * np.sqrt(hands[ok]))
+            ax2.loglog(hands, c / np.sqrt(hands), "k--", lw=0.8, label=r"$\propto 1/\sqrt{\mathrm{hands}}$")
+    ax2.set_xlabel("hands played")
+    ax2.set_ylabel("95% CI half-width (points per hand)")
+    ax2.legend(fontsize=8)
+    ax2.set_title("CI half-width against hands played")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

@@ -1,0 +1,104 @@
+"""Every ablation switch of issue 25 runs at tiny scale (train.ppo, train.diagnose), and bad settings fail
+before any work starts."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("openskill")
+
+from train.ppo import PPOConfig, Trainer, read_checkpoint, train  # noqa: E402 (after the importorskip)
+
+TINY = dict(num_envs=16, rollout_steps=12, threads=1, torch_threads=1, channels=4, hidden=16, updates=3,
+            minibatch_size=64, epochs=1, eval_every=0, save_every=1, progress=False, min_fan=4,
+            opponents=("rule", "pool"), opponent_prob=0.6, pool_every=1, pool_size=2, value_warmup=0,
+            critic_channels=4, critic_hidden=16)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "switch",
+    [
+        {"critic": "oracle"},
+        {"pool_ratings": True, "rollout_steps": 64},
+        {"critic": "oracle", "pool_ratings": True, "rollout_steps": 64},
+    ],
+    ids=["oracle-critic", "pool-ratings", "all"],
+)
+def test_each_switch_trains_and_resumes_exactly(tmp_path, switch):
+    a = PPOConfig(run_dir=str(tmp_path / "a"), **{**TINY, **switch})
+    out = train(a)
+    assert out["counters"]["update"] == 3
+    b = PPOConfig(run_dir=str(tmp_path / "b"), **{**TINY, **switch})
+    train(b, stop_after=2)
+    train(dataclasses.replace(b, resume=True))
+    ta, ma = read_checkpoint(tmp_path / "a" / "checkpoint.safetensors")
+    tb, mb = read_checkpoint(tmp_path / "b" / "checkpoint.safetensors")
+    for k in ta:
+        assert torch.equal(ta[k], tb[k]), k
+    if switch.get("pool_ratings"):
+        ra, rb = json.loads(ma["ratings"]), json.loads(mb["ratings"])
+        assert ra == rb and {"learner", "rule", "pool0"} <= set(ra)
+        rows = (tmp_path / "a" / "progress.csv").read_text().splitlines()
+        assert "rating_learner" in rows[0] and rows[-1].split(",")[rows[0].split(",").index("rating_rule")]
+
+
+def test_time_budget_stops_after_saving(tmp_path):
+    cfg = PPOConfig(run_dir=str(tmp_path / "t"), **{**TINY, "updates": 50, "time_budget_s": 1e-6})
+    out = train(cfg)
+    assert out["counters"]["update"] == 1  # the first update already spent the budget
+    assert (tmp_path / "t" / "checkpoint.safetensors").is_file()
+
+
+def test_pool_ratings_prefer_the_snapshots_that_beat_the_learner():
+    from train.ratings import Ratings
+
+    r = Ratings()
+    names = ["learner", "rule", "random", "pool0", "pool1"]
+    owners = np.array([[0, 3, 4, 1]] * 5)
+    scores = np.array([[-8, 24, -8, -8]] * 5)  # pool0 wins every hand, pool1 pays like the learner
+    for _ in range(5):
+        r.update(names, owners, scores)
+    p = r.pool_probs(2)
+    assert p[0] > p[1] and abs(p.sum() - 1) < 1e-12
+    assert r.mu("pool0") > r.mu("learner")
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"critic": "perfect"}, "critic must be one of"),
+        ({"critic": "oracle", "workers": 1}, "workers=0"),
+        ({"pool_ratings": True, "workers": 1}, "workers=0"),
+        ({"time_budget_s": -1.0}, "time_budget_s"),
+        ({"critic_hidden": 0}, "critic_hidden"),
+    ],
+)
+def test_bad_ablation_settings_fail_before_any_work(tmp_path, kw, match):
+    with pytest.raises(ValueError, match=match):
+        Trainer(PPOConfig(run_dir=str(tmp_path / "x"), **kw))
+    assert not (tmp_path / "x").exists()
+
+
+def test_diagnose_runs_at_tiny_scale(tmp_path):
+    from train.diagnose import DiagConfig, diagnose
+
+    res = diagnose(DiagConfig(init_from="agents/baseline.safetensors", out=str(tmp_path / "d"), walls=6, replays=2,
+                              updates=2, value_warmup=1, num_envs=16, rollout_steps=8, threads=1, torch_threads=1,
+                              progress=False, fit_rollouts=1, fit_steps=96, fit_epochs=2))  # fmt: skip
+    v = res["variance"]
+    assert v["hands"] == 12 and 0 <= v["deal_share"] <= 1
+    for c in ("shared", "oracle"):
+        cls = res["runs"][c]["classes"]
+        assert sum(s["count"] for s in cls.values()) > 0
+        assert abs(sum(s["adv_sumsq_share"] for s in cls.values()) - 1) < 1e-9
+    assert "of the variance comes from the deal" in res["markdown"]
+    fit = res["critic_fit"]
+    assert fit["decisions"] > fit["held_out"] > 0
+    assert len(fit["with the oracle block"]["curve"]) == 2 and "held-out EV" in res["markdown"]
+    with pytest.raises(ValueError, match="replays"):
+        diagnose(DiagConfig(replays=1, out=str(tmp_path / "e")))

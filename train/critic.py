@@ -1,0 +1,88 @@
+"""The oracle critic: a value function that also reads the hidden state, for training only (issue 25).
+
+Why
+---
+A hand's return is dominated by what no player can see: the other hands and the order of the wall
+(``docs/training.md``, "Diagnosis"). A critic that reads only the player's observation must average over
+them, so its advantages are mostly noise. A critic that also reads the hidden state (PerfectDou's
+perfect-training-imperfect-execution, Suphx's oracle) predicts the return far better, and any function of the
+state is a valid baseline for the policy gradient: ``E_a[grad log pi(a|o) * b(o, h)] = 0`` because the policy
+reads ``o`` only. The actor (:mod:`agents.nn`) never sees the block: it is a separate network, it is not saved
+in the actor's checkpoint (``policy.safetensors``, ``agents.nn`` format), and no policy or evaluation asks the
+env for it (``tests/test_layering.py``).
+
+What
+----
+:class:`OracleCritic` reads the actor's input features (``agents.nn.obs_features``: tile features and global
+features, computed once per decision at collection) plus the oracle block of the deciding chair
+(``VectorEnv(oracle=True)``, ``mjenv.observation`` "oracle block") as per-tile planes: every seat's concealed
+counts (4), waits (4), the wall's counts (1) and the next draws of every seat (4). A per-tile encoder shared by
+the 34 tiles, a flattened summary, and a two-layer MLP with the global features give the value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.nn import NUM_GLOBAL, NUM_TILE_FEATURES
+from mjenv.observation import ORACLE_OFFSETS, ORACLE_SIZE
+
+_PLANES = (("hands", 4, 4.0), ("waits", 4, 1.0), ("wall_counts", 1, 4.0), ("wall_next", 4, 4.0))
+NUM_ORACLE_PLANES = sum(c for _, c, _ in _PLANES)
+_SUMMARY = 8
+
+
+def _plane_index() -> tuple[np.ndarray, np.ndarray]:
+    """Flat indices ``[34, NUM_ORACLE_PLANES]`` into the oracle block, and the scale of each plane."""
+    idx = np.empty((34, NUM_ORACLE_PLANES), np.int64)
+    scale = np.empty(NUM_ORACLE_PLANES, np.float32)
+    c = 0
+    for name, count, sc in _PLANES:
+        for j in range(count):
+            idx[:, c] = ORACLE_OFFSETS[name] + 34 * j + np.arange(34)
+            scale[c] = sc
+            c += 1
+    return idx, scale
+
+
+_IDX, _SCALE = _plane_index()
+
+
+@dataclass(frozen=True)
+class CriticConfig:
+    """``channels``: per-tile width; ``hidden``: MLP width."""
+
+    channels: int = 32
+    hidden: int = 256
+
+
+class OracleCritic(nn.Module):
+    """``forward(tile, glob, oracle) -> value [N]`` (see the module docstring)."""
+
+    def __init__(self, config: CriticConfig | None = None) -> None:
+        super().__init__()
+        self.config = CriticConfig() if config is None else config
+        c, h = self.config.channels, self.config.hidden
+        self.tile_enc = nn.Linear(NUM_TILE_FEATURES + NUM_ORACLE_PLANES, c)
+        self.tile_sum = nn.Linear(c, _SUMMARY)
+        self.body = nn.Sequential(
+            nn.Linear(34 * _SUMMARY + NUM_GLOBAL, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU(), nn.Linear(h, 1)
+        )
+        self.register_buffer("plane_idx", torch.from_numpy(_IDX), persistent=False)
+        self.register_buffer("plane_scale", torch.from_numpy(_SCALE), persistent=False)
+
+    def planes(self, oracle: torch.Tensor) -> torch.Tensor:
+        """``[N, 34, NUM_ORACLE_PLANES]`` float planes of an oracle block batch ``[N, ORACLE_SIZE]``."""
+        if oracle.shape[-1] != ORACLE_SIZE:
+            raise ValueError(f"oracle block must have {ORACLE_SIZE} columns, got {tuple(oracle.shape)}")
+        return oracle[:, self.plane_idx].float() / self.plane_scale
+
+    def forward(self, tile: torch.Tensor, glob: torch.Tensor, oracle: torch.Tensor) -> torch.Tensor:
+        x = torch.cat([tile.float(), self.planes(oracle)], dim=2)
+        e = torch.relu(self.tile_enc(x))
+        s = self.tile_sum(e).flatten(1)
+        return self.body(torch.cat([s, glob.float()], dim=1)).squeeze(1)
