@@ -140,10 +140,12 @@ def main() -> None:
     import pettingzoo
 
     from mjenv.game import warmup as warmup_engine
+    from mjenv.observation import warmup as warmup_observation
     from mjenv.pettingzoo_env import env, raw_env
 
     t = time.perf_counter()
     warmup_engine()
+    warmup_observation()
     compile_s = time.perf_counter() - t
     rows = {
         "mjenv env() + last()": _run_aec(env, secs),

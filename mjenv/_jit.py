@@ -1,8 +1,30 @@
-"""The project's numba decorator, and the guard that keeps its on-disk cache in step with the sources.
+"""The project's numba decorator, its shared kernels, and the guard that keeps its on-disk cache in step with the
+sources. Everything in mjenv that touches numba's internals is in this module.
 
 Every kernel in mjenv is compiled with :func:`njit`, which is ``numba.njit`` with ``cache=True`` and
 ``nogil=True``. ``parallel=True`` kernels (the vector env) must pass ``cache`` explicitly if they want it.
 Set ``MJENV_NO_CACHE=1`` to turn the on-disk cache off.
+
+**numba's internals: one switch, one version check, mjenv's own kernels only.** On the numba versions whose
+internals were read (:func:`patches_supported`: 0.68.x, the range ``pyproject.toml`` allows and CI tests),
+:func:`njit` and :func:`shared_kernel` change four things about the dispatchers and cfuncs they create, and
+nothing else (no numba class, method or global is replaced; a user's own ``numba.njit`` kernels compile, cache
+and load as without mjenv, ``tests/test_numba_patches.py``):
+
+* calls from other kernels compile the kernel for the plain types of their arguments, not one specialization
+  per constant (:func:`_no_literal_specializations`: an instance attribute, ``get_call_template``);
+* cache saves take a file lock per cache folder (:class:`_KernelCache`, the dispatcher's ``_cache``), so
+  that the processes of a parallel :func:`mjenv.warmup` or of ``pytest -n 2`` cannot corrupt the index of one
+  kernel;
+* cache loads skip numba's rebuild of its typing and lowering registries (:class:`_KernelCache`: ~0.4 s of CPU
+  per warm process, most of a ``python -m mjenv.botzone.judge`` call);
+* a shared kernel's cfunc announces a cache miss before compiling (:func:`_compile_cfunc`).
+
+``MJENV_NUMBA_PATCHES=0`` (and any other numba version) is the **stock path**: plain ``numba.njit`` and
+``numba.cfunc``, slower to compile cold (more specializations), slower to load warm, and without the lock,
+with the same results; both paths use the same cache entries. :data:`PATCHED` says which path this process
+takes. Shared kernels (:func:`shared_kernel`) use numba's public extension API on both paths (``numba.cfunc``,
+``numba.extending.intrinsic``, ``llvmlite.binding.add_symbol``).
 
 numba invalidates a cached kernel when the file that defines it changes, but not when a function it calls from
 another file changes: after a ``git pull`` that edits only ``fans.py``, the cached engine kernels of
@@ -12,42 +34,86 @@ one stored beside the cache (``mjenv/__pycache__/kernels.stamp``), deletes the p
 (``*.nbi``/``*.nbc`` in its ``__pycache__`` folders) so that they are compiled again from the current sources.
 This costs a few stat calls per process. It covers numba's default in-tree cache; with ``NUMBA_CACHE_DIR``
 set, clear that folder yourself after changing the sources.
-
-Kernels that only other kernels call are *link-only* (:func:`njit` ``entry``, :func:`_install_link_only`): numba
-builds no wrapper for them and leaves their libraries to be optimized and code-generated inside their callers'.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import inspect
 import os
-import threading
 from pathlib import Path
 
 import numba
-import numba.core.caching
-from numba.core.runtime import rtsys
+from numba.core.caching import FunctionCache
 
 CACHE = os.environ.get("MJENV_NO_CACHE", "") not in ("1", "true", "yes")
 _ROOT = Path(__file__).resolve().parent
 _STAMP = "kernels.stamp"
-#: ``MJENV_LINK_ONLY=0`` compiles link-only kernels as numba does (for A/B runs); part of the source stamp, since
-#: the cache of one setting is not the other's (use a ``NUMBA_CACHE_DIR`` of its own for each).
-_LINK_ONLY_WANTED = os.environ.get("MJENV_LINK_ONLY", "1") not in ("0", "false", "no")
 
 
-def link_only_supported(version: str | None = None) -> bool:
-    """Is ``version`` (default: the installed numba's) one whose internals :func:`_install_link_only` replaces
-    were checked (0.68.x)?
-
-    Link-only kernels replace six private methods of numba's CPU pipeline (library finalization, its cache
-    serialization and unserialization, ``get_executable``, ``set_env``, the native lowering pass) and call three
-    more (``_get_module_for_linking``, ``_finalize_dynamic_globals``, ``_verify_declare_only_symbols``), whose
-    presence :func:`_install_link_only` also checks. They were read and tested on
-    numba 0.68 only; on any other version mjenv compiles exactly as stock numba does (``entry`` is ignored)."""
+def patches_supported(version: str | None = None) -> bool:
+    """Is ``version`` (default: the installed numba's) one whose internals this module's patches were read and
+    tested against (0.68.x)? Elsewhere mjenv takes the stock path (see the module docstring)."""
     parts = (numba.__version__ if version is None else version).split(".")
     return len(parts) >= 2 and parts[0] == "0" and parts[1] == "68"
+
+
+#: Whether this process patches mjenv's own dispatchers and cfuncs: ``MJENV_NUMBA_PATCHES`` is not ``0`` (the
+#: switch), the numba version is supported (the version check) and the JIT is on.
+PATCHED = (
+    os.environ.get("MJENV_NUMBA_PATCHES", "1") not in ("0", "false", "no")
+    and patches_supported()
+    and not numba.config.DISABLE_JIT
+)
+
+
+@contextlib.contextmanager
+def _folder_lock(folder):
+    """An advisory lock (``fcntl.flock``) on ``folder/mjenv-cache.lock``; no lock where there is no ``fcntl``
+    (Windows) or the folder is read-only (numba will then fail to save anyway, and says so)."""
+    try:
+        import fcntl
+
+        fd = os.open(os.path.join(folder, "mjenv-cache.lock"), os.O_RDWR | os.O_CREAT, 0o666)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+class _KernelCache(FunctionCache):
+    """numba's cache (``FunctionCache``) of one of mjenv's own kernels, where :data:`PATCHED`: saves hold the
+    cache folder's lock, and loads skip numba's refresh of the target context.
+
+    Saves: numba writes each index (``*.nbi``) and data file (``*.nbc``) atomically (a temporary file, then
+    ``os.replace``), but saving is a read-modify-write of the index: two processes saving two specializations
+    of one function at once both read the old index, both pick the same free data file name, and the last
+    index written maps the other process's signature to a data file that holds this one's code, which the next
+    process would load and call with the wrong argument types. Under the lock the read-modify-write is one
+    step. Loads are not locked (a half-finished save is a cache miss, never wrong code).
+
+    Loads: numba's ``load_overload`` first refreshes the target context: it imports numba's lowering modules
+    and installs all their registries (~0.4 s of CPU, most of a warm process's start: ``python -m
+    mjenv.botzone.judge``, started once per call, paid it every call). Compiling needs that, and numba's
+    compiler refreshes the context itself before it compiles; loading compiled code from the cache needs only
+    numba's runtime (NRT: the loaded code calls its functions), which this initializes alone. A user's own
+    kernels keep numba's ``FunctionCache`` (the first of them to compile or load refreshes the context as
+    without mjenv)."""
+
+    def save_overload(self, sig, data):
+        with _folder_lock(self.cache_path):
+            super().save_overload(sig, data)
+
+    def load_overload(self, sig, target_context):
+        from numba.core.runtime import rtsys
+
+        rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
 
 
 def _no_literal_specializations(dispatcher):
@@ -80,53 +146,32 @@ def _no_literal_specializations(dispatcher):
     return dispatcher
 
 
-def njit(*args, entry: bool | None = None, **kwargs):
-    """``numba.njit`` with mjenv's defaults (``cache=True``, ``nogil=True``, ``forceinline=False``); calls from
-    other kernels are compiled without Literal specializations (:func:`_no_literal_specializations`).
+def _patch(dispatcher):
+    """The patches (:data:`PATCHED`) on one of mjenv's own dispatchers: its cache saves are locked and calls from
+    other kernels compile it without Literal specializations."""
+    if type(dispatcher._cache) is FunctionCache:  # cache=True (else numba's NullCache)
+        dispatcher._cache = _KernelCache(dispatcher.py_func)
+    return _no_literal_specializations(dispatcher)
+
+
+def njit(*args, **kwargs):
+    """``numba.njit`` with mjenv's defaults (``cache=True``, ``nogil=True``, ``forceinline=False``); where
+    :data:`PATCHED`, the dispatcher gets :func:`_patch` (locked cache saves, no Literal specializations).
 
     A big helper that must be inlined for speed takes ``forceinline=True`` (LLVM's ``alwaysinline``: typed and
     lowered once, inlined into each caller by LLVM) rather than numba's ``inline="always"``, which types and
     lowers its IR again inside every caller. ``forceinline=False`` is set explicitly because numba lets a
-    callee compiled while a forceinline kernel is typed inherit the flag.
-
-    ``entry``: whether the kernel is mainly called from Python (default: yes, except private ``_names`` in
-    ``mjenv``'s own modules; other packages opt in with ``entry=False``). Where link-only is active
-    (:data:`LINK_ONLY`), a kernel that is not an entry is a **link-only** helper (:func:`_install_link_only`):
-    numba builds no Python or C wrapper for it and never optimizes or code-generates its library on its own,
-    since its callers link its code into theirs and optimize it there. It stays callable from Python: the first
-    Python call compiles a thin entry wrapper over it (:meth:`_LinkOnlyDispatcher.python_entry`, cached like any
-    kernel), so only kernels that Python calls pay for machine code of their own. A kernel that Python calls on
-    a hot path, or during :func:`mjenv.warmup`, takes ``entry=True`` (one dispatch less per call). Elsewhere
-    (``MJENV_LINK_ONLY=0``, a numba version whose internals were not checked: :func:`link_only_supported`)
-    ``entry`` changes nothing and every kernel is a plain numba dispatcher."""
+    callee compiled while a forceinline kernel is typed inherit the flag."""
     kwargs.setdefault("cache", CACHE)
     kwargs.setdefault("nogil", True)
     # set explicitly, so that a callee compiled while a forceinline kernel is typed does not inherit it
     kwargs.setdefault("forceinline", False)
 
     def make(fn, deco_args):
-        if entry is None:  # mjenv's private kernels are link-only; others' (agents) keep numba's default
-            is_entry = not (fn.__name__.startswith("_") and fn.__module__.startswith("mjenv."))
-        else:
-            is_entry = entry
-        link_only = (
-            LINK_ONLY and not is_entry and kwargs.get("inline", "never") == "never" and _forwardable(fn)
-        )
-        kw = dict(kwargs)
-        cache = kw.pop("cache")  # numba's cache=True, with mjenv's cache class (_KernelCache) instead
-        if link_only:
-            kw.update(no_cpython_wrapper=True, no_cfunc_wrapper=True)
-        disp = numba.njit(*deco_args, **kw)(fn)
-        if not isinstance(disp, numba.core.dispatcher.Dispatcher):  # NUMBA_DISABLE_JIT=1: the plain function
-            return disp
-        if cache:  # what numba's enable_caching does, with mjenv's class
-            disp._cache = (_LinkOnlyCache if link_only else _KernelCache)(fn)
-        if link_only:
-            _LINK_ONLY.add(fn)
-            disp.__class__ = _LinkOnlyDispatcher
-            disp._mjenv_entry_options = {k: v for k, v in kwargs.items() if k != "forceinline"}
-            disp._mjenv_entry = None
-        return _no_literal_specializations(disp)
+        disp = numba.njit(*deco_args, **kwargs)(fn)
+        if not PATCHED or not isinstance(disp, numba.core.dispatcher.Dispatcher):
+            return disp  # the stock path (NUMBA_DISABLE_JIT=1: the plain function)
+        return _patch(disp)
 
     if len(args) == 1 and callable(args[0]) and not kwargs.get("_signature"):
         return make(args[0], ())
@@ -137,15 +182,13 @@ def njit(*args, entry: bool | None = None, **kwargs):
 
 def source_stamp(root: Path = _ROOT) -> str:
     """Digest of the name, size and modification time of every module under ``root`` that defines kernels
-    (imports ``mjenv._jit``), plus this file (and ``MJENV_LINK_ONLY=0`` when set)."""
+    (imports ``mjenv._jit``), plus this file."""
     h = hashlib.blake2b(digest_size=16)
     for p in sorted(root.rglob("*.py")):
         if p.name != "_jit.py" and "mjenv._jit import" not in p.read_text(encoding="utf-8", errors="replace"):
             continue
         st = p.stat()
         h.update(f"{p.relative_to(root).as_posix()}:{st.st_size}:{st.st_mtime_ns}\n".encode())
-    if not (_LINK_ONLY_WANTED and link_only_supported()):
-        h.update(b"no link-only\n")
     return h.hexdigest()
 
 
@@ -174,273 +217,14 @@ if CACHE:
     drop_stale_caches()
 
 
-# ------------------------------------------------------------------------------------- link-only helpers
-#: The Python functions of the link-only kernels (``njit`` of a kernel that is not an ``entry``).
-_LINK_ONLY: set = set()
-_LINK_ONLY_KIND = (
-    "mjenv-link-only"  # how a link-only library is serialized in numba's cache: its bitcode only
-)
-
-
-_ENTRY_LOCK = threading.Lock()
-_FunctionCache = numba.core.caching.FunctionCache
-_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-
-
-def _forwardable(fn) -> bool:
-    """Can a thin wrapper forward every call of ``fn`` (positional parameters, no defaults)? Only then is a
-    non-entry kernel made link-only (a kernel with defaults or ``*args`` stays a plain numba dispatcher)."""
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):  # pragma: no cover - a builtin or a C function
-        return False
-    return all(p.kind in _POSITIONAL and p.default is inspect.Parameter.empty for p in params)
-
-
-class _KernelCache(_FunctionCache):
-    """numba's cache of a kernel (``FunctionCache``), less one step of its load.
-
-    numba's ``load_overload`` first refreshes the target context: it imports numba's lowering modules and
-    installs all their registries (~0.4 s of CPU, most of a warm process's start: ``python -m
-    mjenv.botzone.judge``, started once per call, paid it every call). Compiling needs that, and numba's
-    compiler refreshes the context itself before it compiles; loading compiled code from the cache needs only
-    numba's runtime (NRT: the loaded code calls its functions), which this initializes alone. On a numba without
-    the internals used here it is numba's own load."""
-
-    def load_overload(self, sig, target_context):
-        if not _LOAD_WITHOUT_REFRESH:
-            return super().load_overload(sig, target_context)
-        rtsys.initialize(target_context)
-        with self._guard_against_spurious_io_errors():
-            return self._load_overload(sig, target_context)
-
-
-_LOAD_WITHOUT_REFRESH = all(
-    hasattr(_FunctionCache, a) for a in ("_load_overload", "_guard_against_spurious_io_errors")
-)
-
-
-class _LinkOnlyCache(_KernelCache):
-    """numba's cache of a link-only kernel, with ``"mjenv-link-only"`` in its index key: a process compiling
-    with numba's own pipeline (``MJENV_LINK_ONLY=0`` on a shared ``NUMBA_CACHE_DIR``) never loads one of its
-    bitcode-only entries (which it could not unserialize), and a link-only process never loads that process's
-    entries of the kernel; both live side by side in one index."""
-
-    def _index_key(self, sig, codegen):
-        return (*super()._index_key(sig, codegen), _LINK_ONLY_KIND)
-
-
-class _LinkOnlyDispatcher(numba.core.registry.CPUDispatcher):
-    """A link-only kernel (:func:`njit` of a kernel that is not an ``entry``): no machine code of its own; other
-    kernels (mjenv's, or a user's ``numba.njit`` function) link its code into theirs. A Python call goes
-    through :meth:`python_entry`."""
-
-    def python_entry(self):
-        """The kernel's Python entry point: a thin ``numba.njit`` kernel (same options, cached) that only calls
-        this one, compiled on the first Python call. Its library links this kernel's code (from the cache when
-        it is there) and is optimized and code-generated once, as an entry kernel's would be."""
-        entry = getattr(self, "_mjenv_entry", None)  # (absent on a dispatcher numba rebuilt from a pickle)
-        if entry is None:
-            with _ENTRY_LOCK:
-                entry = getattr(self, "_mjenv_entry", None)
-                if entry is None:
-                    entry = self._mjenv_entry = _make_entry(self)
-        return entry
-
-    def __call__(self, *args, **kwargs):
-        return self.python_entry()(*args, **kwargs)
-
-
-def _make_entry(disp):
-    """``numba.njit`` of a generated ``def name(a, b, ...): return target(a, b, ...)`` over ``disp``.
-
-    The wrapper's code object has the kernel's file name and first line, and its qualified name is the
-    kernel's with ``__entry`` appended, so numba caches it beside the kernel (its own index file, the same
-    source stamp) and error messages point at the kernel's definition."""
-    fn = disp.py_func
-    names = ", ".join(inspect.signature(fn).parameters)
-    src = (
-        "\n" * (fn.__code__.co_firstlineno - 1)
-        + f"def {fn.__name__}({names}):\n    return _target({names})\n"
-    )
-    ns = {"__name__": fn.__module__, "_target": disp}
-    exec(compile(src, fn.__code__.co_filename, "exec"), ns)  # noqa: S102
-    wrapper = ns[fn.__name__]
-    wrapper.__qualname__ = f"{fn.__qualname__}__entry"
-    wrapper.__doc__ = fn.__doc__
-    options = getattr(disp, "_mjenv_entry_options", None)
-    if options is None:  # a dispatcher numba rebuilt from a pickle: its own options, less the link-only ones
-        drop = ("no_cpython_wrapper", "no_cfunc_wrapper", "forceinline")
-        options = {k: v for k, v in disp.targetoptions.items() if k not in drop}
-    options = dict(options)
-    cache = options.pop("cache", False)
-    entry = numba.njit(**options)(wrapper)
-    if cache and isinstance(entry, numba.core.dispatcher.Dispatcher):
-        entry._cache = _KernelCache(wrapper)
-    return entry
-
-
-def _install_link_only() -> bool:
-    """Teach numba (0.68's CPU pipeline) to leave the libraries of link-only kernels unoptimized and
-    un-code-generated; returns whether it is on (``MJENV_LINK_ONLY=0`` turns it off).
-
-    Why: numba finalizes every compiled function as a library of its own: it links in the code of all its
-    callees, runs LLVM's full module pipeline on the result and generates machine code for it, so that the
-    function can be called from Python. A helper that only other kernels call never runs its own machine
-    code: each caller links the helper's module into its own and optimizes and code-generates it again. So
-    for a link-only kernel (no Python or C wrapper; :func:`njit` with ``entry=False``, the default for private
-    names) the library is only linked: its functions have had numba's function-level passes, and the module
-    pipeline and code generation run once, in the library of the entry kernel (or shared kernel) that calls
-    it. numba's cache stores such a library as bitcode (kind ``"mjenv-link-only"``), which a later compile of
-    a caller links in the same way. The generated code of the entry kernels is what LLVM makes of the same IR
-    (optimized once instead of once per level of the call tree).
-    """
-    if not _LINK_ONLY_WANTED or numba.config.DISABLE_JIT or not link_only_supported():
-        return False
-    try:
-        import llvmlite.binding as llb
-        from numba import _dynfunc
-        from numba.core import codegen, cpu, typed_passes
-        from numba.core.compiler_lock import require_global_compiler_lock
-
-        lib_cls = codegen.CPUCodeLibrary
-        if getattr(lib_cls.finalize, "_mjenv_link_only", False):
-            return True
-        run_pass = typed_passes.BaseNativeLowering.run_pass
-        finalize = lib_cls.finalize
-        serialize = lib_cls.serialize_using_object_code
-        unserialize = lib_cls._unserialize.__func__
-        get_executable = cpu.CPUContext.get_executable
-        set_env = codegen.JITCPUCodegen.set_env
-        for name in ("_get_module_for_linking", "_finalize_dynamic_globals", "_verify_declare_only_symbols"):
-            getattr(lib_cls, name)  # the internals link_only_finalize uses
-    except (ImportError, AttributeError):  # another numba: numba's own pipeline (the helpers keep no wrapper)
-        return False
-
-    def lowering_run_pass(self, state):
-        flags = state.flags
-        if flags.no_cpython_wrapper and flags.no_cfunc_wrapper and state.func_id.func in _LINK_ONLY:
-            if state.library is None:  # as numba's run_pass creates it
-                state.library = state.targetctx.codegen().create_library(state.func_id.func_qualname)
-                state.library.enable_object_caching()
-            state.library._mjenv_link_only = True
-        return run_pass(self, state)
-
-    def link_only_finalize(self):
-        if not getattr(self, "_mjenv_link_only", False):
-            return finalize(self)
-        require_global_compiler_lock()
-        self._raise_if_finalized()
-        seen = set()
-        for library in self._linking_libraries:  # numba's finalize without the optimization and codegen
-            if library not in seen:
-                self._reload_init.update(library._reload_init)
-                seen.add(library)
-                self._final_module.link_in(library._get_module_for_linking(), preserve=True)
-        self._final_module.verify()
-        self._finalize_dynamic_globals()
-        self._verify_declare_only_symbols()
-        self._finalized = True
-
-    def link_only_get_executable(self, library, fndesc, env):
-        if not getattr(library, "_mjenv_link_only", False):
-            return get_executable(self, library, fndesc, env)
-        library._ensure_finalized()
-        doc = f"link-only kernel {fndesc.qualname!r} (no machine code of its own)"
-        # no entry point (address 0): _LinkOnlyDispatcher.__call__ sends Python calls to its python_entry()
-        return _dynfunc.make_function(
-            fndesc.lookup_module(), fndesc.qualname.split(".")[-1], doc, 0, env, (library,)
-        )
-
-    def link_only_serialize(self):
-        if not getattr(self, "_mjenv_link_only", False):
-            return serialize(self)
-        self._ensure_finalized()
-        return (self.name, _LINK_ONLY_KIND, self._get_module_for_linking().as_bitcode())
-
-    def link_only_unserialize(cls, codegen_, state):
-        name, kind, data = state
-        if kind != _LINK_ONLY_KIND:
-            return unserialize(cls, codegen_, state)
-        self = codegen_.create_library(name)
-        self._mjenv_link_only = True
-        self._final_module = self._shared_module = llb.parse_bitcode(data)
-        self._finalize_dynamic_globals()
-        self._finalized = True
-        return self
-
-    def link_only_set_env(self, env_name, env):
-        # a cached caller lists the environments of the helpers linked into it; those of a link-only library
-        # that was only loaded (for linking) are in no loaded code: numba's set_env would write to address 0
-        if self._engine.get_global_value_address(env_name):
-            set_env(self, env_name, env)
-
-    link_only_finalize._mjenv_link_only = True
-    codegen.JITCPUCodegen.set_env = link_only_set_env
-    typed_passes.BaseNativeLowering.run_pass = lowering_run_pass
-    lib_cls.finalize = link_only_finalize
-    lib_cls.serialize_using_object_code = link_only_serialize
-    lib_cls._unserialize = classmethod(link_only_unserialize)
-    cpu.CPUContext.get_executable = link_only_get_executable
-    return True
-
-
-LINK_ONLY = _install_link_only()
-
-
-# ------------------------------------------------------------------------------- concurrent cache writes
-def _lock_cache_saves() -> bool:
-    """Serialize numba's cache writes per cache folder with an advisory file lock, so that processes filling one
-    cache at the same time (a parallel :func:`mjenv.warmup`, ``pytest -n 2``) cannot corrupt it.
-
-    numba writes each index (``*.nbi``) and data file (``*.nbc``) atomically (a temporary file, then
-    ``os.replace``), but ``IndexDataCacheFile.save`` is a read-modify-write of the index: two processes saving
-    two specializations of one function at once both read the old index, both pick the same free data file
-    name, and the last index written maps the other process's signature to a data file that holds this one's
-    code, which the next process would load and call with the wrong argument types. Under the lock the
-    read-modify-write is one step. Loads are not locked (a half-finished save is a cache miss, never wrong
-    code). POSIX only (``fcntl``); elsewhere numba's own behaviour applies. Returns whether the lock is on.
-    """
-    try:
-        import fcntl
-
-        from numba.core import caching
-    except ImportError:  # pragma: no cover - Windows
-        return False
-    cls = caching.IndexDataCacheFile
-    save = cls.save
-    if getattr(save, "_mjenv_locked", False):
-        return True
-
-    def locked_save(self, key, data):
-        try:
-            fd = os.open(os.path.join(self._cache_path, "mjenv-cache.lock"), os.O_RDWR | os.O_CREAT, 0o666)
-        except OSError:  # read-only cache folder: numba will fail to save anyway (and says so)
-            return save(self, key, data)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            return save(self, key, data)
-        finally:
-            os.close(fd)  # closing releases the lock
-
-    locked_save._mjenv_locked = True
-    cls.save = locked_save
-    return True
-
-
-CACHE_LOCKED = _lock_cache_saves() if CACHE else False
-
-
 def cache_dir() -> Path:
     """The folder numba caches this package's kernels in (``mjenv/__pycache__``, or under ``NUMBA_CACHE_DIR``)."""
-    from numba.core.caching import FunctionCache
-
     return Path(FunctionCache(source_stamp)._cache_path)
 
 
 #: Modules whose shared kernels are NOT compiled in this process: their symbols point at a function that aborts.
-#: Set only by the compile-only worker processes of a parallel :func:`mjenv.warmup` (``mjenv._warm_worker``):
-#: a worker compiling the engine's kernels stubs ``mjenv.fans``, so it does not first compile the scorer, which
+#: Set only by the compile-only worker processes of a parallel :func:`mjenv.warmup`
+#: (``mjenv._compile._warm_worker``): a worker compiling the engine's kernels stubs ``mjenv.fans``, so it does not first compile the scorer, which
 #: another worker compiles at the same time. The callers' code holds a call to the symbol, not its address
 #: (the symbol is resolved when the code is loaded), so what such a worker writes to the cache is the same
 #: code a normal process writes; the worker itself never runs a kernel that reaches a stub.
@@ -481,18 +265,18 @@ def compile_note(what: str) -> None:
 
 
 def _compile_cfunc(py_func, signature):
-    """``numba.cfunc(signature, cache=CACHE)(py_func)``, with a :func:`compile_note` when the cache misses."""
+    """``numba.cfunc(signature, cache=CACHE)(py_func)``; where :data:`PATCHED`, with locked cache saves and a
+    :func:`compile_note` when the cache misses (numba's own ``CFunc.compile``, split in two)."""
+    if not PATCHED:
+        return numba.cfunc(signature, cache=CACHE)(py_func)
     from numba.core.ccallback import CFunc
     from numba.core.compiler_lock import global_compiler_lock
 
     cf = CFunc(py_func, (tuple(signature.args), signature.return_type), locals={}, options={})
-    if CACHE:  # CFunc.enable_caching, with mjenv's cache class
-        cf._cache = _KernelCache(py_func)
+    if CACHE:
+        cf._cache = _KernelCache(py_func)  # numba's enable_caching, with mjenv's cache class
     with global_compiler_lock:
-        try:  # numba's own CFunc.compile, split so that a cache miss is announced before compiling
-            cres = cf._cache.load_overload(cf._sig, cf._targetdescr.target_context)
-        except AttributeError:  # pragma: no cover - another numba version: compile without the note
-            cres = None
+        cres = cf._cache.load_overload(cf._sig, cf._targetdescr.target_context)
         if cres is None:
             compile_note(f"{py_func.__module__}.{py_func.__name__.removesuffix('_c')}")
             cf.compile()

@@ -294,10 +294,10 @@ def _register_warmup(sub) -> None:
 def _cmd_warmup(args) -> int:
     import time
 
-    import mjenv
+    from mjenv._compile import warmup
 
     t0 = time.perf_counter()
-    mjenv.warmup(jobs=args.jobs, progress=not args.no_progress, verbose=True)  # prints seconds per step
+    warmup(jobs=args.jobs, progress=not args.no_progress, verbose=True)  # prints seconds per step
     print(f"total: {time.perf_counter() - t0:.1f} s")
     return 0
 
@@ -456,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.version:
-        from mjenv import __version__
+        from mjenv._version import __version__
 
         print(__version__)
         return 0

@@ -1473,7 +1473,7 @@ def _best_reading(concealed, n_fixed, win, flags, seat, prevalent, distinct, odd
     return best
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _score_batch_kernel(concealed, melds, n_melds, win_tile, flags, seat, prevalent, flowers, totals, counts):
     ws = np.empty(_WS_LEN, dtype=np.int64)
     for i in range(concealed.shape[0]):

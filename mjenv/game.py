@@ -304,14 +304,14 @@ def _update_waits_body(state, s, suit_win, honor_win):
     state[WAITS + 2 * s + 1] = hi
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def update_waits_kernel(state, s, suit_win, honor_win):
     """:func:`_update_waits_body`, compiled once and called through a symbol (the engine calls it from five
     places)."""
     _update_waits_shared(state, s, suit_win, honor_win)
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _waits_on(state, s, t):
     """Is ``t`` one of the cached waits of ``s``?"""
     if t < 27:
@@ -377,7 +377,7 @@ def _set_win_option(state, seat, tile, flags, in_hand):
 
 
 # ----------------------------------------------------------------------------------------------- walls
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def wall_empty_kernel(state, s):
     """Is the wall seat ``s`` draws from empty (its own part with private walls, else the shared wall)?"""
     if state[PRIVATE_WALLS] != 0:
@@ -385,7 +385,7 @@ def wall_empty_kernel(state, s):
     return state[FRONT] >= state[BACK]
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def last_tile_kernel(state, s):
     """The last-tile situation after ``s`` drew or discarded: the shared wall is empty, or with private walls
     the part of the next seat (who would draw next) is empty. Then only a win may claim ``s``'s discard."""
@@ -394,7 +394,7 @@ def last_tile_kernel(state, s):
     return state[FRONT] >= state[BACK]
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def kong_blocked_kernel(state, s):
     """No concealed or added kong for ``s`` now: the wall is empty, or with private walls the part of ``s`` or of
     the next seat is."""
@@ -491,7 +491,7 @@ def reset_wall_kernel(state, wall, dealer, prevalent, rules, suit_win, honor_win
     return 0
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _deal(state, dealer, prevalent, n_tiles, suit_win, honor_win):
     """Deal from ``WALL`` (filled): 13 tiles each and the dealer's 14th, flowers set aside and replaced."""
     state[DEALER] = dealer
@@ -645,7 +645,7 @@ def _draw_tile(state, s, from_back, kind):
         return t, kind
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def add_meld_kernel(state, s, meld):
     """Append the packed ``meld`` (:func:`mjenv.melds.pack_meld`) to ``s``'s melds."""
     n = state[N_MELDS + s]
@@ -653,7 +653,7 @@ def add_meld_kernel(state, s, meld):
     state[N_MELDS + s] = n + 1
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def pung_index_kernel(state, s, t):
     """Index of s's exposed pung of ``t`` (-1 if none)."""
     for i in range(state[N_MELDS + s]):
@@ -941,7 +941,7 @@ def _resolve_rob(state, rewards, suit_win, honor_win):
 
 
 # ----------------------------------------------------------------------------------------------- legality
-@njit(entry=True)  # also called from Python
+@njit
 def _legal(state, s, a):
     """Is action ``a`` legal for seat ``s`` now? (s must be the seat to act)"""
     ph = state[PHASE]
@@ -1427,26 +1427,23 @@ def result(state: np.ndarray) -> dict:
 
 
 def warmup() -> float:
-    """Compile (or load from the on-disk cache) every engine kernel by playing one hand; returns seconds taken."""
+    """Compile (or load from the on-disk cache) every engine kernel by playing one hand; returns seconds taken.
+    The observation kernels the single-table fronts call with it are :func:`mjenv.observation.warmup`'s (both
+    run by :func:`mjenv.warmup`)."""
     import time
-
-    from mjenv.observation import OBS_SIZE, observe_kernel, observe_mask_kernel
 
     t0 = time.perf_counter()
     tab = win_tables()
     st = new_state()
     reset_kernel(st, 0, 0, 0, rules_block(), *tab)
     mask = np.zeros(NUM_ACTIONS, np.bool_)
-    obs = np.zeros(OBS_SIZE, np.float32)
     rewards = np.zeros(4, np.float32)
     while st[PHASE] != PH_OVER:  # the argument types the fronts use: Python ints (int64)
         seat = int(st[CUR])
         legal_mask_kernel(st, seat, mask)
-        observe_kernel(st, seat, obs)
         step_kernel(st, int(np.flatnonzero(mask)[-1]), rewards, *tab)
     reset_kernel(st, 1, 0, 0, rules_block(), *tab)
     front_step_kernel(st, A_DISCARD + int(np.flatnonzero(st[HAND : HAND + 34])[0]), rewards, *tab)
-    observe_mask_kernel(st, int(st[CUR]), True, obs, np.zeros(NUM_ACTIONS, np.int8))
     penalize_kernel(st, 0, 2, rewards)
     next_seed_kernel(st)
     return time.perf_counter() - t0

@@ -106,7 +106,7 @@ def _regular_win(suit_win, honor_win, counts, k0, k1, k2, k3):
     return groups_win_kernel(suit_win, honor_win, k0, k1, k2, k3, s0, s1, s2, s3)
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _win_shapes(counts, n, suit_win, honor_win, knits, orphans, pow5):
     """Bitmask (1 << shape) of the shapes a complete ``n``-tile standing hand satisfies."""
     k0, k1, k2, k3 = keys_kernel(counts)
@@ -175,7 +175,7 @@ def _win_shapes(counts, n, suit_win, honor_win, knits, orphans, pow5):
     return mask
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _mark_waits(counts, n_melds, held, out, suit_win, honor_win):
     """Mark in ``out`` the waits of the waiting hand ``counts`` (13 - 3 * ``n_melds`` tiles) held (``held``:
     hand and melds) fewer than 4 times; return how many. The waits are the engine's
@@ -194,7 +194,7 @@ def _mark_waits(counts, n_melds, held, out, suit_win, honor_win):
 # --- batch kernels -----------------------------------------------------------------------------------------
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _batch_win_shapes(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow5):
     """``out[i]``: win-shape bitmask of hand i (14 - 3*melds tiles), or a negative error code."""
     for i in range(counts.shape[0]):
@@ -219,7 +219,7 @@ def _suit_key(counts, i, lo, hi):
     return k
 
 
-@njit(entry=False, forceinline=True)  # a call per hand costs as much as the test: LLVM inlines it
+@njit(forceinline=True)  # a call per hand costs as much as the test: LLVM inlines it
 def win_code_at_kernel(counts, i, n_melds, suit_win, honor_win, knits):
     """1 if row ``i`` of ``counts`` (14 - 3*n_melds tiles) wins in any shape, 0 if not, or a negative error code.
 
@@ -316,7 +316,7 @@ def _win_code(row, n_melds, suit_win, honor_win, knits):
     return win_code_at_kernel(row.reshape((1, row.shape[0])), 0, n_melds, suit_win, honor_win, knits)
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def groups_win_kernel(suit_win, honor_win, k0, k1, k2, k3, s0, s1, s2, s3):
     """Regular win from group keys and sizes: each group splits into sets, exactly one also has the pair."""
     r0 = s0 % 3
@@ -336,7 +336,7 @@ def groups_win_kernel(suit_win, honor_win, k0, k1, k2, k3, s0, s1, s2, s3):
     ) == 1
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _batch_is_win(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow5):
     """``out[i]``: 1 if hand i (14 - 3*melds tiles) wins in any shape, 0 if not, negative on bad input.
 
@@ -350,7 +350,7 @@ def _batch_is_win(counts, n_melds, out, suit_win, honor_win, knits, orphans, pow
     return bad
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _batch_waits(counts, n_melds, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win):
     """``out[i]`` (zeros on entry): waits of hand i (13 - 3*melds tiles) as bool[34]; returns the first bad
     row or -1."""
@@ -366,7 +366,7 @@ def _batch_waits(counts, n_melds, out, suit, honor, suit_inc, honor_inc, suit_wi
     return -1
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _k_waits(counts, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win):
     """Per-hand entry for :func:`waits` on a bare count array (``out`` zeros on entry): number of waits, or a
     negative code."""
@@ -380,7 +380,7 @@ def _k_waits(counts, out, suit, honor, suit_inc, honor_inc, suit_win, honor_win)
     return _mark_waits(counts, (13 - n) // 3, counts, out, suit_win, honor_win)
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _k_win_code(counts, suit_win, honor_win, knits):
     """Per-hand entry for :func:`is_win` on a bare count array (melds implied by the tile count)."""
     n = 0
@@ -399,7 +399,7 @@ def _k_win_code(counts, suit_win, honor_win, knits):
 _POP9 = np.array([i.bit_count() for i in range(512)], dtype=np.int64)  # popcount of 9-bit masks
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def waits_bits_kernel(counts, h, n_melds, suit_win, honor_win):
     """The tiles that complete the waiting (13 - 3 * ``n_melds``) hand ``counts[h:h + 34]``, as two bit masks
     ``(lo, hi)``: bit ``t`` of ``lo`` for tiles 0..26, bit ``t - 27`` of ``hi`` for the honours.
@@ -568,7 +568,7 @@ _TERMINAL_OR_HONOR = np.ascontiguousarray(IS_TERMINAL_OR_HONOR[:NUM_TILE_TYPES])
 _TERMINAL_OR_HONOR.setflags(write=False)
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def knitted_perm_kernel(h):
     """Index of the knitted straight (组合龙) all nine of whose tiles are in ``h``, or -1."""
     for k in range(6):
@@ -581,7 +581,7 @@ def knitted_perm_kernel(h):
     return -1
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def honors_knitted_kernel(h):
     """1 for 全不靠 (14 single tiles of honours and one knitted straight), 2 for 七星不靠, else 0."""
     for t in range(34):
@@ -601,7 +601,7 @@ def honors_knitted_kernel(h):
     return 0
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def special_shape_kernel(h, kind):
     """Is ``h`` (14 concealed tiles) seven pairs (kind 0) / thirteen orphans (kind 1)?"""
     if kind == 0:
@@ -615,7 +615,7 @@ def special_shape_kernel(h, kind):
     return True
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def suit_sets_kernel(h, b, pair):
     """Do the 9 counts ``h[b:b+9]`` (minus a pair at tile ``pair``) split into sets? Greedy from the lowest
     rank: three chows equal three pungs, so ``count % 3`` chows must start at each rank."""
@@ -634,7 +634,7 @@ def suit_sets_kernel(h, b, pair):
     return True
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def regular_ok_kernel(h, nneed):
     """Can ``h`` (3 * nneed + 2 tiles) be read as a pair and ``nneed`` sets?"""
     ps = -1
@@ -664,7 +664,7 @@ def regular_ok_kernel(h, nneed):
     return False
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def group_code_kernel(h, g):
     """How the tiles of group ``g`` (suit 0..2, 3 = honours) split: -1 not into sets and at most one pair,
     0 into sets only (or none), 1 into a pair and sets."""
@@ -685,7 +685,7 @@ def group_code_kernel(h, g):
     return suit_code_kernel(h, b, n, wsum)
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def suit_code_kernel(h, b, n, wsum):
     """``group_code_kernel`` of the suit at tile ``b`` holding ``n`` tiles of rank sum ``wsum`` (ranks 0..8)."""
     if n % 3 == 1:
@@ -699,7 +699,7 @@ def suit_code_kernel(h, b, n, wsum):
     return -1
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def single_wait_kernel(conc13, nfix, win, h, regular):
     """True when ``win`` is the only tile that completes the 13-tile hand (独听, needed for 边/嵌/单钓).
 
@@ -808,7 +808,7 @@ def _special_wait(h, nfix, win):
     return False
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def knitted_win_kernel(h, nfix):
     """Is ``h`` a knitted straight (组合龙) and ``1 - nfix`` sets and a pair?"""
     k = knitted_perm_kernel(h)
@@ -820,7 +820,7 @@ def knitted_win_kernel(h, nfix):
     return won
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def take_knitted_kernel(h, k, d):
     """Add ``d`` to each of the nine tiles of knitted straight ``k``."""
     for s in range(3):
@@ -1235,7 +1235,7 @@ def _win_code_row_body(row, n_melds, suit_win, honor_win):
 # The win test of one int8[34] row for callers in other modules' kernels (hand.waits_bits_kernel, which the
 # engine's waits reach): compiled once, as a shared kernel (mjenv._jit.shared_kernel), with the same argument
 # types as the hand kernels' own _win_code, so that compiling the engine does not compile a second copy of the
-# inlined win test (and a parallel warmup's engine task can stub it: mjenv._TASKS).
+# inlined win test (and a parallel warmup's engine task can stub it: mjenv._compile._TASKS).
 _win_code_row = (
     shared_kernel(
         "mjenv_hand_win_code_row_v1",

@@ -150,7 +150,7 @@ def _observe_player(state, r, p, obs):
     obs[_U(O_FLOWERS + r)] = state[_U(G.FLOWERS + p)]
 
 
-@njit(entry=True)  # not link-only: the observation loops ran 15-20% slower with it (docs/performance-log.md)
+@njit
 def _add_copy(obs, base, t):
     """Count one more copy of tile ``t`` in the "at least k+1 copies" planes at ``obs[base:base + 136]``."""
     k = 0
@@ -402,3 +402,18 @@ def oracle_views(block: np.ndarray) -> dict[str, np.ndarray]:
         )
         for name, shape in ORACLE_PIECES
     }
+
+
+def warmup() -> float:
+    """Compile (or load from the on-disk cache) the observation kernels of the single-table fronts, for the
+    argument types they call them with (Python ints: ``int64``); returns seconds taken. Run by
+    :func:`mjenv.warmup` after :func:`mjenv.game.warmup`."""
+    import time
+
+    t0 = time.perf_counter()
+    st = G.new_state()
+    G.reset_kernel(st, 0, 0, 0, G.rules_block(), *G.win_tables())
+    obs = np.zeros(OBS_SIZE, np.float32)
+    observe_kernel(st, int(st[G.CUR]), obs)
+    observe_mask_kernel(st, int(st[G.CUR]), True, obs, np.zeros(G.NUM_ACTIONS, np.int8))
+    return time.perf_counter() - t0

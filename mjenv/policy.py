@@ -69,7 +69,7 @@ def policy_info(
     return actions, info
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _bad_count_row(n_legal, n_actions):
     """The first row whose ``n_legal`` is not in ``1..n_actions``, else -1."""
     for i in range(n_legal.shape[0]):
@@ -78,7 +78,7 @@ def _bad_count_row(n_legal, n_actions):
     return -1
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _pick_legal(u, n_legal, legal_actions, out):
     """``out[i] = legal_actions[i, int(u[i] * n_legal[i])]``: the float64 product truncated, as numpy's
     ``astype`` (``n_legal`` checked by :func:`_bad_count_row`)."""

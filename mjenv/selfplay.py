@@ -138,10 +138,10 @@ def run_selfplay(
             "loading the kernels (compiled on the first run, about a minute; cached on disk after)",
             file=sys.stderr,
         )
-    import mjenv
+    from mjenv._compile import warmup
 
     t0 = time.perf_counter()
-    mjenv.warmup(  # only what the vector env runs: not the batch scorer, not the single-table fronts' kernels
+    warmup(  # only what the vector env runs: not the batch scorer, not the single-table fronts' kernels
         imports=("mjenv.fans", "mjenv.game"),
         modules=("mjenv.vector",),
         progress=progress,

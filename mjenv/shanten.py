@@ -75,7 +75,7 @@ def keys_kernel(counts):
     return k0, k1, k2, k3
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def regular_score_kernel(suit, honor, k0, k1, k2, k3, need):
     """Best block score ``2*sets + min(partials, need - sets) + pair`` over the four groups.
 
@@ -113,7 +113,7 @@ def _regular_shanten(counts, suit, honor, n):
     return 2 * need - regular_score_kernel(suit, honor, k0, k1, k2, k3, need)
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def seven_pairs_shanten_kernel(counts):
     p = 0
     for t in range(34):
@@ -121,7 +121,7 @@ def seven_pairs_shanten_kernel(counts):
     return 6 - p
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def orphans_shanten_kernel(counts, orphans):
     kinds = 0
     pair = 0
@@ -195,7 +195,7 @@ def knitted_straight_shanten_kernel(counts, suit, honor, knits, pow5, n, bound, 
     return best
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def shape_shanten_kernel(counts, n, shape, suit, honor, knits, orphans, pow5):
     """Shanten of one shape for an ``n``-tile standing hand (NO_SHANTEN when the shape does not apply)."""
     if shape == 0:
@@ -293,7 +293,7 @@ def _pair_score(x, twos, ones, need):
     return 1 + _greedy(twos - (x & 7) + ((x >> 6) & 7), ones - ((x >> 3) & 7) + ((x >> 9) & 7), need)
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def inc_score_kernel(a, b, c, h, need):
     """:func:`regular_score_kernel` from the packed increments ``a, b, c, h`` of the four groups, or -1.
 
@@ -526,7 +526,7 @@ def min_shanten_at_kernel(counts, i, n, suit, honor, suit_inc, honor_inc):
     )
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def min_shanten_kernel(counts, n, suit, honor, suit_inc, honor_inc):
     """:func:`min_shanten_at_kernel` of a single ``int8[34]`` row (the batch kernel's specialization, inlined
     by LLVM)."""
@@ -563,7 +563,7 @@ def _regular_fifth_wins(counts, t, suit, honor, n1):
     return win
 
 
-@njit(entry=False)  # called from kernels only: link-only
+@njit
 def useful_kernel(counts, n, shape, s, held, physical, out, suit, honor, knits, orphans, pow5):
     """Mark in ``out`` (bool[34]) the tiles whose draw lowers the shape's shanten ``s``.
 
@@ -592,7 +592,7 @@ def useful_kernel(counts, n, shape, s, held, physical, out, suit, honor, knits, 
     return 0
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _batch_shanten(counts, n_melds, out, suit, honor, suit_inc, honor_inc):
     """``out[i]``: overall shanten of hand i (13 or 14 - 3*melds tiles), or a negative error code < -1."""
     for i in range(counts.shape[0]):
@@ -600,7 +600,7 @@ def _batch_shanten(counts, n_melds, out, suit, honor, suit_inc, honor_inc):
     return 0
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _batch_shanten_by_shape(counts, n_melds, out, suit, honor, knits, orphans, pow5):
     """``out[i, shape]``: shanten per shape (NO_SHANTEN if it does not apply); row of error codes on bad input."""
     for i in range(counts.shape[0]):
@@ -617,7 +617,7 @@ def _batch_shanten_by_shape(counts, n_melds, out, suit, honor, knits, orphans, p
     return 0
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _batch_useful(counts, n_melds, shape, physical, s_out, useful, suit, honor, knits, orphans, pow5):
     """``s_out[i]``: shape shanten of waiting hand i; ``useful[i]``: its useful tiles; -1 or the first bad row."""
     for i in range(counts.shape[0]):
@@ -631,7 +631,7 @@ def _batch_useful(counts, n_melds, shape, physical, s_out, useful, suit, honor, 
     return -1
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _k_shanten_all(counts, held, physical, s_out, u_out, suit, honor, knits, orphans, pow5):
     """Per-hand entry: ``s_out[5]`` shanten per shape, ``u_out[5, 34]`` useful tiles (waiting hands only).
 

@@ -251,7 +251,7 @@ def _record(state, i, winner, loser, fan_total, win_flags, fan_counts, scores, h
     seeds[i] = (np.int64(np.uint32(state[G.SEED_HI])) << 32) | np.int64(np.uint32(state[G.SEED_LO]))
 
 
-@njit(entry=True)  # also called from Python (tests)
+@njit
 def _list_legal(m, row, bits, n):
     """Write the ``n`` legal action ids of mask ``m`` into ``row`` in increasing order and as bits of ``bits``.
 
@@ -294,7 +294,7 @@ def _prepare(state, i, observe, seats, masks, n_legal, legal, bits, obs):
         observe_kernel(state, seat, obs[i])
 
 
-@njit(entry=True)  # also called from Python (tests)
+@njit
 def _is_legal(bits, i, a):
     """Is ``a`` one of the legal actions ``_prepare`` wrote for table ``i`` (any integer, range-checked)?"""
     if a < 0 or a >= NUM_ACTIONS:

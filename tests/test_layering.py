@@ -140,6 +140,66 @@ def test_mjenv_modules_use_no_private_names_of_other_mjenv_modules():
     assert not offenders
 
 
+def face_imports(path: Path, package_root: Path = ROOT) -> list[str]:
+    """Imports of the package face (``mjenv/__init__.py``) in ``path``: ``import mjenv``, ``from mjenv import X``
+    where ``X`` is not a submodule (``__version__``, ``warmup``, ``env``, ...), ``import_module("mjenv")``.
+    ``import mjenv.hand`` and ``from mjenv import hand`` import a submodule and are fine."""
+
+    def is_module(dotted: str) -> bool:
+        rel = Path(*dotted.split("."))
+        return (package_root / rel).with_suffix(".py").is_file() or (package_root / rel).is_dir()
+
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [f"line {node.lineno}: import mjenv" for a in node.names if a.name == "mjenv"]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "mjenv":
+            out += [
+                f"line {node.lineno}: from mjenv import {a.name}"
+                for a in node.names
+                if not is_module(f"mjenv.{a.name}")
+            ]
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", "")) in ("import_module", "__import__")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and node.args[0].value == "mjenv"
+        ):
+            out.append(f"line {node.lineno}: import_module('mjenv')")
+    return out
+
+
+def test_the_face_import_scanner_sees_every_form(tmp_path):
+    p = tmp_path / "m.py"
+    p.write_text(
+        "import mjenv\nimport mjenv.hand as H\nfrom mjenv import game, _jit, warmup\n"
+        "def f():\n    from mjenv import __version__\n    importlib.import_module('mjenv')\n"
+        "    importlib.import_module('mjenv.fans')\n"
+    )
+    assert [s.split(": ", 1)[1] for s in face_imports(p)] == [
+        "import mjenv",
+        "from mjenv import warmup",
+        "from mjenv import __version__",
+        "import_module('mjenv')",
+    ]
+
+
+def test_no_mjenv_module_imports_the_package_face():
+    """The package face (``mjenv/__init__.py``: public names, lazy fronts) sits above every module of the
+    package; they import what they need from its submodules (``mjenv._compile.warmup``,
+    ``mjenv._version.__version__``), so the face is never a dependency of a lower layer."""
+    offenders = {}
+    for p in PKG.rglob("*.py"):
+        if p == PKG / "__init__.py":
+            continue
+        found = face_imports(p)
+        if found:
+            offenders[str(p.relative_to(ROOT))] = found
+    assert not offenders
+
+
 # --- no import cycles ------------------------------------------------------------------------------------
 # The rule: module A depends on module B when A's source imports B anywhere, at module level or inside a
 # function (a function-level import only defers the cycle to run time), except under ``if TYPE_CHECKING:``.
@@ -247,14 +307,7 @@ def test_the_cycle_finder_sees_function_level_and_relative_imports(tmp_path):
 
 #: Cycles left on purpose, each with the reason; the test fails when one is gone (drop its entry then) or when
 #: any other appears.
-KNOWN_CYCLES = {
-    (
-        "mjenv.game",
-        "mjenv.observation",
-    ): "mjenv.game.warmup imports mjenv.observation to compile the single-table "
-    "fronts' observation kernels for the package warmup (mjenv/__init__.py's compile scheduler calls "
-    "mjenv.game.warmup); it goes when that part of the warmup moves above both modules",
-}
+KNOWN_CYCLES: dict[tuple[str, ...], str] = {}
 
 
 def test_no_import_cycles():

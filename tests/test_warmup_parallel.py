@@ -1,4 +1,5 @@
-"""Parallel cold start (``mjenv.warmup(jobs=N)``): locked cache writes, stub symbols, task plan, markers, workers.
+"""Parallel cold start (``mjenv.warmup(jobs=N)``, :mod:`mjenv._compile`): locked cache writes, stub symbols, task
+plan, markers, workers.
 
 The end-to-end check (a cold parallel warmup, after which this process compiles nothing) compiles every kernel
 from scratch and is behind ``-m slow``; the tests here check each mechanism on its own with tiny kernels.
@@ -17,7 +18,7 @@ import numba
 import pytest
 
 import mjenv
-from mjenv import _jit
+from mjenv import _compile, _jit
 
 ROOT = Path(mjenv.__file__).resolve().parent.parent
 needs_cache = pytest.mark.skipif(
@@ -119,7 +120,7 @@ def test_warm_start_loads_with_the_gc_off_and_frees_the_callers_garbage(monkeypa
     import gc
 
     seen = _record_gc(monkeypatch)
-    monkeypatch.setattr(mjenv, "_task_done", lambda *a, **k: True)
+    monkeypatch.setattr(_compile, "_task_done", lambda *a, **k: True)
     gc.unfreeze()
     gone = _cycle()
     if not caller_gc:
@@ -141,7 +142,7 @@ def test_cold_start_keeps_the_gc_on(monkeypatch):
 
     seen = _record_gc(monkeypatch, body=lambda: _made.append(_cycle()))
     _made: list = []
-    monkeypatch.setattr(mjenv, "_task_done", lambda *a, **k: False)
+    monkeypatch.setattr(_compile, "_task_done", lambda *a, **k: False)
     gc.unfreeze()
     try:
         mjenv.warmup(modules=("mjenv.hand",), jobs=1)
@@ -165,7 +166,7 @@ def test_a_compile_during_a_warm_start_switches_the_gc_back_on(monkeypatch):
         made.append(_cycle())
 
     seen = _record_gc(monkeypatch, body=compile_one)
-    monkeypatch.setattr(mjenv, "_task_done", lambda *a, **k: True)
+    monkeypatch.setattr(_compile, "_task_done", lambda *a, **k: True)
     gc.unfreeze()
     try:
         mjenv.warmup(modules=("mjenv.hand",), jobs=1)
@@ -178,13 +179,13 @@ def test_a_compile_during_a_warm_start_switches_the_gc_back_on(monkeypatch):
 
 def test_default_jobs_is_the_usable_cpus_capped_by_the_tasks():
     n = mjenv.default_jobs()
-    assert 1 <= n <= len(mjenv._TASKS)
+    assert 1 <= n <= len(_compile._TASKS)
     if hasattr(os, "sched_getaffinity"):
-        assert n == min(len(os.sched_getaffinity(0)), len(mjenv._TASKS))
+        assert n == min(len(os.sched_getaffinity(0)), len(_compile._TASKS))
 
 
 def test_task_plan_follows_what_is_warmed():
-    full = mjenv._tasks_for(mjenv.WARMUP_MODULES, (), {})
+    full = _compile._tasks_for(_compile.WARMUP_MODULES, (), {})
     assert full == [
         ("hand", {"warmup": True}),
         ("fans", {"warmup": True}),
@@ -192,22 +193,22 @@ def test_task_plan_follows_what_is_warmed():
         ("vector", {"observations": True, "fronts": True}),
     ]
     # mjenv selfplay: no hand kernels, no batch scorer, no single-table fronts
-    sp = mjenv._tasks_for(("mjenv.vector",), ("mjenv.fans", "mjenv.game"), {"observations": False})
+    sp = _compile._tasks_for(("mjenv.vector",), ("mjenv.fans", "mjenv.game"), {"observations": False})
     assert sp == [
         ("hand", {"warmup": False}),  # the hand's shared kernel, which the engine's waits call
         ("fans", {"warmup": False}),
         ("game", {}),
         ("vector", {"observations": False, "fronts": False}),
     ]
-    assert mjenv._tasks_for(("mjenv.hand",), (), {}) == [("hand", {"warmup": True})]
-    assert mjenv._tasks_for(("mjenv.fans",), (), {}) == [
+    assert _compile._tasks_for(("mjenv.hand",), (), {}) == [("hand", {"warmup": True})]
+    assert _compile._tasks_for(("mjenv.fans",), (), {}) == [
         ("hand", {"warmup": False}),
         ("fans", {"warmup": True}),
     ]
-    assert mjenv._tasks_for((), (), {}) == []
+    assert _compile._tasks_for((), (), {}) == []
     # every stubbed module is one that another task compiles, and comes before it in the task order
-    order = list(mjenv._TASKS)
-    for name, stubs in mjenv._TASKS.items():
+    order = list(_compile._TASKS)
+    for name, stubs in _compile._TASKS.items():
         for m in stubs:
             assert m.removeprefix("mjenv.") in order and order.index(m.removeprefix("mjenv.")) < order.index(
                 name
@@ -215,27 +216,27 @@ def test_task_plan_follows_what_is_warmed():
 
 
 def test_plan_balances_the_processes_and_keeps_the_task_order():
-    full = mjenv._tasks_for(mjenv.WARMUP_MODULES, (), {})
+    full = _compile._tasks_for(_compile.WARMUP_MODULES, (), {})
     for jobs in (1, 2, 3, 4, 8):
-        plan = mjenv._plan(full, jobs)
+        plan = _compile._plan(full, jobs)
         assert len(plan) == min(jobs, len(full))
         assert sorted(t[0] for c in plan for t in c) == sorted(t[0] for t in full)  # each task once
-        order = list(mjenv._TASKS)
+        order = list(_compile._TASKS)
         for chain in plan:
             assert [order.index(t[0]) for t in chain] == sorted(order.index(t[0]) for t in chain)
-    costs = [mjenv._task_cost(*t) for t in full]
-    loads = [sum(mjenv._task_cost(*t) for t in c) for c in mjenv._plan(full, 2)]
+    costs = [_compile._task_cost(*t) for t in full]
+    loads = [sum(_compile._task_cost(*t) for t in c) for c in _compile._plan(full, 2)]
     assert max(loads) <= sum(costs) / 2 + max(costs) / 2
 
 
 def test_each_module_waits_for_the_tasks_it_loads():
-    order = list(mjenv._TASKS)
-    for k, module in enumerate(mjenv.WARMUP_MODULES):
-        assert set(mjenv._needs(module, False)) == set(order[: k + 1])
-    assert "vector" in mjenv._needs(
+    order = list(_compile._TASKS)
+    for k, module in enumerate(_compile.WARMUP_MODULES):
+        assert set(_compile._needs(module, False)) == set(order[: k + 1])
+    assert "vector" in _compile._needs(
         "mjenv.game", True
     )  # game.warmup runs the fronts the vector task compiles
-    assert set(mjenv._needs("mjenv.observation", True)) == set(order)  # unknown: waits for everything
+    assert set(_compile._needs("mjenv.observation", True)) == set(order)  # unknown: waits for everything
 
 
 def test_modules_load_while_the_other_workers_still_compile(monkeypatch):
@@ -264,9 +265,9 @@ def test_modules_load_while_the_other_workers_still_compile(monkeypatch):
 
         return warmup
 
-    monkeypatch.setattr(mjenv, "_run_parallel", fake_run)
-    monkeypatch.setattr(mjenv, "_task_done", lambda *a: False)
-    monkeypatch.setattr(mjenv, "_mark_done", lambda *a, **k: None)
+    monkeypatch.setattr(_compile, "_run_parallel", fake_run)
+    monkeypatch.setattr(_compile, "_task_done", lambda *a: False)
+    monkeypatch.setattr(_compile, "_mark_done", lambda *a, **k: None)
     monkeypatch.setattr(mjenv.hand, "warmup", recorder("mjenv.hand"))
     monkeypatch.setattr(mjenv.fans, "warmup", recorder("mjenv.fans"))
     times = mjenv.warmup(modules=("mjenv.hand", "mjenv.fans"), jobs=2, freeze=False)
@@ -278,8 +279,8 @@ def test_an_error_of_the_compile_thread_reaches_the_caller(monkeypatch):
     def broken(*a, **k):
         raise OSError("no processes today")
 
-    monkeypatch.setattr(mjenv, "_run_parallel", broken)
-    monkeypatch.setattr(mjenv, "_task_done", lambda *a: False)
+    monkeypatch.setattr(_compile, "_run_parallel", broken)
+    monkeypatch.setattr(_compile, "_task_done", lambda *a: False)
     with pytest.raises(OSError, match="no processes today"):
         mjenv.warmup(modules=("mjenv.hand", "mjenv.fans"), jobs=2, freeze=False)
 
@@ -289,21 +290,22 @@ def test_an_error_of_the_compile_thread_reaches_the_caller(monkeypatch):
 def test_markers_name_the_sources_and_a_stale_one_does_not_count(monkeypatch, tmp_path):
     monkeypatch.setattr(_jit, "cache_dir", lambda: tmp_path)
     task = ("vector", {"observations": True})
-    assert not mjenv._task_done(*task)
-    mjenv._mark_done([task])
-    assert mjenv._task_done(*task)
-    assert _jit.source_stamp() in mjenv._task_marker(*task).read_text()
-    assert not mjenv._task_done("vector", {"observations": False})  # another specialization: another marker
-    mjenv._task_marker(*task).write_text("an older stamp\n")
-    assert not mjenv._task_done(*task)
+    assert not _compile._task_done(*task)
+    _compile._mark_done([task])
+    assert _compile._task_done(*task)
+    assert _jit.source_stamp() in _compile._task_marker(*task).read_text()
+    # another specialization: another marker
+    assert not _compile._task_done("vector", {"observations": False})
+    _compile._task_marker(*task).write_text("an older stamp\n")
+    assert not _compile._task_done(*task)
     # a full fans task covers an import-only one, not the other way round
-    mjenv._mark_done([("fans", {"warmup": True})])
-    assert mjenv._task_done("fans", {"warmup": False})
-    (tmp_path / mjenv._task_marker("fans", {"warmup": True}).name).unlink()
-    mjenv._mark_done([("fans", {"warmup": False})])
-    assert not mjenv._task_done("fans", {"warmup": True})
-    mjenv._mark_done([("hand", {"warmup": True})])  # and so for the hand task (its shared kernel only)
-    assert mjenv._task_done("hand", {"warmup": False})
+    _compile._mark_done([("fans", {"warmup": True})])
+    assert _compile._task_done("fans", {"warmup": False})
+    (tmp_path / _compile._task_marker("fans", {"warmup": True}).name).unlink()
+    _compile._mark_done([("fans", {"warmup": False})])
+    assert not _compile._task_done("fans", {"warmup": True})
+    _compile._mark_done([("hand", {"warmup": True})])  # and so for the hand task (its shared kernel only)
+    assert _compile._task_done("hand", {"warmup": False})
 
 
 def test_cache_dir_is_numbas_folder_for_the_package():
@@ -322,7 +324,7 @@ def test_warm_start_runs_no_worker(monkeypatch):
     def no_process(*a, **k):
         raise AssertionError("a warm start must not start worker processes")
 
-    monkeypatch.setattr(mjenv, "_run_parallel", no_process)
+    monkeypatch.setattr(_compile, "_run_parallel", no_process)
     times = mjenv.warmup(modules=("mjenv.hand",), jobs=4)
     assert list(times) == ["mjenv.hand"]
 
@@ -335,41 +337,49 @@ def test_a_failing_worker_is_a_warning_not_an_error():
         RuntimeWarning, match="worker compiling 'no-such-task' failed(.|\n)*unknown warmup task"
     ):
         with tqdm(total=1, disable=True) as bar:
-            mjenv._run_parallel([("no-such-task", {})], 2, bar)
+            _compile._run_parallel([("no-such-task", {})], 2, bar)
 
 
 # ---------------------------------------------------------------------------------------- locked saves
 @needs_cache
+@pytest.mark.skipif(not _jit.PATCHED, reason="the lock is one of mjenv's numba patches (stock path here)")
 def test_concurrent_cache_saves_keep_every_entry(tmp_path):
-    """Two processes saving different specializations of one function into one cache folder at the same time:
-    with numba's unlocked read-modify-write of the index, entries are lost and two keys can share one data file;
-    under mjenv's lock every key maps to its own data."""
-    assert _jit.CACHE_LOCKED
-    code = f"""
+    """Two processes saving different specializations of one mjenv kernel into one cache folder at the same
+    time: with numba's unlocked read-modify-write of the index, entries are lost and two keys can share one data
+    file; under the lock of mjenv's dispatchers every key maps to its own data file."""
+    (tmp_path / "lockmod.py").write_text(
+        "from mjenv._jit import njit\n\n\n@njit\ndef f(x):\n    return x + 1\n"
+    )
+    code = """
         import sys
-        import mjenv._jit  # installs the lock
-        from numba.core.caching import IndexDataCacheFile
-        f = IndexDataCacheFile({str(tmp_path)!r}, "f", "stamp")
-        for i in range(150):
-            f.save((sys.argv[1], i), (sys.argv[1], i))
+        import numba
+        import lockmod
+        assert type(lockmod.f._cache).__name__ == "_KernelCache"
+        plain = numba.njit(lockmod.f.py_func)  # compiled here, never loaded from the cache (a loaded one
+        plain(1)  # has no object code to save)
+        cres = next(iter(plain.overloads.values()))
+        for i in range(100):  # a key per save (the signature is only a key of the index here)
+            lockmod.f._cache.save_overload((sys.argv[1], i), cres)
     """
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), str(ROOT)])
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", textwrap.dedent(code), who],
-            env=dict(os.environ, PYTHONPATH=str(ROOT)),
-            stderr=subprocess.PIPE,
-            text=True,
+            [sys.executable, "-c", textwrap.dedent(code), who], env=env, stderr=subprocess.PIPE, text=True
         )
         for who in ("a", "b")
     ]
     for p in procs:
         assert p.wait(timeout=120) == 0, p.stderr.read()
-    from numba.core.caching import IndexDataCacheFile
+    import pickle
 
-    f = IndexDataCacheFile(str(tmp_path), "f", "stamp")
-    for who in ("a", "b"):
-        for i in range(150):
-            assert f.load((who, i)) == (who, i)
+    (index,) = (tmp_path / "cache").rglob("lockmod.f-*.nbi")
+    with open(index, "rb") as fh:  # numba's index: a version, then the pickled (stamp, {key: data file})
+        pickle.load(fh)
+        _stamp, overloads = pickle.loads(fh.read())
+    keys = [k[0] for k in overloads]
+    assert sorted(keys) == sorted((who, i) for who in ("a", "b") for i in range(100))
+    assert len(set(overloads.values())) == len(overloads)  # no two keys share a data file
 
 
 # ------------------------------------------------------------------------------------------- stub symbols
@@ -505,5 +515,5 @@ def test_cli_warmup_reports_seconds_per_module(capsys):
 
     assert main(["warmup", "--jobs", "1", "--no-progress"]) == 0
     out = capsys.readouterr().out
-    for name in (*mjenv.WARMUP_MODULES, "total"):
+    for name in (*_compile.WARMUP_MODULES, "total"):
         assert name in out

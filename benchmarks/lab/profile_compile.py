@@ -143,7 +143,7 @@ def main(argv=None) -> int:
         "--task",
         action="append",
         choices=["hand", "fans", "game", "vector"],
-        help="profile these compile-only tasks of a parallel warmup (mjenv._TASKS, with their stubs) in this "
+        help="profile these compile-only tasks of a parallel warmup (_compile._TASKS, with their stubs) in this "
         "process instead of mjenv.warmup(); repeat for a chain (e.g. --task fans --task game)",
     )
     ap.add_argument(
@@ -195,6 +195,7 @@ def main(argv=None) -> int:
 
     _jit._compile_cfunc = times.timed_cfunc(_jit._compile_cfunc)
     import mjenv
+    from mjenv import _compile
 
     t0, c0 = time.perf_counter(), clock()
     if args.prewarm:
@@ -208,8 +209,8 @@ def main(argv=None) -> int:
         warmup(parts=tuple(args.agents))
         print(f"agents.warmup {', '.join(args.agents)}: {time.perf_counter() - t0:.1f} s")
     elif args.task:
-        full = dict(mjenv._tasks_for(mjenv.WARMUP_MODULES, (), {}))
-        mjenv._warm_worker([(name, full[name]) for name in mjenv._TASKS if name in args.task])
+        full = dict(_compile._tasks_for(_compile.WARMUP_MODULES, (), {}))
+        _compile._warm_worker([(name, full[name]) for name in _compile._TASKS if name in args.task])
         print(f"tasks {', '.join(args.task)}: {time.perf_counter() - t0:.1f} s")
     else:
         per_module = mjenv.warmup(verbose=True, jobs=args.jobs)

@@ -19,7 +19,7 @@ def build_report(setup: Setup, outcome: Outcome, curve_points: int) -> dict[str,
     ``records_dropped`` and ``timing``, which the run adds) from the merged outcome of every hand."""
     import numba
 
-    from mjenv import __version__
+    from mjenv._version import __version__
 
     sch = setup.schedule
     names, seating, walls, seed, rules = setup.names, sch.seating, sch.walls, sch.seed, setup.rules

@@ -200,7 +200,7 @@ def _parse_hand_and_pack(pack, hand) -> tuple[list, np.ndarray]:
 # --- kernels -------------------------------------------------------------------------------------------------
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _unpack_counts(w0, w1, w2, counts):
     """Decode three 60-bit words (15 tiles of 4 bits each) into ``counts``; return the max count."""
     mx = 0
@@ -216,7 +216,7 @@ def _unpack_counts(w0, w1, w2, counts):
     return mx
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _k_mahjong_shanten(w0, w1, w2, n, suit, honor, suit_inc, honor_inc):
     """Overall shanten of a packed hand of n tiles, or ERR_INVALID_COUNTS."""
     counts = np.empty(34, dtype=np.int8)
@@ -225,7 +225,7 @@ def _k_mahjong_shanten(w0, w1, w2, n, suit, honor, suit_inc, honor_inc):
     return _hand.min_shanten_kernel(counts, n, suit, honor, suit_inc, honor_inc)
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _k_shape(w0, w1, w2, n, shape, useful, suit, honor, knits, orphans, pow5):
     """Shanten of one shape with PyMahjongGB's useful tiles in ``useful`` (bool[34])."""
     counts = np.empty(34, dtype=np.int8)
@@ -352,7 +352,7 @@ _TLS = threading.local()  # a per-thread result buffer (the kernels run without 
 _RES_LEN = 1 + 2 * _fans.NUM_FANS
 
 
-@njit(entry=True)  # also called from Python
+@njit
 def _score_packed(w0, w1, w2, mpack, spack, res):
     """``score_kernel`` on a packed call: the standing tiles as three 60-bit count words (``_UNIT``), the four
     melds as 16-bit fields of ``mpack``, and ``n_melds | win << 3 | flags << 9 | seat << 13 | prevalent << 21 |
