@@ -881,7 +881,7 @@ def _complete_added_kong(state, s, t, suit_win, honor_win):
     _draw(state, s, True, KIND_KONG)
 
 
-@njit(entry=False)  # called from kernels only (observe_kernel): link-only
+@njit
 def window_drawer_kernel(state):
     """The seat that draws when every seat asked in the open claim (robbing) window passes: the discarder's next
     player (the kong declarer); -1 when no window is open."""
@@ -893,7 +893,7 @@ def window_drawer_kernel(state):
     return -1
 
 
-@njit(entry=False)  # called from kernels only (observe_kernel): link-only
+@njit
 def unclaimed_view_kernel(state, view):
     """Write into ``view`` (``int32[STATE_SIZE]``) the table ``state`` as it will be if every seat asked in its
     open claim or robbing window passes, pending answers ignored: the next player draws (a claim window), or the
