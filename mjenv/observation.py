@@ -89,13 +89,18 @@ OBS_PIECES: tuple[tuple[str, tuple[int, ...]], ...] = (
     ("turn", (4,)),
     ("no_win", (1,)),
 )
-OBS_OFFSETS: dict[str, int] = {}
-_o = 0
-for _name, _shape in OBS_PIECES:
-    OBS_OFFSETS[_name] = _o
-    _o += int(np.prod(_shape))
-OBS_SIZE = _o
-del _o, _name, _shape
+
+
+def _offsets(pieces: tuple[tuple[str, tuple[int, ...]], ...]) -> tuple[dict[str, int], int]:
+    """The flat offset of each named piece, and the total size (the observation's and the oracle block's)."""
+    offsets, o = {}, 0
+    for name, shape in pieces:
+        offsets[name] = o
+        o += int(np.prod(shape))
+    return offsets, o
+
+
+OBS_OFFSETS, OBS_SIZE = _offsets(OBS_PIECES)
 O_HAND, O_DRAWN, O_MELDS, O_DISCARDS = (OBS_OFFSETS[k] for k in ("hand", "drawn", "melds", "discards"))
 O_DSEQ, O_MSEQ, O_FLOWERS, O_CONCEALED = (
     OBS_OFFSETS[k] for k in ("discard_seq", "meld_seq", "flowers", "concealed")
@@ -317,13 +322,7 @@ ORACLE_PIECES: tuple[tuple[str, tuple[int, ...]], ...] = (
     ("wall_next", (4, 34)),
     ("wall_seq", (144,)),
 )
-ORACLE_OFFSETS: dict[str, int] = {}
-_o = 0
-for _name, _shape in ORACLE_PIECES:
-    ORACLE_OFFSETS[_name] = _o
-    _o += int(np.prod(_shape))
-ORACLE_SIZE = _o
-del _o, _name, _shape
+ORACLE_OFFSETS, ORACLE_SIZE = _offsets(ORACLE_PIECES)
 _R_HANDS, _R_WAITS, _R_WCOUNT, _R_WNEXT, _R_WSEQ = (
     ORACLE_OFFSETS[k] for k in ("hands", "waits", "wall_counts", "wall_next", "wall_seq")
 )
