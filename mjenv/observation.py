@@ -278,19 +278,26 @@ def decode(obs: np.ndarray) -> np.ndarray:
     return out
 
 
+def _named_views(
+    x: np.ndarray, pieces, offsets: dict[str, int], size: int, what: str
+) -> dict[str, np.ndarray]:
+    """Named reshaped views (no copies) of the pieces of a flat layout (the last dimension of ``x``)."""
+    if x.shape[-1:] != (size,):
+        raise ValueError(f"{what} must end in dimension {size}, got shape {x.shape}")
+    lead = x.shape[:-1]
+    return {
+        name: x[..., offsets[name] : offsets[name] + int(np.prod(shape))].reshape(*lead, *shape)
+        for name, shape in pieces
+    }
+
+
 def views(obs: np.ndarray) -> dict[str, np.ndarray]:
     """Named reshaped views (no copies) of a flat observation (or a batch ``[..., OBS_SIZE]``).
 
     For the compact uint8 encoding, ``discard_seq`` is viewed as ``int8`` so its values equal the float32 ones.
     """
     obs = np.asarray(obs)
-    if obs.shape[-1:] != (OBS_SIZE,):
-        raise ValueError(f"observation must end in dimension {OBS_SIZE}, got shape {obs.shape}")
-    lead = obs.shape[:-1]
-    out = {
-        name: obs[..., OBS_OFFSETS[name] : OBS_OFFSETS[name] + int(np.prod(shape))].reshape(*lead, *shape)
-        for name, shape in OBS_PIECES
-    }
+    out = _named_views(obs, OBS_PIECES, OBS_OFFSETS, OBS_SIZE, "observation")
     if obs.dtype == np.uint8:
         out["discard_seq"] = out["discard_seq"].view(np.int8)
     return out
@@ -391,16 +398,7 @@ def oracle_rows_kernel(states, seats, out):
 
 def oracle_views(block: np.ndarray) -> dict[str, np.ndarray]:
     """Named reshaped views (no copies) of an oracle block (or a batch ``[..., ORACLE_SIZE]``)."""
-    block = np.asarray(block)
-    if block.shape[-1:] != (ORACLE_SIZE,):
-        raise ValueError(f"oracle block must end in dimension {ORACLE_SIZE}, got shape {block.shape}")
-    lead = block.shape[:-1]
-    return {
-        name: block[..., ORACLE_OFFSETS[name] : ORACLE_OFFSETS[name] + int(np.prod(shape))].reshape(
-            *lead, *shape
-        )
-        for name, shape in ORACLE_PIECES
-    }
+    return _named_views(np.asarray(block), ORACLE_PIECES, ORACLE_OFFSETS, ORACLE_SIZE, "oracle block")
 
 
 def warmup() -> float:
