@@ -101,6 +101,10 @@ def make_sometimes_illegal(num_envs, seed, **kwargs):
     return SometimesIllegal(seed)
 
 
+def make_always_illegal(num_envs, seed, **kwargs):  # repeats one illegal action (a discard of no tile)
+    return lambda obs, masks, seats: np.full(len(masks), -1, np.int64)
+
+
 def make_with_info(num_envs, seed, **kwargs):
     return WithInfo(seed)
 
@@ -305,6 +309,19 @@ def test_illegal_actions_are_counted_named_and_recorded():
         run_arena(
             {"bad": make_sometimes_illegal, "r": RANDOM}, "1v3", walls=4, illegal="raise", progress=False
         )
+
+
+def test_a_repeated_illegal_action_stops_penalty_mode_instead_of_hanging():
+    # penalty mode asks the offender again: an agent repeating an illegal action would loop forever
+    with pytest.raises(
+        ValueError, match=r"'bad' answered 1001 illegal actions in a row.*illegal='terminate'"
+    ):
+        run_arena(
+            {"bad": make_always_illegal, "r": RANDOM}, "1v3", walls=1, illegal="penalty", progress=False
+        )
+    # terminate mode ends each hand at the first one: the streak starts again with every hand
+    rep = run_arena({"bad": make_always_illegal, "r": RANDOM}, "1v3", walls=300, tables=4, progress=False)
+    assert rep["agents"]["bad"]["illegal_actions"]["count"] >= 1200 and rep["table"]["aborted_rate"] > 0.9
 
 
 def test_records_keep_largest_swings_with_policy_info():

@@ -19,6 +19,10 @@ from mjenv.arena.schedule import Entrant, Schedule, Setup, agent_seed, check_sea
 from mjenv.policy import TableStreams, needs_observations
 from mjenv.rules import ILLEGAL_MODES, check_rules
 
+#: illegal actions in a row at one table after which the arena stops with a ValueError (illegal="penalty" asks
+#: the offender again, so an agent that repeats an illegal action would otherwise never end the hand)
+MAX_ILLEGAL_STREAK = 1000
+
 #: legal actions kept per decision in the records' policy info (a decision has at most 22: 14 discards,
 #: 3 concealed and 4 added kongs and a win)
 _INFO_LEGAL = 24
@@ -225,6 +229,7 @@ def play_shard(
     out.observe = bool(observe)
     illegal_heap: list = []  # max-heap (negated keys) of the listed illegal actions, by (job, decision)
     hand_pos = np.zeros(n_tab, np.int64)  # decisions so far in each table's hand
+    streak = np.zeros(n_tab, np.int64)  # illegal actions in a row at each table (penalty mode asks again)
     decisions = 0
     actions = np.zeros(n_tab, np.int64)
     all_rows = np.arange(n_tab, dtype=np.int64)
@@ -298,6 +303,15 @@ def play_shard(
                 raise ValueError(
                     f"agent(s) {', '.join(map(repr, who))} played an illegal action: {e}"
                 ) from None
+            streak[act_rows] = np.where(env.illegal[act_rows], streak[act_rows] + 1, 0)
+            if (streak > MAX_ILLEGAL_STREAK).any():
+                i = int(np.argmax(streak))
+                raise ValueError(
+                    f"agent {names[int(row_agent[i])]!r} answered {int(streak[i])} illegal actions in a row at one "
+                    f"decision (the last: {action_name(int(actions[i]))}); with illegal='penalty' the offender is "
+                    "asked again, so a policy that repeats an illegal action never ends the hand: fix the agent "
+                    "or play illegal='terminate'"
+                )
             if env.illegal.any():
                 bad = np.flatnonzero(env.illegal)
                 for i in bad:
@@ -348,6 +362,7 @@ def play_shard(
                         sc = out.scores[j - j0]
                         rec.finish(i, j, int(sc.max() - sc.min()), bool(out.illegal[j - j0].any()))
                 hand_pos[done] = 0
+                streak[done] = 0
                 for hd in hands_done:
                     if hd is not None:
                         hd(done)
