@@ -4,6 +4,9 @@ judge protocol and the request path."""
 from __future__ import annotations
 
 import json
+import os
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +14,8 @@ import pytest
 from mjenv.botzone.runner import PolicyBot, play_engine, play_match, random_initdata
 from mjenv.policy import RandomPolicy
 from tests._bz_policies import BEHAVIOURS, HashPolicy, bot_command, limits
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class _Scripted:
@@ -282,3 +287,46 @@ def test_subprocess_bot_kept_program_that_ends_is_re():
     bot.send(reqs[1], (reqs, ["PASS"]))
     a = bot.receive()
     assert a["verdict"] == "RE" and "ended" in a["debug"] and bot.proc is None  # (stopped before or after it)
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGKILL"])
+def test_a_stopped_keep_running_bot_dies_with_its_evaluation(sig):
+    """A keep-running bot is stopped between turns; when the evaluation is killed without closing it (SIGTERM,
+    SIGKILL), the bot must not stay behind stopped forever (its process group is orphaned: SIGHUP, SIGCONT)."""
+    import signal
+    import subprocess
+    import time
+
+    forever = "while read r; do echo PASS; echo '>>>BOTZONE_REQUEST_KEEP_RUNNING<<<'; done"
+    child = (
+        "import sys, time\n"
+        "from mjenv.botzone.runner import SubprocessBot\n"
+        f"bot = SubprocessBot(['sh', '-c', {forever!r}], keep_running=True, time_limit=20.0)\n"
+        "bot.send('0 1 0', (['0 1 0'], []))\n"
+        "assert bot.receive()['response'] == 'PASS'\n"
+        "print(bot.proc.pid, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        pid = int(proc.stdout.readline())
+        state = lambda: Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]  # noqa: E731
+        deadline = time.monotonic() + 20
+        while state() != "T" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert state() == "T"  # stopped until its next turn, as on Botzone
+        proc.send_signal(getattr(signal, sig))
+        proc.wait(20)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                if state() == "Z":  # dead, not yet reaped by init
+                    break
+            except FileNotFoundError:
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(pid, signal.SIGKILL)
+            raise AssertionError(f"the bot outlived the killed evaluation (state {state()})")
+    finally:
+        proc.kill()

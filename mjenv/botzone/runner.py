@@ -218,7 +218,10 @@ class SubprocessBot:
             bufsize=1,
             cwd=self.cwd,
             env=self.env,
-            start_new_session=True,  # its own process group: stopped, woken and killed as a whole
+            # its own process group (stopped, woken and killed as a whole) in this session: if this process
+            # dies without closing it (SIGTERM, SIGKILL), the group is orphaned and the kernel sends a stopped
+            # bot SIGHUP then SIGCONT, so no stopped bot outlives the evaluation
+            process_group=0,
         )
         self._lines = queue.Queue()
         self._stderr = []
