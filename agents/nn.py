@@ -407,6 +407,22 @@ def build_net(config: NNConfig | None = None) -> Net:
     return PolicyValueNet(config) if config.arch == "mlp" else PlanesNet(config)
 
 
+# ------------------------------------------------------------------------------------------------ threads
+def set_torch_threads(n: int) -> None:
+    """``torch.set_num_threads(n)`` that lasts: start numba's threading layer first.
+
+    numba's OpenMP threading layer, when it starts (at the first parallel kernel or numba thread call: the
+    VectorEnv, the features, the rule agent), sets OpenMP's thread count to the core count, and torch reads
+    the same libgomp, so a count set before it (once torch has run an op) is silently replaced. Measured on
+    the 2-core host: PPO from a checkpoint with ``torch_threads=1`` ran with 2 torch threads and, beside
+    another busy process, 5x slower per decision.
+    """
+    import numba
+
+    numba.get_num_threads()  # starts the threading layer (a no-op once started)
+    torch.set_num_threads(n)
+
+
 # ------------------------------------------------------------------------------------------------ checkpoints
 def _digest(state: dict[str, torch.Tensor]) -> str:
     h = hashlib.sha256()

@@ -64,7 +64,7 @@ def bench_collect(cfg, rounds: int, repeats: int) -> dict[str, Any]:
     ray.get([a.collect.remote(w, None, []) for a in actors])  # warm-up: start-up, Numba, torch
     per = cfg.num_envs * cfg.rollout_steps
     runs: dict[str, list[float]] = {"1": [], "2": [], "local": []}
-    torch.set_num_threads(cfg.torch_threads)
+    ann.set_torch_threads(cfg.torch_threads)
     col = Collector(cfg)
     gen = torch.Generator()
     gen.manual_seed(0)

@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> dict:
     if args.repeats < 1 or args.threads < 1 or args.infer_batch < 1 or args.train_batch < 1:
         ap.error("--repeats, --threads, --infer-batch and --train-batch must be >= 1")
     configs = [parse_size(s) for s in args.sizes]
-    torch.set_num_threads(args.threads)
+    ann.set_torch_threads(args.threads)
     torch.set_flush_denormal(True)
     obs, masks = rollout(args.train_batch)
     m_t = torch.from_numpy(masks)

@@ -2,7 +2,8 @@
 
 Runs the real loop of :mod:`train.ppo` (``Trainer.step``: collection on the uint8 VectorEnv with the default
 opponent mix, GAE, the PPO epochs) with the default :class:`train.ppo.PPOConfig` for ``S`` seconds after one
-warm-up update (Numba compilation and torch start-up are excluded), and prints decisions/s end to end (every
+warm-up update (Numba compilation and torch start-up are excluded), every timed update a full PPO update
+(``--value-warmup 0``: a run's first value-only updates freeze the actor and cost less), and prints decisions/s end to end (every
 decision of every table, learner and opponents, collected and trained; JSON key ``decisions_per_s``) with the
 split of the wall time: env stepping, policy inference (learner and opponents), GAE (with the bootstrap
 observations), updates, and the rest (bookkeeping between steps, "waiting"). The periodic evaluation and the
@@ -34,6 +35,19 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--channels", type=int, default=None)
     ap.add_argument("--hidden", type=int, default=None)
     ap.add_argument("--epochs", type=int, default=None)
+    ap.add_argument(
+        "--value-warmup",
+        type=int,
+        default=0,
+        help="value-only updates at the start (default 0: every timed update is a full PPO update, as in the "
+        "steady state of a run; the PPOConfig default of 10 would time cheaper updates that freeze the actor)",
+    )
+    ap.add_argument(
+        "--init-from",
+        default=None,
+        help="start from this agents.nn checkpoint, as a run from BC does (e.g. agents/baseline.safetensors; "
+        "default: a fresh network of the PPOConfig's size)",
+    )
     ap.add_argument("--minibatch-size", type=int, default=None)
     ap.add_argument(
         "--torch-threads", type=int, default=None, help="torch threads (default: the PPOConfig's)"
@@ -43,6 +57,9 @@ def main(argv: list[str] | None = None) -> dict:
         ap.error("--seconds must be > 0")
     with tempfile.TemporaryDirectory() as tmp:
         kw = {"run_dir": tmp, "eval_every": 0, "progress": False, "device": args.device}
+        kw["value_warmup"] = args.value_warmup
+        if args.init_from is not None:
+            kw["init_from"] = args.init_from
         if args.num_envs is not None:
             kw["num_envs"] = args.num_envs
         for name in (

@@ -374,3 +374,26 @@ def test_checkpoint_env_arrays_are_every_env_array_but_the_kernels_scratch():
     saved = {k.removeprefix("env.") for k in arrays if not k.startswith("env.results.")}
     assert saved == names - VectorEnv.SCRATCH_ARRAYS
     assert {k for k in arrays if k.startswith("env.results.")}  # the results are saved too
+
+
+def test_the_trainers_torch_thread_count_survives_numba_starting_its_threads(tmp_path):
+    """numba's OpenMP layer resets OpenMP's (and so torch's) thread count when it starts: a trainer asked for
+    one torch thread keeps one after its first update, from a checkpoint too (it ran with two, 5x slower on a
+    loaded 2-core machine). A fresh process, as numba starts its threads once per process."""
+    import subprocess
+    import sys
+
+    bc_path = tmp_path / "bc.safetensors"
+    ann.save(ann.PolicyValueNet(ann.NNConfig()), bc_path)  # big enough for torch to start its OpenMP threads
+    code = (
+        "import torch, tempfile\n"
+        "from train.ppo import PPOConfig, Trainer\n"
+        f"cfg = PPOConfig(run_dir=tempfile.mkdtemp(), init_from={str(bc_path)!r}, **{TINY!r})\n"
+        "tr = Trainer(cfg)\n"
+        "tr.step(dict.fromkeys(('env_s', 'inference_s', 'gae_s', 'update_s', 'other_s'), 0.0))\n"
+        "print(torch.get_num_threads())\n"
+    )
+    env = {**__import__("os").environ, "NUMBA_NUM_THREADS": "2"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split()[-1] == "1"

@@ -294,7 +294,7 @@ def fit(cfg: BCConfig, data: dict[str, np.ndarray]) -> tuple[ann.Net, dict[str, 
     """Train a network on ``data``; returns it and the report (held-out agreement, timing)."""
     device = torch.device("cuda" if cfg.device == "auto" and torch.cuda.is_available() else
                           ("cpu" if cfg.device == "auto" else cfg.device))  # fmt: skip
-    torch.set_num_threads(cfg.torch_threads)
+    ann.set_torch_threads(cfg.torch_threads)
     torch.set_flush_denormal(True)
     k = data["actions"].shape[0]
     if k < 2:

@@ -283,7 +283,7 @@ def diagnose(cfg: DiagConfig) -> dict[str, Any]:
         raise ValueError("DiagConfig.replays must be >= 2 (the within-deal variance needs two plays)")
     if not Path(cfg.init_from).is_file():
         raise FileNotFoundError(f"init_from: no checkpoint at {cfg.init_from}")
-    torch.set_num_threads(cfg.torch_threads)
+    ann.set_torch_threads(cfg.torch_threads)
     t0 = time.perf_counter()
     res: dict[str, Any] = {"config": asdict(cfg), "runs": {}}
     if cfg.fit_rollouts:

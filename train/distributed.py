@@ -108,7 +108,7 @@ class RolloutWorker:
         from agents import nn as ann
 
         c = replace(cfg, seed=seed, workers=0, progress=False, resume=False, init_from=None)
-        torch.set_num_threads(c.torch_threads)
+        ann.set_torch_threads(c.torch_threads)
         self.index = index
         self.col = collector(c)
         self.net = ann.PolicyValueNet(ann.NNConfig(**net_config)).eval()

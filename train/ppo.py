@@ -691,7 +691,7 @@ class Trainer:
     def __init__(self, cfg: PPOConfig) -> None:
         self.cfg = check_config(cfg)
         self.device = resolve_device(cfg.device)
-        torch.set_num_threads(cfg.torch_threads)
+        ann.set_torch_threads(cfg.torch_threads)
         # subnormal floats make CPU matmuls many times slower (seen with BC-initialised weights): flush them
         torch.set_flush_denormal(True)
         keep_freed_memory()  # no page faults on every minibatch's fresh tensors (see there)
