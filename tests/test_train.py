@@ -43,6 +43,9 @@ def _params(path):
         ({"gamma": 2.0}, "gamma"),
         ({"target_kl": -0.1}, "target_kl"),
         ({"device": "nonsense"}, "device"),
+        ({"arch": "cnn"}, "arch must be one of"),
+        ({"blocks": 3}, "blocks is a setting of arch='planes'"),
+        ({"arch": "planes", "critic": "oracle"}, "reads the mlp's input features"),
     ],
 )
 def test_bad_settings_fail_before_any_work(tmp_path, kw, match):
@@ -90,6 +93,33 @@ def test_resume_after_kill_is_exact(tmp_path):
         assert torch.equal(ta[k], tb[k]), k
     rows = (tmp_path / "b" / "progress.csv").read_text().splitlines()
     assert len(rows) == 5  # header + updates 1..4, none repeated
+
+
+def test_ppo_trains_the_planes_network_from_a_checkpoint_and_resumes_exactly(tmp_path):
+    """arch='planes' (the observation's tile planes, with the engineered features): PPO from a planes
+    checkpoint moves its policy, keeps its architecture in policy.safetensors, and resumes bit for bit."""
+    start = tmp_path / "start.safetensors"
+    ann.save(ann.build_net(ann.NNConfig(4, 16, arch="planes", blocks=1, with_features=True)), start)
+    kw = {**TINY, "updates": 3, "init_from": str(start)}
+    train(PPOConfig(run_dir=str(tmp_path / "a"), **kw))
+    b = PPOConfig(run_dir=str(tmp_path / "b"), **kw)
+    train(b, stop_after=1)
+    train(dataclasses.replace(b, resume=True))
+    net = ann.load(tmp_path / "a" / "policy.safetensors")
+    assert isinstance(net, ann.PlanesNet) and net.config == ann.load(start).config
+    p0, pa, pb = (
+        _params(start),
+        _params(tmp_path / "a" / "policy.safetensors"),
+        _params(tmp_path / "b" / "policy.safetensors"),
+    )
+    assert any(not torch.equal(p0[k], pa[k]) for k in p0 if not k.startswith("value_head"))  # the actor moved
+    for k in pa:
+        assert torch.equal(pa[k], pb[k]), k
+    # and from scratch, the settings naming the architecture
+    out = train(PPOConfig(run_dir=str(tmp_path / "c"), **{**TINY, "updates": 1, "arch": "planes", "blocks": 1,
+                                                          "channels": 4, "hidden": 16}))  # fmt: skip
+    assert out["counters"]["update"] == 1
+    assert ann.load(tmp_path / "c" / "policy.safetensors").config.arch == "planes"
 
 
 def test_tampered_and_mismatched_checkpoints(tmp_path):

@@ -111,7 +111,7 @@ class RolloutWorker:
         ann.set_torch_threads(c.torch_threads)
         self.index = index
         self.col = collector(c)
-        self.net = ann.PolicyValueNet(ann.NNConfig(**net_config)).eval()
+        self.net = ann.build_net(ann.NNConfig(**net_config)).eval()
         self.gen = torch.Generator()
         self.gen.manual_seed(seed)
         self.pool: list = []
@@ -135,7 +135,7 @@ class RolloutWorker:
 
             self.pool = []
             for sd in ray.get(pool_ref[0]) if pool_ref else []:
-                p = ann.PolicyValueNet(ann.NNConfig(**self.net_config)).eval()
+                p = ann.build_net(ann.NNConfig(**self.net_config)).eval()
                 p.load_state_dict({k: torch.tensor(v) for k, v in sd.items()})
                 self.pool.append(p)
             self.pool_key = pool_key

@@ -41,7 +41,7 @@ import hashlib
 import json
 import math
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -95,8 +95,16 @@ class PPOConfig:
     """agents.nn network: per-tile width"""
     hidden: int = 128
     """agents.nn network: hidden width"""
+    arch: str = "mlp"
+    """agents.nn network: ``mlp`` (engineered features, dense layers) or ``planes`` (the observation's tile
+    planes through a residual tower; docs/training.md, "Networks")"""
+    blocks: int | None = None
+    """planes only: residual blocks (default 2)"""
+    with_features: bool = False
+    """planes only: also read the engineered features (the planes alone imitate the rule agent poorly)"""
     init_from: str | None = None
-    """agents.nn checkpoint (e.g. from train.bc) to start from; its config replaces channels/hidden"""
+    """agents.nn checkpoint (e.g. from train.bc, either architecture) to start from; its config replaces
+    arch/channels/hidden/blocks/with_features"""
     lr: float = 1.5e-3
     """Adam learning rate (a BC policy is confident: smaller rates barely move it, see docs/training.md)"""
     anneal_lr: bool = True
@@ -162,6 +170,19 @@ class PPOConfig:
     """oracle critic: MLP width"""
 
 
+# a setting added after a checkpoint was written resumes at its default
+_DEFAULTS = {f.name: f.default for f in fields(PPOConfig) if f.default is not MISSING}
+
+
+def net_config(cfg: PPOConfig) -> ann.NNConfig:
+    """The network of a run that does not start from a checkpoint."""
+    if cfg.arch == "mlp":  # blocks / with_features are planes settings: NNConfig refuses them for the mlp
+        return ann.NNConfig(cfg.channels, cfg.hidden, blocks=cfg.blocks, with_features=cfg.with_features)
+    return ann.NNConfig(
+        cfg.channels, cfg.hidden, arch=cfg.arch, blocks=cfg.blocks, with_features=cfg.with_features
+    )
+
+
 def check_config(cfg: PPOConfig) -> PPOConfig:
     """Raise ``TypeError``/``ValueError`` naming the first bad setting (before any work starts)."""
     ints = {
@@ -210,6 +231,8 @@ def check_config(cfg: PPOConfig) -> PPOConfig:
         raise ValueError("opponent_prob > 0 needs at least one opponent kind")
     if cfg.init_from is not None and not Path(cfg.init_from).is_file():
         raise FileNotFoundError(f"init_from: no checkpoint at {cfg.init_from}")
+    if cfg.init_from is None:
+        net_config(cfg)  # NNConfig's own checks name a bad arch/blocks/with_features
     if cfg.device != "auto":
         try:
             dev = torch.device(cfg.device)
@@ -289,7 +312,7 @@ def gae_kernel(rew, val, done, nxt, boot, gamma, lam, adv):
         adv[k] = rew[k] + gamma * nv - val[k] + gamma * lam * na
 
 
-def masked_logits(net: ann.PolicyValueNet, tile: torch.Tensor, glob: torch.Tensor, illegal: torch.Tensor):
+def masked_logits(net: ann.Net, tile: torch.Tensor, glob: torch.Tensor, illegal: torch.Tensor):
     """``(logits with illegal actions at -1e8, value)`` from the network's features (:func:`agents.nn.
     obs_features`): finite, so entropies and gradients have no NaN. ``illegal`` is ``~masks`` (the update
     computes it once per rollout)."""
@@ -357,7 +380,7 @@ class Collector:
         self.owners[tables] = np.where(opp, own, OWN_LEARNER)
 
     def collect(
-        self, net: ann.PolicyValueNet, pool: list[ann.PolicyValueNet], gen: torch.Generator,
+        self, net: ann.Net, pool: list[ann.Net], gen: torch.Generator,
         device: torch.device, timers: dict[str, float], critic: OracleCritic | None = None,
     ) -> dict[str, Any]:  # fmt: skip
         """Play ``rollout_steps`` steps; return the learner's decisions with advantages and returns.
@@ -368,8 +391,10 @@ class Collector:
         n, steps = cfg.num_envs, cfg.rollout_steps
         cap = n * steps
         obs_b = np.empty((cap, OBS_SIZE), np.uint8)
-        tile_b = np.empty((cap, 34, ann.NUM_TILE_FEATURES), np.float32)
-        glob_b = np.empty((cap, ann.NUM_GLOBAL), np.float32)
+        nc = net.config  # the inputs of the learner's architecture (pool snapshots share it)
+        probe = ann.input_features(nc, env.obs[:1], env.masks[:1])
+        tile_b = np.empty((cap, *probe[0].shape[1:]), probe[0].numpy().dtype)
+        glob_b = np.empty((cap, *probe[1].shape[1:]), probe[1].numpy().dtype)
         mask_b = np.empty((cap, NUM_ACTIONS), np.bool_)
         orc_b = np.empty((cap if critic is not None else 0, ORACLE_SIZE), np.uint8)
         act_b = np.empty(cap, np.int64)
@@ -396,7 +421,7 @@ class Collector:
             m = lr_rows.size
             if m:
                 ob_l, mk_l = env.obs[lr_rows], env.masks[lr_rows]
-                tile, glob = ann.obs_features(ob_l, mk_l)
+                tile, glob = ann.input_features(nc, ob_l, mk_l)
                 illegal = ~torch.from_numpy(mk_l).to(device)
                 with torch.inference_mode():
                     logits, value = masked_logits(net, tile.to(device), glob.to(device), illegal)
@@ -429,7 +454,7 @@ class Collector:
                 elif code == OWN_RANDOM:
                     actions[r] = random_legal_actions(env.masks[r], self.rng)
                 else:
-                    tile, glob = ann.obs_features(env.obs[r], env.masks[r])
+                    tile, glob = ann.input_features(nc, env.obs[r], env.masks[r])
                     illegal = ~torch.from_numpy(env.masks[r]).to(device)
                     with torch.no_grad():
                         logits, _ = masked_logits(
@@ -513,7 +538,7 @@ def ppo_losses(
 
 
 def ppo_update(
-    net: ann.PolicyValueNet, opt: torch.optim.Optimizer, batch: dict[str, Any], cfg: PPOConfig,
+    net: ann.Net, opt: torch.optim.Optimizer, batch: dict[str, Any], cfg: PPOConfig,
     rng: np.random.Generator, device: torch.device, warmup: bool = False, critic: OracleCritic | None = None,
 ) -> dict[str, float]:  # fmt: skip
     """``epochs`` passes of minibatch PPO over ``batch`` (the stored behaviour log-probs are the "old" ones);
@@ -706,19 +731,24 @@ class Trainer:
             diff = {
                 k: (saved[k], v)
                 for k, v in asdict(cfg).items()
-                if k not in keep and saved.get(k) != _jsonable(v)
+                if k not in keep and saved.get(k, _jsonable(_DEFAULTS.get(k))) != _jsonable(v)
             }
             if diff:
                 raise ValueError(f"resume: the settings differ from the checkpoint's (saved, given): {diff}")
         if cfg.init_from is not None and ckpt is None:
             net = ann.load(cfg.init_from)
         else:
-            nc = ann.NNConfig(cfg.channels, cfg.hidden)
+            nc = net_config(cfg)
             if ckpt is not None:
                 nc = ann.NNConfig(**json.loads(ckpt[1]["net_config"]))
             with torch.random.fork_rng(devices=[]):
                 torch.manual_seed(cfg.seed)
-                net = ann.PolicyValueNet(nc)
+                net = ann.build_net(nc)
+        if cfg.critic == "oracle" and net.config.arch != "mlp":
+            raise ValueError(
+                "PPOConfig.critic='oracle' reads the mlp's input features: use it with arch='mlp' "
+                f"(the network is {net.config.describe()})"
+            )
         self.net = net.to(self.device)
         self.critic: OracleCritic | None = None  # critic="oracle": the training-only value function
         params = list(self.net.parameters())
@@ -741,7 +771,7 @@ class Trainer:
             from train.distributed import DistributedCollector
 
             self.dist = DistributedCollector(self)
-        self.pool: list[ann.PolicyValueNet] = []
+        self.pool: list[ann.Net] = []
         self.pool_next = 0
         self.ratings = Ratings() if cfg.pool_ratings else None
         self.owner_names = ["learner", "rule", "random"] + [f"pool{j}" for j in range(cfg.pool_size)]
@@ -756,7 +786,7 @@ class Trainer:
                 self.critic.load_state_dict({k[7:]: v for k, v in tensors.items() if k.startswith("critic.")})
             n_slots = int(meta["pool_slots"])
             for j in range(n_slots):
-                p = ann.PolicyValueNet(self.net.config)
+                p = ann.build_net(self.net.config)
                 p.load_state_dict(
                     {k[len(f"pool.{j}.") :]: v for k, v in tensors.items() if k.startswith(f"pool.{j}.")}
                 )
@@ -850,7 +880,7 @@ class Trainer:
         """1v3 duplicate of the learner (greedy) against the rule agent; the arena report."""
         from mjenv.arena import run_arena
 
-        snap = ann.PolicyValueNet(self.net.config)
+        snap = ann.build_net(self.net.config)
         snap.load_state_dict({k: v.cpu() for k, v in self.net.state_dict().items()})
         dev = str(self.device)
 
