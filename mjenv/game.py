@@ -1296,13 +1296,14 @@ def legal_mask(state: np.ndarray, seat: int) -> np.ndarray:
 def step(state: np.ndarray, action: int) -> np.ndarray:
     """Apply ``action`` of the seat to act; returns the ``float32[4]`` score deltas of this step.
 
-    Raises ValueError (state unchanged) for an illegal action or when the hand is over.
+    ``action``: an integer as the fronts take it (:func:`mjenv.actions.as_action`: a Python or numpy integer or a
+    0-d integer array). Raises ValueError (state unchanged) for an illegal action or when the hand is over, and
+    TypeError for a value that is not an integer.
     """
     check_state(state)
-    if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-        raise TypeError(f"action must be an int, got {type(action).__name__}")
+    action = A.as_action(action)
     rewards = np.zeros(4, np.float32)
-    err = step_kernel(state, int(action), rewards, *win_tables())
+    err = step_kernel(state, action, rewards, *win_tables())
     if err == ERR_OVER:
         raise ValueError("the hand is over; reset the state")
     if err != OK:

@@ -301,8 +301,17 @@ def test_illegal_action_raises_and_leaves_state_unchanged():
     with pytest.raises(ValueError, match="illegal action"):
         G.step(st, bad)
     assert (st == before).all()
-    with pytest.raises(TypeError):
-        G.step(st, 1.5)
+    for wrong in (1.5, "5", None, [5], np.array([5]), True):  # not integers: the caller's bug
+        with pytest.raises(TypeError):
+            G.step(st, wrong)
+    with pytest.raises(ValueError, match="out of range"):
+        G.step(st, 2**64)
+    assert (st == before).all()
+    good = int(np.flatnonzero(m)[0])  # a 0-d integer array (tensor.numpy()) and a numpy integer are actions
+    alt = st.copy()
+    G.step(st, np.array(good))
+    G.step(alt, np.int16(good))
+    assert (st == alt).all() and not (st == before).all()
     with pytest.raises(ValueError):
         G.legal_mask(st, 4)
     with pytest.raises(ValueError):
