@@ -386,6 +386,19 @@ def test_eval_cli_table_json_and_plot(tmp_path, capsys):
     assert set(a["points_per_hand"]) >= {"mean", "ci95"} and len(a["points_per_hand"]["ci95"]) == 2
     assert {"win_rate", "draw_rate", "hands"} <= set(a) and a["hands"] == 80
     assert png.stat().st_size > 10_000
+    import copy
+    import warnings
+
+    from mjenv.arena.report import plot_report
+
+    flat = copy.deepcopy(rec)  # no spread at all (identical agents): an empty log panel, not a warning
+    flat["convergence"]["half_width"] = {
+        k: [0.0] * len(v) for k, v in flat["convergence"]["half_width"].items()
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plot_report(rec, str(tmp_path / "again.png"))
+        plot_report(flat, str(tmp_path / "flat.png"))
     assert main(["eval", "--agent", "a", "--agent", f"b={RANDOM}", "--no-progress"]) == 2
     assert "NAME=module:factory" in capsys.readouterr().err
     assert main(["eval", "--agent", "a=nope:make", "--agent", f"b={RANDOM}", "--no-progress"]) == 2

@@ -267,10 +267,16 @@ def plot_report(report: dict, path: str) -> None:
     ax1.set_title(f"{s['seating']}, {s['walls']} walls, {s['hands']} hands")
     conv = report["convergence"]
     hands = np.asarray(conv["hands"], np.float64)
+    plotted = False
     for label, hw in conv["half_width"].items():
-        if len(hw):
-            ax2.loglog(hands, hw, "o-", label=label, ms=3)
-    if hands.size:
+        hw = np.asarray(hw, np.float64)
+        pos = hw > 0  # a log axis shows no zero (identical agents, or too few walls for a spread)
+        if pos.any():
+            ax2.loglog(hands[pos], hw[pos], "o-", label=label, ms=3)
+            plotted = True
+    if not plotted:
+        ax2.text(0.5, 0.5, "no spread between walls yet", ha="center", va="center", transform=ax2.transAxes)
+    elif hands.size:
         ref = np.asarray(next(iter(conv["half_width"].values())), np.float64)
         ok = ref > 0
         if ok.any():
@@ -278,7 +284,8 @@ def plot_report(report: dict, path: str) -> None:
             ax2.loglog(hands, c / np.sqrt(hands), "k--", lw=0.8, label=r"$\propto 1/\sqrt{\mathrm{hands}}$")
     ax2.set_xlabel("hands played")
     ax2.set_ylabel("95% CI half-width (points per hand)")
-    ax2.legend(fontsize=8)
+    if plotted:
+        ax2.legend(fontsize=8)
     ax2.set_title("CI half-width against hands played")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
