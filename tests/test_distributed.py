@@ -157,3 +157,17 @@ def test_distributed_run_is_reproducible_for_a_given_worker_count(ray_session, t
         params.append({n: p.detach().clone() for n, p in tr.net.state_dict().items()})
     for n in params[0]:
         assert torch.equal(params[0][n], params[1][n]), n
+
+
+def test_an_agents_error_in_a_worker_is_the_single_process_error(ray_session):
+    """An error raised in a Ray worker (here an agent's illegal action with illegal='raise') reaches the caller
+    as the single-process run raises it: its own type and one-line message, not Ray's remote traceback."""
+    kw = dict(seating="1v3", walls=4, tables=16, illegal="raise", progress=False)
+    agents = {"bad": "tests.test_arena:make_sometimes_illegal", "rnd": "agents.random:make"}
+    with pytest.raises(ValueError) as single:
+        run_arena(agents, **kw)
+    with pytest.raises(ValueError) as dist:
+        run_arena(agents, workers=2, **kw)
+    assert type(dist.value) is ValueError and "\n" not in str(dist.value)
+    head = "agent(s) 'bad' played an illegal action: 1 illegal action(s), nothing was applied: table "
+    assert str(single.value).startswith(head) and str(dist.value).startswith(head)  # (the shard's own table)

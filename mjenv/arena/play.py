@@ -442,7 +442,13 @@ def _play_shards_on_ray(
                 nxt += 1
             done, _ = ray.wait(list(pending), num_returns=1)
             s = pending.pop(done[0])
-            results[s] = ray.get(done[0])
+            try:
+                results[s] = ray.get(done[0])
+            except ray.exceptions.RayTaskError as e:  # an agent's or a setting's error in a worker: raise it
+                cause = getattr(e, "cause", None)  # as the single-process run does (one line, its own type),
+                if isinstance(cause, Exception):  # not wrapped in Ray's remote traceback
+                    raise cause from None
+                raise
             if bar is not None:
                 bar.update(int(bounds[s + 1] - bounds[s]))
     finally:
