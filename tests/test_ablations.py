@@ -26,8 +26,9 @@ TINY = dict(num_envs=16, rollout_steps=12, threads=1, torch_threads=1, channels=
         {"critic": "oracle"},
         {"pool_ratings": True, "rollout_steps": 64},
         {"critic": "oracle", "pool_ratings": True, "rollout_steps": 64},
+        {"value_warmup": 1, "lr_warmup": 2},
     ],
-    ids=["oracle-critic", "pool-ratings", "all"],
+    ids=["oracle-critic", "pool-ratings", "all", "lr-warmup"],
 )
 def test_each_switch_trains_and_resumes_exactly(tmp_path, switch):
     a = PPOConfig(run_dir=str(tmp_path / "a"), **{**TINY, **switch})
@@ -45,6 +46,17 @@ def test_each_switch_trains_and_resumes_exactly(tmp_path, switch):
         assert ra == rb and {"learner", "rule", "pool0"} <= set(ra)
         rows = (tmp_path / "a" / "progress.csv").read_text().splitlines()
         assert "rating_learner" in rows[0] and rows[-1].split(",")[rows[0].split(",").index("rating_rule")]
+
+
+def test_lr_warmup_ramps_the_rate_after_the_value_warmup(tmp_path):
+    """lr_warmup N: the value warm-up at the full rate, then 1/N, 2/N, ... of the (annealed) rate."""
+    import csv
+
+    cfg = PPOConfig(run_dir=str(tmp_path / "w"), **{**TINY, "updates": 6, "value_warmup": 2, "lr_warmup": 3,
+                                                    "lr": 1e-3, "anneal_lr": False})  # fmt: skip
+    train(cfg)
+    lrs = [float(r["lr"]) for r in csv.DictReader(open(tmp_path / "w" / "progress.csv"))]
+    np.testing.assert_allclose(lrs, [1e-3, 1e-3, 1e-3 / 3, 2e-3 / 3, 1e-3, 1e-3], rtol=1e-6)
 
 
 def test_time_budget_stops_after_saving(tmp_path):

@@ -122,6 +122,10 @@ class PPOConfig:
     value_warmup: int = 10
     """updates at the start that train the value head alone (the rest of the network frozen): a BC
     checkpoint's value head is untrained, and advantages from it would first push the imitated policy around"""
+    lr_warmup: int = 0
+    """updates after the value warm-up over which the learning rate rises linearly to ``lr`` (1/N of it first):
+    Adam's first steps on parameters frozen until then are full-size in every coordinate, and from a BC
+    planes checkpoint the first full update moved the policy by a KL of 0.09 and halved its points"""
     target_kl: float | None = 0.03
     """stop the epochs of an update early when the approximate KL exceeds this (None: never)"""
     opponent_prob: float = 0.75
@@ -188,7 +192,7 @@ def check_config(cfg: PPOConfig) -> PPOConfig:
     ints = {
         "seed": 0, "updates": 1, "num_envs": 1, "rollout_steps": 1, "threads": 1, "torch_threads": 1,
         "min_fan": 0, "channels": 1, "hidden": 1, "epochs": 1, "minibatch_size": 1, "pool_size": 1,
-        "pool_every": 1, "value_warmup": 0, "eval_every": 0, "eval_walls": 1, "eval_seed": 0, "save_every": 1,
+        "pool_every": 1, "value_warmup": 0, "lr_warmup": 0, "eval_every": 0, "eval_walls": 1, "eval_seed": 0, "save_every": 1,
         "workers": 0, "critic_channels": 1, "critic_hidden": 1,
     }  # fmt: skip
     for name, lo in ints.items():
@@ -822,9 +826,11 @@ class Trainer:
     def step(self, timers: dict[str, float]) -> dict[str, float]:
         cfg = self.cfg
         u = self.counters["update"]
-        if cfg.anneal_lr:
-            for g in self.opt.param_groups:
-                g["lr"] = cfg.lr * (1.0 - u / cfg.updates)
+        scale = 1.0 - u / cfg.updates if cfg.anneal_lr else 1.0
+        if cfg.lr_warmup and u >= cfg.value_warmup:
+            scale *= min(1.0, (u - cfg.value_warmup + 1) / cfg.lr_warmup)
+        for g in self.opt.param_groups:
+            g["lr"] = cfg.lr * scale
         if self.dist is not None:
             batch = self.dist.collect(timers)
         else:
