@@ -9,18 +9,25 @@ BUDGET=${BUDGET:-900}
 EVAL_SEED=${EVAL_SEED:-2027}
 OUT=${1:-runs/ablate}
 START=${START:-agents/baseline.safetensors}
+# the planes runs start from a BC planes network (train.bc --arch planes --blocks 2 --channels 32 --with-features,
+# docs/training.md "Networks"); not committed (0.4 MB, made in a few minutes): give its path
+PLANES=${PLANES:-runs/nn_sizes/planes_c32_b2_f.safetensors}
 mkdir -p "$OUT"
-common=(--init-from "$START" --time-budget-s "$BUDGET" --updates 100000 --no-anneal-lr --threads 1 --torch-threads 1
+common=(--time-budget-s "$BUDGET" --updates 100000 --no-anneal-lr --threads 1 --torch-threads 1
         --eval-every 0 --save-every 10 --seed 25 --no-progress --value-warmup 0)
 run() {  # name, extra settings...
   local name=$1; shift
-  python -m train.ppo --run-dir "$OUT/$name" "${common[@]}" "$@" > "$OUT/$name.log" 2>&1
+  local init=(--init-from "$START")
+  [[ " $* " == *" --init-from "* ]] && init=()
+  python -m train.ppo --run-dir "$OUT/$name" "${init[@]}" "${common[@]}" "$@" > "$OUT/$name.log" 2>&1
 }
 declare -A RUNS=(
   [control]=""
   [oracle]="--critic oracle --value-warmup 10"
   [entropy]="--ent-coef 0.01 --lr 3e-3"
   [ratings]="--opponents rule pool --pool-ratings --pool-every 10"
+  [planes]="--init-from $PLANES --value-warmup 20"
+  [planes-lr-warmup]="--init-from $PLANES --value-warmup 10 --lr-warmup 50 --lr 1e-3"
   [all]="--critic oracle --value-warmup 10 --ent-coef 0.01 --lr 3e-3 --opponents rule pool --pool-ratings --pool-every 10"
 )
 ORDER=(${ORDER:-control oracle entropy ratings all})
@@ -37,6 +44,7 @@ evaluate() {  # name, checkpoint
     --json "$OUT/eval_$1.json" > "$OUT/eval_$1.md"
 }
 evaluate start "$START"
+[[ " ${ORDER[*]} " == *" planes"* ]] && evaluate planes-start "$PLANES"
 for name in "${ORDER[@]}"; do
   evaluate "$name" "$OUT/$name/policy.safetensors"
 done
@@ -45,9 +53,11 @@ import csv, json, sys
 out, names = sys.argv[1], sys.argv[2:]
 print("| run | updates | decisions | training s | vs rule, points per hand [95% CI] |")
 print("| --- | --- | --- | --- | --- |")
-for n in ["start", *names]:
+import os
+starts = ["start"] + (["planes-start"] if os.path.exists(f"{out}/eval_planes-start.json") else [])
+for n in [*starts, *names]:
     a = json.load(open(f"{out}/eval_{n}.json"))["agents"][n]["points_per_hand"]
-    if n == "start":
+    if n in starts:
         u = d = s = "-"
     else:
         rows = list(csv.DictReader(open(f"{out}/{n}/progress.csv")))
