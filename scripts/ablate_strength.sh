@@ -3,9 +3,11 @@
 # budget (BUDGET seconds of collection and updates per run, the runs' `seconds` counter), two runs at a time with
 # 1 Numba + 1 torch thread each (so both see the same machine), then every result and the start itself on the
 # same 1,000 walls of seed EVAL_SEED (1v3 duplicate against agents.rule:make, greedy), never used for selection.
+# PAR=1 runs them one at a time (and evaluates with one thread), leaving the other core to another job.
 #   BUDGET=900 EVAL_SEED=2027 bash scripts/ablate_strength.sh [OUT]       (docs/training.md, "Ablations")
 set -euo pipefail
 BUDGET=${BUDGET:-900}
+PAR=${PAR:-2}
 EVAL_SEED=${EVAL_SEED:-2027}
 OUT=${1:-runs/ablate}
 START=${START:-agents/baseline.safetensors}
@@ -31,8 +33,8 @@ declare -A RUNS=(
   [all]="--critic oracle --value-warmup 10 --ent-coef 0.01 --lr 3e-3 --opponents rule pool --pool-ratings --pool-every 10"
 )
 ORDER=(${ORDER:-control oracle entropy ratings all})
-for ((i = 0; i < ${#ORDER[@]}; i += 2)); do
-  for name in "${ORDER[@]:i:2}"; do
+for ((i = 0; i < ${#ORDER[@]}; i += PAR)); do
+  for name in "${ORDER[@]:i:PAR}"; do
     # shellcheck disable=SC2086
     run "$name" ${RUNS[$name]} &
   done
@@ -40,7 +42,7 @@ for ((i = 0; i < ${#ORDER[@]}; i += 2)); do
 done
 evaluate() {  # name, checkpoint
   python -m mjenv eval --agent "$1=agents.nn:make" --agent-opt "$1.checkpoint=$2" --agent-opt "$1.greedy=true" \
-    --agent rule=agents.rule:make --seating 1v3 --walls 1000 --seed "$EVAL_SEED" --threads 2 \
+    --agent rule=agents.rule:make --seating 1v3 --walls 1000 --seed "$EVAL_SEED" --threads "$PAR" \
     --json "$OUT/eval_$1.json" > "$OUT/eval_$1.md"
 }
 evaluate start "$START"
