@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -122,7 +123,7 @@ def test_ppo_trains_the_planes_network_from_a_checkpoint_and_resumes_exactly(tmp
     assert ann.load(tmp_path / "c" / "policy.safetensors").config.arch == "planes"
 
 
-def test_tampered_and_mismatched_checkpoints(tmp_path):
+def test_tampered_and_mismatched_checkpoints(tmp_path, monkeypatch):
     cfg = PPOConfig(run_dir=str(tmp_path / "r"), **{**TINY, "updates": 1})
     train(cfg)
     path = tmp_path / "r" / "checkpoint.safetensors"
@@ -140,6 +141,21 @@ def test_tampered_and_mismatched_checkpoints(tmp_path):
     path.write_bytes(good)
     with pytest.raises(ValueError, match="settings differ"):
         Trainer(dataclasses.replace(cfg, resume=True, seed=1))
+    # from the command line: one line naming the difference, no traceback
+    from train import ppo as ppo_mod
+
+    argv = ["train.ppo", "--run-dir", str(tmp_path / "r"), "--resume", "--seed", "1"]
+    argv += [
+        f"--{k.replace('_', '-')}={v}"
+        for k, v in {**TINY, "updates": 1}.items()
+        if not isinstance(v, (bool, tuple))
+    ]
+    argv += ["--no-progress", "--opponents", *TINY["opponents"]]
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(
+        SystemExit, match=r"^train.ppo: error: resume: the settings differ[^\n]*\{'seed': \(0, 1\)\}$"
+    ):
+        ppo_mod.main()
     # the learner's agents.nn file loads, and refuses another config
     from agents import nn as ann
 

@@ -1031,9 +1031,10 @@ def main() -> None:
     cfg = tyro.cli(PPOConfig)
     try:
         check_config(cfg)
+        # a resume whose settings differ, or a checkpoint that does not fit, is the caller's error too
+        tr = Trainer(cfg)
     except (TypeError, ValueError, FileNotFoundError) as e:
         raise SystemExit(f"train.ppo: error: {e}") from None
-    tr = Trainer(cfg)
     print(tr.col.env.num_envs, "tables;", ann.NNPolicy(tr.net, device=str(tr.device)).describe())
     out = tr.run()
     print(json.dumps({"counters": out["counters"], "last_eval": out["last_eval"]}, indent=1))
