@@ -278,6 +278,21 @@ def test_nn_baseline_loads_and_plays_legally():
     assert masks[np.arange(a.size), a].all()
 
 
+def test_nn_planes_baseline_loads_and_plays_legally():
+    """``agents.nn:planes_baseline`` (the shipped tile-plane checkpoint) is the planes network, greedy, and plays
+    only legal actions; it is a different policy from ``agents.nn:baseline``."""
+    from agents import nn as N
+
+    policy = load_policy("agents.nn:planes_baseline", 32, 0)
+    assert policy.greedy and policy.net.config.arch == "planes" and policy.net.config.with_features
+    assert N.PLANES_BASELINE_PATH.stat().st_size <= 20 * 2**20
+    obs, masks, _ = _rule_rollout(32, 12, seed=5)
+    a = policy(obs, masks)
+    assert masks[np.arange(a.size), a].all()
+    b = load_policy("agents.nn:baseline", 32, 0)(obs, masks)
+    assert (a != b).any() and (a == b).mean() > 0.5  # a different network, trained on the same teacher
+
+
 def test_nn_bad_kwargs():
     from agents import nn as N
 
