@@ -632,9 +632,14 @@ def baseline(num_envs: int, seed: int, device: str = "cpu", greedy: bool = True)
 
     ``mjenv eval --agent ppo=agents.nn:baseline --agent rule=agents.rule:make --seating 1v3 --walls 1000``.
     """
-    if not BASELINE_PATH.is_file():
-        raise FileNotFoundError(f"the shipped baseline checkpoint is missing: {BASELINE_PATH}")
-    return make(num_envs, seed, checkpoint=BASELINE_PATH, device=device, greedy=greedy)
+    return _shipped(BASELINE_PATH, "baseline", num_envs, seed, device, greedy)
+
+
+def _shipped(path: Path, name: str, num_envs: int, seed: int, device: str, greedy: bool) -> NNPolicy:
+    """The policy of a checkpoint shipped in ``agents/`` (a clear error when the file is missing)."""
+    if not path.is_file():
+        raise FileNotFoundError(f"the shipped {name} checkpoint is missing: {path}")
+    return make(num_envs, seed, checkpoint=path, device=device, greedy=greedy)
 
 
 #: the strongest policy measured so far, shipped beside the baseline: the tile-plane network (planes 2 x 32 +
@@ -649,6 +654,4 @@ def planes_baseline(num_envs: int, seed: int, device: str = "cpu", greedy: bool 
 
     ``mjenv eval --agent planes=agents.nn:planes_baseline --agent rule=agents.rule:make --seating 1v3``.
     """
-    if not PLANES_BASELINE_PATH.is_file():
-        raise FileNotFoundError(f"the shipped planes checkpoint is missing: {PLANES_BASELINE_PATH}")
-    return make(num_envs, seed, checkpoint=PLANES_BASELINE_PATH, device=device, greedy=greedy)
+    return _shipped(PLANES_BASELINE_PATH, "planes", num_envs, seed, device, greedy)
