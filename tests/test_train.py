@@ -96,6 +96,29 @@ def test_resume_after_kill_is_exact(tmp_path):
     assert len(rows) == 5  # header + updates 1..4, none repeated
 
 
+def test_resume_from_the_command_line_takes_the_checkpoints_settings(tmp_path, monkeypatch, capsys):
+    """``--run-dir D --resume`` alone continues a run started with other settings, exactly as the full command."""
+    from train import ppo as ppo_mod
+
+    a = PPOConfig(run_dir=str(tmp_path / "a"), **{**TINY, "updates": 3})
+    train(a)
+    b = PPOConfig(run_dir=str(tmp_path / "b"), **{**TINY, "updates": 3})
+    train(b, stop_after=1)
+    monkeypatch.setattr(sys, "argv", ["train.ppo", "--run-dir", str(tmp_path / "b"), "--resume"])
+    ppo_mod.main()
+    assert json.loads(capsys.readouterr().out.split("\n", 1)[1])["counters"]["update"] == 3
+    pa, pb = _params(tmp_path / "a" / "policy.safetensors"), _params(tmp_path / "b" / "policy.safetensors")
+    for k in pa:
+        assert torch.equal(pa[k], pb[k]), k
+    assert ppo_mod.saved_config(tmp_path / "b") == dataclasses.replace(b, resume=True)
+    # a setting given again that the checkpoint fixes is still one line naming it
+    monkeypatch.setattr(
+        sys, "argv", ["train.ppo", "--run-dir", str(tmp_path / "b"), "--resume", "--lr", "0.1"]
+    )
+    with pytest.raises(SystemExit, match=r"^train.ppo: error: resume: the settings differ[^\n]*'lr'"):
+        ppo_mod.main()
+
+
 def test_ppo_trains_the_planes_network_from_a_checkpoint_and_resumes_exactly(tmp_path):
     """arch='planes' (the observation's tile planes, with the engineered features): PPO from a planes
     checkpoint moves its policy, keeps its architecture in policy.safetensors, and resumes bit for bit."""

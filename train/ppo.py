@@ -150,7 +150,8 @@ class PPOConfig:
     device: str = "auto"
     """auto (CUDA when present), cpu, cuda, cuda:N"""
     resume: bool = False
-    """continue from run_dir/checkpoint.safetensors (exactly)"""
+    """continue from run_dir/checkpoint.safetensors (exactly); on the command line every setting not given
+    again is the checkpoint's (``--run-dir D --resume --time-budget-s T`` continues a run with a larger budget)"""
     progress: bool = True
     workers: int = 0
     """Ray workers collecting rollouts (0: this process, the loop above). N > 0: N actors of ``num_envs`` tables
@@ -1025,11 +1026,25 @@ def train(cfg: PPOConfig, stop_after: int | None = None) -> dict[str, Any]:
     return Trainer(cfg).run(stop_after=stop_after)
 
 
+def saved_config(run_dir: str | Path) -> PPOConfig:
+    """The settings a run in ``run_dir`` was started with (from its checkpoint), as a :class:`PPOConfig` with
+    ``resume=True``: ``--resume`` takes them as its defaults, so only what may change need be given again."""
+    _, meta = read_checkpoint(Path(run_dir) / "checkpoint.safetensors")
+    saved = json.loads(meta["config"])
+    kw = {f.name: saved[f.name] for f in fields(PPOConfig) if f.name in saved}  # a newer setting: its default
+    kw["opponents"] = tuple(kw.get("opponents", _DEFAULTS.get("opponents", ())))
+    return PPOConfig(**{**kw, "run_dir": str(run_dir), "resume": True})
+
+
 def main() -> None:
     import tyro
 
     cfg = tyro.cli(PPOConfig)
     try:
+        if cfg.resume and (Path(cfg.run_dir) / "checkpoint.safetensors").is_file():
+            # parse again over the checkpoint's settings: a flag given differs from them only where the
+            # checkpoint allows (time budget, updates, logging) or the Trainer names the difference
+            cfg = tyro.cli(PPOConfig, default=saved_config(cfg.run_dir))
         check_config(cfg)
         # a resume whose settings differ, or a checkpoint that does not fit, is the caller's error too
         tr = Trainer(cfg)
