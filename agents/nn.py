@@ -19,7 +19,8 @@ Observations may be ``float32`` or ``uint8`` (``numpy`` arrays or ``torch`` tens
 on CPU, the network runs on CPU or CUDA. Checkpoints are safetensors files that carry the network config,
 its input layout (:func:`features_version`; the mlp's is ``NN_FEATURES_VERSION``, the observation layout and
 the feature layout) and a SHA-256 of the weights: loading one made for other inputs, another config, or with tampered or truncated bytes raises ``ValueError`` naming the
-problem. ``agents.nn:baseline`` plays the checkpoint shipped with the repository (``agents/baseline.safetensors``).
+problem. ``agents.nn:baseline`` plays the checkpoint shipped with the repository (``agents/baseline.safetensors``);
+``agents.nn:mlp_baseline`` the previous one (``agents/mlp_baseline.safetensors``).
 """
 
 from __future__ import annotations
@@ -623,16 +624,28 @@ def make(
     return NNPolicy(net, seed=seed, device=str(dev), greedy=greedy)
 
 
-#: the shipped trained checkpoint (how it was made: docs/training.md, "The shipped baseline (session 7)")
+#: the shipped trained policy, the strongest measured: the tile-plane network (planes 2 x 32 + features) after
+#: behaviour cloning and PPO on one core (docs/training.md, section 4, "The shipped baseline")
 BASELINE_PATH = Path(__file__).with_name("baseline.safetensors")
+
+#: the previous baseline, the fast mlp on the engineered features (docs/training.md, "The shipped baseline
+#: (session 7)"): four times faster per decision, the start of the ablations, the oracle critic and train.diagnose
+MLP_BASELINE_PATH = Path(__file__).with_name("mlp_baseline.safetensors")
 
 
 def baseline(num_envs: int, seed: int, device: str = "cpu", greedy: bool = True) -> NNPolicy:
-    """``agents.nn:baseline``: the shipped trained policy (:data:`BASELINE_PATH`), greedy by default.
+    """``agents.nn:baseline``: the shipped trained policy (:data:`BASELINE_PATH`, the tile-plane network), greedy
+    by default.
 
-    ``mjenv eval --agent ppo=agents.nn:baseline --agent rule=agents.rule:make --seating 1v3 --walls 1000``.
+    ``mjenv eval --agent nn=agents.nn:baseline --agent rule=agents.rule:make --seating 1v3 --walls 1000``.
     """
     return _shipped(BASELINE_PATH, "baseline", num_envs, seed, device, greedy)
+
+
+def mlp_baseline(num_envs: int, seed: int, device: str = "cpu", greedy: bool = True) -> NNPolicy:
+    """``agents.nn:mlp_baseline``: the previous shipped policy (:data:`MLP_BASELINE_PATH`, the mlp), greedy by
+    default; weaker than :func:`baseline` and about four times faster per decision."""
+    return _shipped(MLP_BASELINE_PATH, "mlp_baseline", num_envs, seed, device, greedy)
 
 
 def _shipped(path: Path, name: str, num_envs: int, seed: int, device: str, greedy: bool) -> NNPolicy:
@@ -640,18 +653,3 @@ def _shipped(path: Path, name: str, num_envs: int, seed: int, device: str, greed
     if not path.is_file():
         raise FileNotFoundError(f"the shipped {name} checkpoint is missing: {path}")
     return make(num_envs, seed, checkpoint=path, device=device, greedy=greedy)
-
-
-#: the strongest policy measured so far, shipped beside the baseline: the tile-plane network (planes 2 x 32 +
-#: features) after behaviour cloning and 3,781 s of PPO on one core (docs/training.md, "Two rows continued to
-#: 4,500 s"); +0.42 [+0.06, +0.77] points per hand against the baseline, 1v3 on 10,000 fresh walls
-PLANES_BASELINE_PATH = Path(__file__).with_name("planes_baseline.safetensors")
-
-
-def planes_baseline(num_envs: int, seed: int, device: str = "cpu", greedy: bool = True) -> NNPolicy:
-    """``agents.nn:planes_baseline``: the shipped tile-plane policy (:data:`PLANES_BASELINE_PATH`), greedy by
-    default; stronger than :func:`baseline` and about four times slower per decision.
-
-    ``mjenv eval --agent planes=agents.nn:planes_baseline --agent rule=agents.rule:make --seating 1v3``.
-    """
-    return _shipped(PLANES_BASELINE_PATH, "planes", num_envs, seed, device, greedy)

@@ -269,27 +269,20 @@ def test_nn_checkpoint_of_old_features_fails_clearly(tmp_path):
 
 
 def test_nn_baseline_loads_and_plays_legally():
-    """``agents.nn:baseline`` (the shipped checkpoint) loads by import string and plays only legal actions."""
-
-    policy = load_policy("agents.nn:baseline", 32, 0)
-    assert policy.greedy and "parameters" in policy.describe()
-    obs, masks, _ = _rule_rollout(32, 12, seed=5)
-    a = policy(obs, masks)
-    assert masks[np.arange(a.size), a].all()
-
-
-def test_nn_planes_baseline_loads_and_plays_legally():
-    """``agents.nn:planes_baseline`` (the shipped tile-plane checkpoint) is the planes network, greedy, and plays
-    only legal actions; it is a different policy from ``agents.nn:baseline``."""
+    """``agents.nn:baseline`` (the shipped checkpoint) is the tile-plane network, greedy, within 20 MB, and plays
+    only legal actions; ``agents.nn:mlp_baseline`` (the previous one) is the mlp and a different policy."""
     from agents import nn as N
 
-    policy = load_policy("agents.nn:planes_baseline", 32, 0)
+    policy = load_policy("agents.nn:baseline", 32, 0)
     assert policy.greedy and policy.net.config.arch == "planes" and policy.net.config.with_features
-    assert N.PLANES_BASELINE_PATH.stat().st_size <= 20 * 2**20
+    assert N.BASELINE_PATH.stat().st_size <= 20 * 2**20
     obs, masks, _ = _rule_rollout(32, 12, seed=5)
     a = policy(obs, masks)
     assert masks[np.arange(a.size), a].all()
-    b = load_policy("agents.nn:baseline", 32, 0)(obs, masks)
+    mlp = load_policy("agents.nn:mlp_baseline", 32, 0)
+    assert mlp.greedy and mlp.net.config.arch == "mlp"
+    b = mlp(obs, masks)
+    assert masks[np.arange(b.size), b].all()
     assert (a != b).any() and (a == b).mean() > 0.5  # a different network, trained on the same teacher
 
 
@@ -488,15 +481,16 @@ def test_nn_checkpoint_inputs_must_fit_its_arch(tmp_path):
         N.load(tmp_path / "relabelled.safetensors")
 
 
-def test_nn_baseline_is_the_mlp():
-    """The shipped checkpoint (its saved config has no ``arch``) loads as the mlp it always was."""
+def test_nn_mlp_baseline_is_the_mlp():
+    """The previous shipped checkpoint (its saved config has no ``arch``: written before the planes network
+    existed) loads as the mlp it always was."""
     from safetensors import safe_open
 
     from agents import nn as N
 
-    with safe_open(str(N.BASELINE_PATH), framework="pt") as f:
+    with safe_open(str(N.MLP_BASELINE_PATH), framework="pt") as f:
         assert "arch" not in f.metadata()["config"]
-    net = N.load(N.BASELINE_PATH)
+    net = N.load(N.MLP_BASELINE_PATH)
     assert type(net) is N.PolicyValueNet and net.config == N.NNConfig() and net.config.arch == "mlp"
     assert net.num_parameters == 68_547 and N.features_version(net.config) == N.NN_FEATURES_VERSION
     obs, masks, _ = _rule_rollout(8, 10, seed=1)
