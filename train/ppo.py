@@ -1032,7 +1032,8 @@ def saved_config(run_dir: str | Path) -> PPOConfig:
     _, meta = read_checkpoint(Path(run_dir) / "checkpoint.safetensors")
     saved = json.loads(meta["config"])
     kw = {f.name: saved[f.name] for f in fields(PPOConfig) if f.name in saved}  # a newer setting: its default
-    kw["opponents"] = tuple(kw.get("opponents", _DEFAULTS.get("opponents", ())))
+    if "opponents" in kw:  # a JSON list; the field is a tuple
+        kw["opponents"] = tuple(kw["opponents"])
     return PPOConfig(**{**kw, "run_dir": str(run_dir), "resume": True})
 
 
