@@ -625,7 +625,8 @@ def make(
 
 
 #: the shipped trained policy, the strongest measured: the tile-plane network (planes 2 x 32 + features) after
-#: behaviour cloning and PPO on one core (docs/training.md, section 4, "The shipped baseline")
+#: behaviour cloning and PPO on one core, the last part with the learning rate annealed (docs/training.md,
+#: section 4, "Annealed continuation")
 BASELINE_PATH = Path(__file__).with_name("baseline.safetensors")
 
 #: the previous baseline, the fast mlp on the engineered features (docs/training.md, "The shipped baseline
