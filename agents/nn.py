@@ -649,6 +649,68 @@ def mlp_baseline(num_envs: int, seed: int, device: str = "cpu", greedy: bool = T
     return _shipped(MLP_BASELINE_PATH, "mlp_baseline", num_envs, seed, device, greedy)
 
 
+#: :class:`EnsemblePolicy`: the floor of each member's probabilities before their logs are summed
+PROB_FLOOR = 1e-12
+
+
+class EnsemblePolicy:
+    """Greedy policy of several networks: each row takes the legal action of the highest summed
+    log-probability over the members, each probability floored at :data:`PROB_FLOOR` (float32), so that no
+    member vetoes an action alone (the trained networks give their rejected actions 1e-20 and below). The
+    legal action of the most support wins. Deterministic (it ignores ``rng``), ``len(members)`` times the
+    cost of one network per decision.
+    """
+
+    needs_observations = True
+    row_streams = True
+
+    def __init__(self, members: list[NNPolicy]) -> None:
+        if not members:
+            raise ValueError("an ensemble needs at least one member")
+        self.members = list(members)
+
+    def describe(self) -> str:
+        """One line: the members' descriptions."""
+        return f"agents.nn ensemble of {len(self.members)}: " + "; ".join(m.describe() for m in self.members)
+
+    def __call__(self, obs: Any, masks: Any, seats: Any = None, rng: Any = None) -> np.ndarray:
+        total = None
+        for member in self.members:  # each member checks obs and masks
+            logp = np.log(np.maximum(member.act_with_info(obs, masks)[1]["probs"], PROB_FLOOR))
+            total = logp if total is None else total + logp
+        m = masks.detach().cpu().numpy() if isinstance(masks, torch.Tensor) else np.asarray(masks)
+        total[~m.astype(np.bool_, copy=False)] = -np.inf
+        return total.argmax(axis=1).astype(np.int64)
+
+
+def ensemble(
+    num_envs: int, seed: int, checkpoints: str | Path | list | tuple, device: str = "cpu"
+) -> EnsemblePolicy:
+    """``agents.nn:ensemble``: an :class:`EnsemblePolicy` of the ``agents.nn`` checkpoints ``checkpoints`` (a
+    list of paths, or one string of paths separated by commas), greedy.
+
+    ``mjenv eval --agent ens=agents.nn:ensemble --agent-opt ens.checkpoints=A.safetensors,B.safetensors
+    --agent rule=agents.rule:make --seating 1v3``.
+    """
+    _, seed = check_factory_args(num_envs, seed)
+    if isinstance(checkpoints, (str, Path)):
+        paths = [p.strip() for p in str(checkpoints).split(",")]
+    elif isinstance(checkpoints, (list, tuple)):
+        paths = list(checkpoints)
+    else:
+        raise TypeError(
+            f"checkpoints must be a list of paths or a comma-separated str, got {type(checkpoints).__name__}"
+        )
+    for p in paths:
+        if not isinstance(p, (str, Path)) or not str(p):
+            raise ValueError(
+                f"checkpoints: every entry must be a non-empty path, got {p!r} in {checkpoints!r}"
+            )
+    if not paths:
+        raise ValueError("checkpoints: give at least one checkpoint")
+    return EnsemblePolicy([make(num_envs, seed, checkpoint=p, device=device, greedy=True) for p in paths])
+
+
 def _shipped(path: Path, name: str, num_envs: int, seed: int, device: str, greedy: bool) -> NNPolicy:
     """The policy of a checkpoint shipped in ``agents/`` (a clear error when the file is missing)."""
     if not path.is_file():

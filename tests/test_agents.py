@@ -866,3 +866,37 @@ def test_nn_sizes_benchmark_runs_tiny(capsys):
     assert "planes(blocks=1, channels=4" in capsys.readouterr().out
     with pytest.raises(ValueError, match="bad size"):
         nn_sizes.parse_size("planes")
+
+
+def test_nn_ensemble_of_checkpoints(tmp_path):
+    """``agents.nn:ensemble``: one member plays as that member greedily; two members play legally, agree with
+    both where both agree, and pick by the summed log-probabilities floored at 1e-12; bad settings fail with a clear error."""
+    from agents import nn as N
+
+    obs, masks, _ = _rule_rollout(32, 12, seed=5)
+    one = load_policy("agents.nn:ensemble", 32, 0, checkpoints=str(N.BASELINE_PATH))
+    base = load_policy("agents.nn:baseline", 32, 0)
+    np.testing.assert_array_equal(one(obs, masks), base(obs, masks))
+    both = load_policy("agents.nn:ensemble", 32, 0, checkpoints=f"{N.BASELINE_PATH},{N.MLP_BASELINE_PATH}")
+    assert "ensemble of 2" in both.describe()
+    mlp = load_policy("agents.nn:mlp_baseline", 32, 0)
+    a, b, e = base(obs, masks), mlp(obs, masks), both(obs, masks)
+    assert masks[np.arange(e.size), e].all()
+    assert (e[a == b] == a[a == b]).all()
+    pa = base.act_with_info(obs, masks)[1]["probs"]
+    pb = mlp.act_with_info(obs, masks)[1]["probs"]
+    assert pa.dtype == np.float32 and N.PROB_FLOOR == 1e-12
+    score = np.where(masks, np.log(np.maximum(pa, 1e-12)) + np.log(np.maximum(pb, 1e-12)), -np.inf)
+    np.testing.assert_array_equal(e, score.argmax(axis=1))
+    same = N.ensemble(32, 0, [N.BASELINE_PATH, N.BASELINE_PATH])
+    np.testing.assert_array_equal(same(obs, masks), a)
+    with pytest.raises(ValueError, match="non-empty path"):
+        N.ensemble(4, 0, "")
+    with pytest.raises(ValueError, match="at least one"):
+        N.ensemble(4, 0, [])
+    with pytest.raises(TypeError, match="checkpoints must be"):
+        N.ensemble(4, 0, 3)
+    with pytest.raises((FileNotFoundError, ValueError)):
+        N.ensemble(4, 0, str(tmp_path / "missing.safetensors"))
+    with pytest.raises(ValueError, match="observations"):
+        one(None, masks)
