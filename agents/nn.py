@@ -546,22 +546,8 @@ class NNPolicy:
     def act_with_info(
         self, obs: Any, masks: Any, seats: Any = None, rng: Any = None
     ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        if obs is None:
-            raise ValueError("the nn agent needs observations (VectorEnv(..., observations=True))")
-        if masks is None:
-            raise ValueError("the nn agent needs masks")
-        o = obs.detach().cpu().numpy() if isinstance(obs, torch.Tensor) else np.asarray(obs)
-        m = masks.detach().cpu().numpy() if isinstance(masks, torch.Tensor) else np.asarray(masks)
-        if o.ndim != 2 or o.shape[1] != OBS_SIZE:
-            raise ValueError(f"obs must have shape (N, {OBS_SIZE}), got {tuple(o.shape)}")
-        m = m.astype(np.bool_, copy=False)
-        if m.ndim != 2 or m.shape != (o.shape[0], NUM_ACTIONS):
-            raise ValueError(f"masks must have shape ({o.shape[0]}, {NUM_ACTIONS}), got {tuple(m.shape)}")
-        if m.shape[0] and not bool(m.any(axis=1).all()):
-            raise ValueError("a row of masks has no legal action")
-        mt = torch.from_numpy(np.ascontiguousarray(m)).to(self.device)
-        logits, value = self.net.forward_features(*self.net.features(o, m), mt)
-        probs = torch.softmax(logits, dim=1)
+        o, m = _check_batch(obs, masks)
+        probs, value = self._probs(self.net.features(o, m), m)
         if self.greedy:
             actions = probs.argmax(dim=1)
         elif rng is not None:  # inverse CDF at one uniform per row: the first action whose CDF exceeds u
@@ -577,6 +563,30 @@ class NNPolicy:
 
     def __call__(self, obs: Any, masks: Any, seats: Any = None, rng: Any = None) -> np.ndarray:
         return self.act_with_info(obs, masks, seats, rng)[0]
+
+    def _probs(self, inputs: tuple[torch.Tensor, ...], m: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+        """The masked softmax and the value from the network's inputs (``self.net.features``) and bool masks."""
+        mt = torch.from_numpy(np.ascontiguousarray(m)).to(self.device)
+        logits, value = self.net.forward_features(*inputs, mt)
+        return torch.softmax(logits, dim=1), value
+
+
+def _check_batch(obs: Any, masks: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(obs, bool masks)`` as numpy arrays, or a ValueError naming what is wrong with them."""
+    if obs is None:
+        raise ValueError("the nn agent needs observations (VectorEnv(..., observations=True))")
+    if masks is None:
+        raise ValueError("the nn agent needs masks")
+    o = obs.detach().cpu().numpy() if isinstance(obs, torch.Tensor) else np.asarray(obs)
+    m = masks.detach().cpu().numpy() if isinstance(masks, torch.Tensor) else np.asarray(masks)
+    if o.ndim != 2 or o.shape[1] != OBS_SIZE:
+        raise ValueError(f"obs must have shape (N, {OBS_SIZE}), got {tuple(o.shape)}")
+    m = m.astype(np.bool_, copy=False)
+    if m.ndim != 2 or m.shape != (o.shape[0], NUM_ACTIONS):
+        raise ValueError(f"masks must have shape ({o.shape[0]}, {NUM_ACTIONS}), got {tuple(m.shape)}")
+    if m.shape[0] and not bool(m.any(axis=1).all()):
+        raise ValueError("a row of masks has no legal action")
+    return o, m
 
 
 def make(
@@ -657,8 +667,8 @@ class EnsemblePolicy:
     """Greedy policy of several networks: each row takes the legal action of the highest summed
     log-probability over the members, each probability floored at :data:`PROB_FLOOR` (float32), so that no
     member vetoes an action alone (the trained networks give their rejected actions 1e-20 and below). The
-    legal action of the most support wins. Deterministic (it ignores ``rng``), ``len(members)`` times the
-    cost of one network per decision.
+    legal action of the most support wins. Deterministic (it ignores ``rng``); the members that read the same
+    inputs share their computation, the rest costs each member its network.
     """
 
     needs_observations = True
@@ -673,13 +683,21 @@ class EnsemblePolicy:
         """One line: the members' descriptions."""
         return f"agents.nn ensemble of {len(self.members)}: " + "; ".join(m.describe() for m in self.members)
 
+    @torch.no_grad()
     def __call__(self, obs: Any, masks: Any, seats: Any = None, rng: Any = None) -> np.ndarray:
+        o, m = _check_batch(obs, masks)
+        inputs: dict[
+            tuple[str, str], tuple[torch.Tensor, ...]
+        ] = {}  # computed once per input layout and device
         total = None
-        for member in self.members:  # each member checks obs and masks
-            logp = np.log(np.maximum(member.act_with_info(obs, masks)[1]["probs"], PROB_FLOOR))
+        for member in self.members:
+            key = (features_version(member.net.config), str(member.device))
+            if key not in inputs:
+                inputs[key] = member.net.features(o, m)
+            probs = member._probs(inputs[key], m)[0].float().cpu().numpy()
+            logp = np.log(np.maximum(probs, PROB_FLOOR))
             total = logp if total is None else total + logp
-        m = masks.detach().cpu().numpy() if isinstance(masks, torch.Tensor) else np.asarray(masks)
-        total[~m.astype(np.bool_, copy=False)] = -np.inf
+        total[~m] = -np.inf
         return total.argmax(axis=1).astype(np.int64)
 
 

@@ -870,7 +870,8 @@ def test_nn_sizes_benchmark_runs_tiny(capsys):
 
 def test_nn_ensemble_of_checkpoints(tmp_path):
     """``agents.nn:ensemble``: one member plays as that member greedily; two members play legally, agree with
-    both where both agree, and pick by the summed log-probabilities floored at 1e-12; bad settings fail with a clear error."""
+    both where both agree, and pick by the summed log-probabilities floored at 1e-12; bad settings fail with a
+    clear error."""
     from agents import nn as N
 
     obs, masks, _ = _rule_rollout(32, 12, seed=5)
