@@ -71,6 +71,10 @@ def test_bad_setting_types_and_files(tmp_path):
         bc.check_config(bc.BCConfig(arch="cnn"))
     with pytest.raises(ValueError, match="blocks is a setting of arch='planes'"):
         bc.check_config(bc.BCConfig(blocks=3))
+    with pytest.raises(TypeError, match="unexpected option 'checkpoint'"):
+        bc.check_config(bc.BCConfig(teacher="agents.nn:ensemble", teacher_opt=("checkpoint=x",)))
+    with pytest.raises(ValueError, match="teacher_opt takes KEY=VALUE"):
+        bc.check_config(bc.BCConfig(teacher="agents.nn:ensemble", teacher_opt=("checkpoints",)))
 
 
 # ------------------------------------------------------------------------------------------------ resume
@@ -283,6 +287,24 @@ def test_bc_reaches_high_agreement_on_tiny_teacher_data(tmp_path):
     _net, rep = bc.fit(cfg, back)
     assert rep["held_out"]["agreement"] >= 0.9, rep["held_out"]
     assert sum(v["n"] for v in rep["held_out"]["per_type"].values()) == rep["held_out"]["n"]
+
+
+def test_bc_teacher_options_reach_the_factory(tmp_path):
+    # an ensemble of the shipped network twice plays as the network alone: the same decisions
+    cfg = bc.BCConfig(teacher="agents.nn:ensemble", decisions=400, num_envs=8, threads=1, seed=5,
+                      teacher_opt=("checkpoints=agents/baseline.safetensors,agents/baseline.safetensors",))  # fmt: skip
+    kw = bc.teacher_kwargs(bc.check_config(cfg))
+    assert kw == {"checkpoints": "agents/baseline.safetensors,agents/baseline.safetensors"}
+    ens = bc.generate_teacher(
+        cfg.teacher, 400, num_envs=8, seed=5, threads=1, progress=False, teacher_kwargs=kw
+    )
+    one = bc.generate_teacher("agents.nn:baseline", 400, num_envs=8, seed=5, threads=1, progress=False)
+    for k in one:
+        assert np.array_equal(ens[k], one[k]), k
+    assert bc.teacher_kwargs(bc.BCConfig(teacher_opt=("greedy=false", "x=[1, 2]"))) == {
+        "greedy": False,
+        "x": [1, 2],
+    }
 
 
 def test_bc_from_records_matches_the_engine(tmp_path):

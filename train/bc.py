@@ -46,7 +46,7 @@ from agents import nn as ann
 from mjenv import actions as A
 from mjenv import game as G
 from mjenv.observation import OBS_SIZE, observe_kernel
-from mjenv.policy import load_policy
+from mjenv.policy import check_factory, load_policy
 from mjenv.record import replay
 from mjenv.rules import RuleConfig
 from mjenv.vector import NUM_ACTIONS, VectorEnv
@@ -64,6 +64,9 @@ class BCConfig:
     """where the agents.nn checkpoint goes (the report goes beside it, .json)"""
     teacher: str = "agents.rule:make"
     """import string of the teacher policy (used when no records are given)"""
+    teacher_opt: tuple[str, ...] = ()
+    """KEY=VALUE keyword arguments for the teacher's factory (VALUE read as JSON when it parses, else as a
+    string), as mjenv eval's --agent-opt, e.g. checkpoints=a.safetensors,b.safetensors for agents.nn:ensemble"""
     decisions: int = 200_000
     """teacher decisions to generate (those with more than one legal action)"""
     data: str | None = None
@@ -116,7 +119,26 @@ def check_config(cfg: BCConfig) -> BCConfig:
             raise FileNotFoundError(f"botzone_logs: no file {r}")
     if cfg.records and cfg.botzone_logs:
         raise ValueError("give records or botzone_logs, not both")
+    check_factory(cfg.teacher, 1, 0, **teacher_kwargs(cfg))  # a bad teacher or option fails before any work
     return cfg
+
+
+def teacher_kwargs(cfg: BCConfig) -> dict[str, Any]:
+    """``cfg.teacher_opt`` (``KEY=VALUE`` strings) as the teacher factory's keyword arguments."""
+    if isinstance(cfg.teacher_opt, str) or not isinstance(cfg.teacher_opt, (tuple, list)):
+        raise TypeError(f"BCConfig.teacher_opt must be a tuple of KEY=VALUE strings, got {cfg.teacher_opt!r}")
+    kwargs: dict[str, Any] = {}
+    for item in cfg.teacher_opt:
+        key, sep, value = str(item).partition("=")
+        if not sep or not key:
+            raise ValueError(f"teacher_opt takes KEY=VALUE, got {item!r}")
+        if key in kwargs:
+            raise ValueError(f"teacher_opt: {key!r} given twice")
+        try:
+            kwargs[key] = json.loads(value)
+        except json.JSONDecodeError:
+            kwargs[key] = value
+    return kwargs
 
 
 def net_config(cfg: BCConfig) -> ann.NNConfig:
@@ -156,11 +178,13 @@ def _dataset(obs: list, masks: list, actions: list) -> dict[str, np.ndarray]:
 def generate_teacher(
     teacher: str = "agents.rule:make", decisions: int = 100_000, *, num_envs: int = 256, seed: int = 0,
     rules: RuleConfig | None = None, threads: int | None = None, progress: bool = True,
+    teacher_kwargs: dict[str, Any] | None = None,
 ) -> dict[str, np.ndarray]:  # fmt: skip
-    """Let ``teacher`` play every chair of a VectorEnv and keep its first ``decisions`` non-forced decisions."""
+    """Let ``teacher`` (built with ``teacher_kwargs``) play every chair of a VectorEnv and keep its first
+    ``decisions`` non-forced decisions."""
     rules = RuleConfig(illegal="raise") if rules is None else rules
+    policy = load_policy(teacher, num_envs, seed, **(teacher_kwargs or {}))
     env = VectorEnv(num_envs, seed=seed, rules=rules, threads=threads, obs_dtype=np.uint8)
-    policy = load_policy(teacher, num_envs, seed)
     obs, masks, seats = env.reset()
     keep_o, keep_m, keep_a = [], [], []
     have = 0
@@ -358,8 +382,9 @@ def run(cfg: BCConfig) -> dict[str, Any]:
         data, source = from_botzone_logs(cfg.botzone_logs, progress=cfg.progress)
     else:
         data = generate_teacher(cfg.teacher, cfg.decisions, num_envs=cfg.num_envs, seed=cfg.seed, rules=rules,
-                                threads=cfg.threads, progress=cfg.progress)  # fmt: skip
-        source = {"teacher": cfg.teacher, "min_fan": cfg.min_fan, "seed": cfg.seed}
+                                threads=cfg.threads, progress=cfg.progress, teacher_kwargs=teacher_kwargs(cfg))  # fmt: skip
+        source = {"teacher": cfg.teacher, "teacher_opt": list(cfg.teacher_opt), "min_fan": cfg.min_fan,
+                  "seed": cfg.seed}  # fmt: skip
     if cfg.data is not None and not Path(cfg.data).is_file():
         save_dataset(cfg.data, data, source)
     t_data = time.perf_counter() - t0
