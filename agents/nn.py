@@ -686,9 +686,8 @@ class EnsemblePolicy:
     @torch.no_grad()
     def __call__(self, obs: Any, masks: Any, seats: Any = None, rng: Any = None) -> np.ndarray:
         o, m = _check_batch(obs, masks)
-        inputs: dict[
-            tuple[str, str], tuple[torch.Tensor, ...]
-        ] = {}  # computed once per input layout and device
+        # the members' inputs, computed once per input layout and device
+        inputs: dict[tuple[str, str], tuple[torch.Tensor, ...]] = {}
         total = None
         for member in self.members:
             key = (features_version(member.net.config), str(member.device))

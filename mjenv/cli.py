@@ -396,7 +396,7 @@ def _cmd_eval(args) -> int:
     import json
 
     from mjenv.arena import format_markdown, plot_report, run_arena
-    from mjenv.policy import check_factory
+    from mjenv.policy import check_factory, option_value
 
     agents: dict[str, str] = {}
     for item in args.agent:
@@ -414,11 +414,7 @@ def _cmd_eval(args) -> int:
             raise ValueError(f"--agent-opt takes NAME.KEY=VALUE, got {item!r}")
         if name not in agents:
             raise ValueError(f"--agent-opt {item!r}: no agent named {name!r} (agents: {sorted(agents)})")
-        try:
-            parsed = json.loads(value)
-        except json.JSONDecodeError:
-            parsed = value
-        agent_kwargs.setdefault(name, {})[kw] = parsed
+        agent_kwargs.setdefault(name, {})[kw] = option_value(value)
     for name, spec in agents.items():  # a misspelled option fails here, before anything is compiled or played
         try:
             check_factory(spec, 1, 0, **agent_kwargs.get(name, {}))

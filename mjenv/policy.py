@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
 import os
 import sys
 from collections.abc import Callable
@@ -291,6 +292,15 @@ def factory_options(factory: Callable[..., Any]) -> list[str] | None:
     named = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][:2]
     return [p.name for p in named if p not in positional]
+
+
+def option_value(text: str) -> Any:
+    """A factory option given as text on a command line (``mjenv eval --agent-opt``, ``train.bc --teacher-opt``):
+    its JSON value when it parses as JSON (``3``, ``false``, ``[1, 2]``), else the text itself."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
 
 
 def check_factory(

@@ -46,7 +46,7 @@ from agents import nn as ann
 from mjenv import actions as A
 from mjenv import game as G
 from mjenv.observation import OBS_SIZE, observe_kernel
-from mjenv.policy import check_factory, load_policy
+from mjenv.policy import check_factory, load_policy, option_value
 from mjenv.record import replay
 from mjenv.rules import RuleConfig
 from mjenv.vector import NUM_ACTIONS, VectorEnv
@@ -134,10 +134,7 @@ def teacher_kwargs(cfg: BCConfig) -> dict[str, Any]:
             raise ValueError(f"teacher_opt takes KEY=VALUE, got {item!r}")
         if key in kwargs:
             raise ValueError(f"teacher_opt: {key!r} given twice")
-        try:
-            kwargs[key] = json.loads(value)
-        except json.JSONDecodeError:
-            kwargs[key] = value
+        kwargs[key] = option_value(value)
     return kwargs
 
 
