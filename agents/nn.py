@@ -306,6 +306,18 @@ class _Block(nn.Module):
         return self.conv2(torch.relu(self.conv1(torch.relu(x))))
 
 
+def planes_inputs(config: NNConfig) -> tuple[int, int, np.ndarray]:
+    """What a planes network of ``config`` reads of its :func:`input_features`, the legal mask left out:
+    ``(planes, scalars, scale)``, the first ``planes`` rows of the planes and the first ``scalars`` columns of
+    the scalars, each scalar divided by its ``scale`` (float32 ``[scalars]``) before use."""
+    f = config.with_features
+    n_planes = P.NUM_PLANES - P.NUM_MASK_PLANES + (NUM_TILE_FEATURES if f else 0)
+    n_scalars = P.NUM_SCALARS - P.NUM_MASK_SCALARS + (NUM_GLOBAL_FEATURES if f else 0)
+    scale = np.ones(n_scalars, np.float32)
+    scale[: P.NUM_SCALARS - P.NUM_MASK_SCALARS] = P.SCALAR_SCALE[: P.NUM_SCALARS - P.NUM_MASK_SCALARS]
+    return n_planes, n_scalars, scale
+
+
 class PlanesNet(nn.Module):
     """``forward(obs, masks) -> (masked logits [N, NUM_ACTIONS], value [N])``, reading the observation itself.
 
@@ -327,11 +339,8 @@ class PlanesNet(nn.Module):
         if config.arch != "planes":
             raise ValueError(f"PlanesNet is arch 'planes', got a config for {config.arch!r} (use build_net)")
         self.config = config
-        c, h, f = config.channels, config.hidden, config.with_features
-        self.n_planes = P.NUM_PLANES - P.NUM_MASK_PLANES + (NUM_TILE_FEATURES if f else 0)
-        self.n_scalars = P.NUM_SCALARS - P.NUM_MASK_SCALARS + (NUM_GLOBAL_FEATURES if f else 0)
-        scale = np.ones(self.n_scalars, np.float32)
-        scale[: P.NUM_SCALARS - P.NUM_MASK_SCALARS] = P.SCALAR_SCALE[: P.NUM_SCALARS - P.NUM_MASK_SCALARS]
+        c, h = config.channels, config.hidden
+        self.n_planes, self.n_scalars, scale = planes_inputs(config)
         self.register_buffer("inv_scale", torch.from_numpy(1.0 / scale), persistent=False)
         self.register_buffer("from_row", torch.from_numpy(_FROM_ROW), persistent=False)
         self.register_buffer("pos", torch.from_numpy(_POS), persistent=False)

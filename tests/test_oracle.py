@@ -90,16 +90,23 @@ def _hide_swap(state, seat, rng):
 torch = pytest.importorskip("torch")
 
 
-def test_hidden_information_changes_the_critic_never_the_actor():
+@pytest.mark.parametrize("arch", ["mlp", "planes"])
+def test_hidden_information_changes_the_critic_never_the_actor(arch):
     """Perturb every hidden part (other hands, the wall) at many decisions: the acting chair's observation
-    and mask, and so the actor's logits, stay bit for bit; the oracle block and the critic's value change."""
+    and mask, and so the actor's logits, stay bit for bit; the oracle block and the critic's value change.
+    The critic reads the actor's inputs, of either architecture."""
     from agents import nn as ann
     from train.critic import OracleCritic
 
     env = _played(n=64, steps=25, seed=11, obs_dtype=np.uint8)
     torch.manual_seed(0)
-    actor = ann.PolicyValueNet(ann.NNConfig(8, 32)).eval()
-    critic = OracleCritic().eval()
+    nc = (
+        ann.NNConfig(8, 32)
+        if arch == "mlp"
+        else ann.NNConfig(8, 32, arch="planes", blocks=1, with_features=True)
+    )
+    actor = ann.build_net(nc).eval()
+    critic = OracleCritic(net_config=nc).eval()
     rng = np.random.default_rng(0)
     changed = 0
     for i in range(env.num_envs):
@@ -117,7 +124,7 @@ def test_hidden_information_changes_the_critic_never_the_actor():
         with torch.no_grad():
             la, _ = actor(env.obs[i : i + 1], env.masks[i : i + 1])
             lb, _ = actor(obs2[None], mask2[None])
-            tile, glob = ann.obs_features(env.obs[i : i + 1], env.masks[i : i + 1])
+            tile, glob = ann.input_features(nc, env.obs[i : i + 1], env.masks[i : i + 1])
             va = critic(tile, glob, torch.from_numpy(env.oracle[i : i + 1]))
             vb = critic(tile, glob, torch.from_numpy(orc2[None]))
         assert torch.equal(la, lb)
@@ -146,15 +153,18 @@ def test_only_training_reads_the_oracle_block():
     assert allowed <= seen  # the test looks at the right files
 
 
-def test_ppo_oracle_critic_resumes_exactly_and_stays_out_of_the_policy_file(tmp_path):
+@pytest.mark.parametrize("arch", ["mlp", "planes"])
+def test_ppo_oracle_critic_resumes_exactly_and_stays_out_of_the_policy_file(tmp_path, arch):
     from safetensors.torch import load_file
 
-    from train.ppo import PPOConfig, Trainer, read_checkpoint, train
+    from train.ppo import PPOConfig, Trainer, net_config, read_checkpoint, train
 
     tiny = dict(num_envs=16, rollout_steps=12, threads=1, torch_threads=1, channels=4, hidden=16, updates=3,
                 minibatch_size=64, epochs=2, eval_every=0, save_every=1, progress=False, min_fan=4,
                 opponents=("rule", "random"), opponent_prob=0.5, value_warmup=1, critic="oracle",
-                critic_channels=4, critic_hidden=16)  # fmt: skip
+                critic_channels=4, critic_hidden=16, arch=arch)  # fmt: skip
+    if arch == "planes":
+        tiny.update(blocks=1, with_features=True)
     a = PPOConfig(run_dir=str(tmp_path / "a"), **tiny)
     train(a)
     b = PPOConfig(run_dir=str(tmp_path / "b"), **tiny)
@@ -169,7 +179,7 @@ def test_ppo_oracle_critic_resumes_exactly_and_stays_out_of_the_policy_file(tmp_
     assert not any("critic" in k for k in pol)
     from agents import nn as ann
 
-    assert set(pol) == set(ann.PolicyValueNet(ann.NNConfig(4, 16)).state_dict())
+    assert set(pol) == set(ann.build_net(net_config(a)).state_dict())
     with pytest.raises(ValueError, match="critic must be one of"):
         Trainer(PPOConfig(run_dir=str(tmp_path / "c"), critic="perfect"))
     with pytest.raises(ValueError, match="workers=0"):

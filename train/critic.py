@@ -13,11 +13,12 @@ env for it (``tests/test_layering.py``).
 
 What
 ----
-:class:`OracleCritic` reads the actor's input features (``agents.nn.obs_features``: tile features and global
-features, computed once per decision at collection) plus the oracle block of the deciding chair
+:class:`OracleCritic` reads the actor's inputs (``agents.nn.input_features``, computed once per decision at
+collection: for the mlp its tile and global features, for the planes network its tile planes and scalars
+without the legal mask, as ``agents.nn.planes_inputs`` says) plus the oracle block of the deciding chair
 (``VectorEnv(oracle=True)``, ``mjenv.observation`` "oracle block") as per-tile planes: every seat's concealed
 counts (4), waits (4), the wall's counts (1) and the next draws of every seat (4). A per-tile encoder shared by
-the 34 tiles, a flattened summary, and a two-layer MLP with the global features give the value.
+the 34 tiles, a flattened summary, and a two-layer MLP with the global inputs give the value.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.nn import NUM_GLOBAL, NUM_TILE_FEATURES
+from agents.nn import NUM_GLOBAL, NUM_TILE_FEATURES, NNConfig, planes_inputs
 from mjenv.observation import ORACLE_OFFSETS, ORACLE_SIZE
 
 _PLANES = (("hands", 4, 4.0), ("waits", 4, 1.0), ("wall_counts", 1, 4.0), ("wall_next", 4, 4.0))
@@ -61,19 +62,27 @@ class CriticConfig:
 
 
 class OracleCritic(nn.Module):
-    """``forward(tile, glob, oracle) -> value [N]`` (see the module docstring)."""
+    """``forward(tile, glob, oracle) -> value [N]`` (see the module docstring); ``tile, glob`` are the inputs
+    of an actor of ``net_config`` (default: the mlp's)."""
 
-    def __init__(self, config: CriticConfig | None = None) -> None:
+    def __init__(self, config: CriticConfig | None = None, net_config: NNConfig | None = None) -> None:
         super().__init__()
         self.config = CriticConfig() if config is None else config
+        self.planes_layout = net_config is not None and net_config.arch == "planes"
+        if self.planes_layout:  # [N, planes, 34] and [N, scalars]: the mask rows and columns are left out
+            n_tile, n_glob, scale = planes_inputs(net_config)
+        else:
+            n_tile, n_glob, scale = NUM_TILE_FEATURES, NUM_GLOBAL, np.ones(NUM_GLOBAL, np.float32)
+        self.n_tile, self.n_glob = n_tile, n_glob
         c, h = self.config.channels, self.config.hidden
-        self.tile_enc = nn.Linear(NUM_TILE_FEATURES + NUM_ORACLE_PLANES, c)
+        self.tile_enc = nn.Linear(n_tile + NUM_ORACLE_PLANES, c)
         self.tile_sum = nn.Linear(c, _SUMMARY)
         self.body = nn.Sequential(
-            nn.Linear(34 * _SUMMARY + NUM_GLOBAL, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU(), nn.Linear(h, 1)
+            nn.Linear(34 * _SUMMARY + n_glob, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU(), nn.Linear(h, 1)
         )
         self.register_buffer("plane_idx", torch.from_numpy(_IDX), persistent=False)
         self.register_buffer("plane_scale", torch.from_numpy(_SCALE), persistent=False)
+        self.register_buffer("glob_inv_scale", torch.from_numpy(1.0 / scale), persistent=False)
 
     def planes(self, oracle: torch.Tensor) -> torch.Tensor:
         """``[N, 34, NUM_ORACLE_PLANES]`` float planes of an oracle block batch ``[N, ORACLE_SIZE]``."""
@@ -82,7 +91,10 @@ class OracleCritic(nn.Module):
         return oracle[:, self.plane_idx].float() / self.plane_scale
 
     def forward(self, tile: torch.Tensor, glob: torch.Tensor, oracle: torch.Tensor) -> torch.Tensor:
+        if self.planes_layout:
+            tile = tile[:, : self.n_tile].transpose(1, 2)
+        glob = glob[:, : self.n_glob].float() * self.glob_inv_scale
         x = torch.cat([tile.float(), self.planes(oracle)], dim=2)
         e = torch.relu(self.tile_enc(x))
         s = self.tile_sum(e).flatten(1)
-        return self.body(torch.cat([s, glob.float()], dim=1)).squeeze(1)
+        return self.body(torch.cat([s, glob], dim=1)).squeeze(1)

@@ -749,20 +749,15 @@ class Trainer:
             with torch.random.fork_rng(devices=[]):
                 torch.manual_seed(cfg.seed)
                 net = ann.build_net(nc)
-        if cfg.critic == "oracle" and net.config.arch != "mlp":
-            raise ValueError(
-                "PPOConfig.critic='oracle' reads the mlp's input features: use it with arch='mlp' "
-                f"(the network is {net.config.describe()})"
-            )
         self.net = net.to(self.device)
         self.critic: OracleCritic | None = None  # critic="oracle": the training-only value function
         params = list(self.net.parameters())
         if cfg.critic == "oracle":
             with torch.random.fork_rng(devices=[]):
                 torch.manual_seed(cfg.seed + 1)
-                self.critic = OracleCritic(CriticConfig(cfg.critic_channels, cfg.critic_hidden)).to(
-                    self.device
-                )
+                self.critic = OracleCritic(
+                    CriticConfig(cfg.critic_channels, cfg.critic_hidden), net.config
+                ).to(self.device)
             params += list(self.critic.parameters())
         # foreach: one multi-tensor kernel per Adam operation instead of a loop over the 16 parameters (the
         # default on CUDA; on CPU it was 1.6x faster per step and gives bitwise the same parameters)
