@@ -46,7 +46,8 @@ def _params(path):
         ({"device": "nonsense"}, "device"),
         ({"arch": "cnn"}, "arch must be one of"),
         ({"blocks": 3}, "blocks is a setting of arch='planes'"),
-        ({"arch": "planes", "critic": "oracle"}, "reads the mlp's input features"),
+        ({"critic": "perfect"}, "critic must be one of"),
+        ({"critic": "oracle", "workers": 1}, "collects in this process only"),
     ],
 )
 def test_bad_settings_fail_before_any_work(tmp_path, kw, match):
