@@ -20,7 +20,8 @@ on CPU, the network runs on CPU or CUDA. Checkpoints are safetensors files that 
 its input layout (:func:`features_version`; the mlp's is ``NN_FEATURES_VERSION``, the observation layout and
 the feature layout) and a SHA-256 of the weights: loading one made for other inputs, another config, or with tampered or truncated bytes raises ``ValueError`` naming the
 problem. ``agents.nn:baseline`` plays the checkpoint shipped with the repository (``agents/baseline.safetensors``);
-``agents.nn:mlp_baseline`` the previous one (``agents/mlp_baseline.safetensors``).
+``agents.nn:planes32_baseline`` the previous one (``agents/planes32_baseline.safetensors``) and
+``agents.nn:mlp_baseline`` the one before (``agents/mlp_baseline.safetensors``).
 """
 
 from __future__ import annotations
@@ -643,10 +644,15 @@ def make(
     return NNPolicy(net, seed=seed, device=str(dev), greedy=greedy)
 
 
-#: the shipped trained policy, the strongest measured: the tile-plane network (planes 2 x 32 + features) after
-#: behaviour cloning and PPO on one core, the last part with the learning rate annealed (docs/training.md,
-#: section 4, "Annealed continuation")
+#: the shipped trained policy, the strongest measured single network: the tile-plane network planes 2 x 32 +
+#: features, behaviour cloning of 2,000,000 self-play decisions of an ensemble of five PPO networks
+#: (docs/training.md, section 4, "Distilled ensembles")
 BASELINE_PATH = Path(__file__).with_name("baseline.safetensors")
+
+#: the previous baseline (sessions 15-20), the tile-plane network planes 2 x 32 + features after behaviour
+#: cloning and PPO on one core, the last part with the learning rate annealed (docs/training.md, section 4,
+#: "Annealed continuation"): the same network, a member of :data:`BASELINE_PATH`'s teacher
+PLANES32_BASELINE_PATH = Path(__file__).with_name("planes32_baseline.safetensors")
 
 #: the previous baseline, the fast mlp on the engineered features (docs/training.md, "The shipped baseline
 #: (session 7)"): four times faster per decision, the start of the ablations, the oracle critic and train.diagnose
@@ -662,9 +668,15 @@ def baseline(num_envs: int, seed: int, device: str = "cpu", greedy: bool = True)
     return _shipped(BASELINE_PATH, "baseline", num_envs, seed, device, greedy)
 
 
+def planes32_baseline(num_envs: int, seed: int, device: str = "cpu", greedy: bool = True) -> NNPolicy:
+    """``agents.nn:planes32_baseline``: the previous shipped policy (:data:`PLANES32_BASELINE_PATH`, planes 2 x 32
+    + features), greedy by default; weaker than :func:`baseline`, the same cost per decision."""
+    return _shipped(PLANES32_BASELINE_PATH, "planes32_baseline", num_envs, seed, device, greedy)
+
+
 def mlp_baseline(num_envs: int, seed: int, device: str = "cpu", greedy: bool = True) -> NNPolicy:
-    """``agents.nn:mlp_baseline``: the previous shipped policy (:data:`MLP_BASELINE_PATH`, the mlp), greedy by
-    default; weaker than :func:`baseline` and about four times faster per decision."""
+    """``agents.nn:mlp_baseline``: the shipped policy before :func:`planes32_baseline` (:data:`MLP_BASELINE_PATH`,
+    the mlp), greedy by default; weaker than both and about four times faster per decision than the latter."""
     return _shipped(MLP_BASELINE_PATH, "mlp_baseline", num_envs, seed, device, greedy)
 
 

@@ -269,16 +269,25 @@ def test_nn_checkpoint_of_old_features_fails_clearly(tmp_path):
 
 
 def test_nn_baseline_loads_and_plays_legally():
-    """``agents.nn:baseline`` (the shipped checkpoint) is the tile-plane network, greedy, within 20 MB, and plays
-    only legal actions; ``agents.nn:mlp_baseline`` (the previous one) is the mlp and a different policy."""
+    """``agents.nn:baseline`` (the shipped checkpoint) is the tile-plane network 2 x 32 + features, greedy, within
+    20 MB, and plays only legal actions; ``agents.nn:planes32_baseline`` (the previous one) has the same network
+    and ``agents.nn:mlp_baseline`` (the one before) is the mlp, each a different policy."""
     from agents import nn as N
 
     policy = load_policy("agents.nn:baseline", 32, 0)
-    assert policy.greedy and policy.net.config.arch == "planes" and policy.net.config.with_features
+    cfg = policy.net.config
+    assert policy.greedy and cfg.arch == "planes" and cfg.with_features
+    assert (cfg.blocks, cfg.channels) == (2, 32)
     assert N.BASELINE_PATH.stat().st_size <= 20 * 2**20
     obs, masks, _ = _rule_rollout(32, 12, seed=5)
     a = policy(obs, masks)
     assert masks[np.arange(a.size), a].all()
+    p32 = load_policy("agents.nn:planes32_baseline", 32, 0)
+    assert p32.greedy and (p32.net.config.arch, p32.net.config.channels) == ("planes", 32)
+    c = p32(obs, masks)
+    assert masks[np.arange(c.size), c].all()
+    # the student of an ensemble that has this network as a member
+    assert (a != c).any() and (a == c).mean() > 0.5
     mlp = load_policy("agents.nn:mlp_baseline", 32, 0)
     assert mlp.greedy and mlp.net.config.arch == "mlp"
     b = mlp(obs, masks)
