@@ -12,7 +12,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("openskill")
 
-from train.ppo import PPOConfig, Trainer, read_checkpoint, train  # noqa: E402 (after the importorskip)
+from mjenv import VectorEnv  # noqa: E402
+from train.ppo import PPOConfig, Trainer, masked_logits, read_checkpoint, train  # noqa: E402 (after the importorskip)
 
 TINY = dict(num_envs=16, rollout_steps=12, threads=1, torch_threads=1, channels=4, hidden=16, updates=3,
             minibatch_size=64, epochs=1, eval_every=0, save_every=1, progress=False, min_fan=4,
@@ -114,3 +115,49 @@ def test_diagnose_runs_at_tiny_scale(tmp_path):
     assert len(fit["with the oracle block"]["curve"]) == 2 and "held-out EV" in res["markdown"]
     with pytest.raises(ValueError, match="replays"):
         diagnose(DiagConfig(replays=1, out=str(tmp_path / "e")))
+
+
+def test_anchor_kl_keeps_the_policy_near_its_start_and_resumes_exactly(tmp_path):
+    """anchor_kl: the loss's KL to the (frozen) init_from network holds the trained weights nearer to it than
+    the same run without it; the anchored run resumes exactly; anchor_kl without init_from is refused."""
+    from agents import nn as N
+
+    init = tmp_path / "init.safetensors"
+    N.save(N.make(4, 0, channels=4, hidden=16).net, init)
+    base = {**TINY, "init_from": str(init), "lr": 3e-2, "anneal_lr": False, "updates": 4, "epochs": 2}
+
+    env = VectorEnv(32, seed=9, threads=1)
+    obs, masks, _ = env.reset()
+    batches, rng = [], np.random.default_rng(0)
+    for _ in range(30):
+        batches.append((obs.copy(), masks.copy()))
+        obs, masks, _, _, _ = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+    obs = np.concatenate([o for o, _ in batches])
+    masks = np.concatenate([m for _, m in batches])
+    tile, glob = N.obs_features(obs, masks)
+    illegal = ~torch.from_numpy(masks)
+
+    def logp(net):
+        with torch.no_grad():
+            return torch.log_softmax(masked_logits(net, tile, glob, illegal)[0], 1)
+
+    start = logp(N.load(init))
+
+    def drift(run):  # mean KL(start || trained) over the decisions
+        return float(
+            (start.exp() * (start - logp(N.load(tmp_path / run / "policy.safetensors")))).sum(1).mean()
+        )
+
+    train(PPOConfig(run_dir=str(tmp_path / "free"), **base))
+    train(PPOConfig(run_dir=str(tmp_path / "held"), **{**base, "anchor_kl": 50.0}))
+    assert 0 < drift("held") < 0.5 * drift("free")
+    b = PPOConfig(run_dir=str(tmp_path / "b"), **{**base, "anchor_kl": 50.0})
+    train(b, stop_after=2)
+    train(dataclasses.replace(b, resume=True))
+    ta, _ = read_checkpoint(tmp_path / "held" / "checkpoint.safetensors")
+    tb, _ = read_checkpoint(tmp_path / "b" / "checkpoint.safetensors")
+    for k in ta:
+        assert torch.equal(ta[k], tb[k]), k
+    with pytest.raises(ValueError, match="anchor_kl > 0 needs init_from"):
+        Trainer(PPOConfig(run_dir=str(tmp_path / "x"), anchor_kl=1.0))
+    assert not (tmp_path / "x").exists()

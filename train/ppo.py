@@ -118,6 +118,10 @@ class PPOConfig:
     clip_coef: float = 0.2
     vf_coef: float = 0.5
     ent_coef: float = 0.002
+    anchor_kl: float = 0.0
+    """weight of KL(anchor || policy) per decision in the loss, the anchor being the ``init_from`` network, frozen
+    (0: off; logged as ``anchor_kl`` in TensorBoard): keeps PPO from a distilled student near the student, which
+    plain PPO pulls back to its members' level (docs/training.md, "Distilled ensembles")"""
     max_grad_norm: float = 0.5
     value_warmup: int = 10
     """updates at the start that train the value head alone (the rest of the network frozen): a BC
@@ -204,7 +208,7 @@ def check_config(cfg: PPOConfig) -> PPOConfig:
             raise ValueError(f"PPOConfig.{name} must be >= {lo}, got {v}")
     floats = {
         "lr": (0, math.inf), "gamma": (0, 1), "gae_lambda": (0, 1), "reward_scale": (0, math.inf),
-        "clip_coef": (0, math.inf), "vf_coef": (0, math.inf), "ent_coef": (0, math.inf),
+        "clip_coef": (0, math.inf), "vf_coef": (0, math.inf), "ent_coef": (0, math.inf), "anchor_kl": (0, math.inf),
         "max_grad_norm": (0, math.inf), "opponent_prob": (0, 1),
     }  # fmt: skip
     for name, (lo, hi) in floats.items():
@@ -234,6 +238,8 @@ def check_config(cfg: PPOConfig) -> PPOConfig:
         raise ValueError("PPOConfig.pool_ratings rates the hands of this process only: use workers=0")
     if cfg.opponent_prob > 0 and not cfg.opponents:
         raise ValueError("opponent_prob > 0 needs at least one opponent kind")
+    if cfg.anchor_kl > 0 and cfg.init_from is None:
+        raise ValueError("PPOConfig.anchor_kl > 0 needs init_from (the network the policy is kept near)")
     if cfg.init_from is not None and not Path(cfg.init_from).is_file():
         raise FileNotFoundError(f"init_from: no checkpoint at {cfg.init_from}")
     if cfg.init_from is None:
@@ -545,11 +551,14 @@ def ppo_losses(
 def ppo_update(
     net: ann.Net, opt: torch.optim.Optimizer, batch: dict[str, Any], cfg: PPOConfig,
     rng: np.random.Generator, device: torch.device, warmup: bool = False, critic: OracleCritic | None = None,
+    anchor: ann.Net | None = None,
 ) -> dict[str, float]:  # fmt: skip
     """``epochs`` passes of minibatch PPO over ``batch`` (the stored behaviour log-probs are the "old" ones);
     ``warmup``: the value loss trains the value head only (every other parameter keeps its value, so the
     policy does not move). With an oracle ``critic`` the value loss trains the critic (on ``batch["oracle"]``)
-    instead of the actor's value head, and the gradients of the actor and the critic are clipped apart."""
+    instead of the actor's value head, and the gradients of the actor and the critic are clipped apart. With an
+    ``anchor`` network (frozen) the loss adds ``cfg.anchor_kl`` times KL(anchor || policy) over the legal
+    actions, averaged over the minibatch."""
     k = batch["actions"].shape[0]
     tile_all = torch.from_numpy(batch["tile"]).to(device)
     glob_all = torch.from_numpy(batch["glob"]).to(device)
@@ -562,6 +571,8 @@ def ppo_update(
     head = {id(p) for p in (critic.parameters() if critic is not None else net.value_head.parameters())}
     frozen = [p for p in net.parameters() if id(p) not in head]
     stats = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
+    if anchor is not None:
+        stats["anchor_kl"] = 0.0
     n_mb = 0
     epochs_done = 0
     # the gathered minibatch inputs go into the same buffers every time (out=): no fresh 25 MiB per minibatch
@@ -589,6 +600,14 @@ def ppo_update(
                 loss = cfg.vf_coef * v_loss
             else:
                 loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+            if anchor is not None:
+                with torch.no_grad():
+                    anchor_lp = F.log_softmax(masked_logits(anchor, tile, glob, illegal)[0], dim=1)
+                # illegal actions: probability exactly 0 under the anchor, finite log-probabilities on both sides
+                anchor_kl = (anchor_lp.exp() * (anchor_lp - F.log_softmax(logits, dim=1))).sum(1).mean()
+                stats["anchor_kl"] += anchor_kl.item()
+                if not warmup:
+                    loss = loss + cfg.anchor_kl * anchor_kl
             opt.zero_grad(set_to_none=True)
             loss.backward()
             if warmup:  # Adam skips parameters without a gradient: only the value head moves
@@ -750,6 +769,10 @@ class Trainer:
                 torch.manual_seed(cfg.seed)
                 net = ann.build_net(nc)
         self.net = net.to(self.device)
+        # anchor_kl > 0: the init_from network, frozen, that the loss keeps the policy near (read again on resume)
+        self.anchor: ann.Net | None = None
+        if cfg.anchor_kl > 0:
+            self.anchor = ann.load(cfg.init_from).to(self.device).requires_grad_(False)
         self.critic: OracleCritic | None = None  # critic="oracle": the training-only value function
         params = list(self.net.parameters())
         if cfg.critic == "oracle":
@@ -835,7 +858,7 @@ class Trainer:
         stats = (
             ppo_update(
                 self.net, self.opt, batch, cfg, self.rng, self.device, warmup=u < cfg.value_warmup,
-                critic=self.critic,
+                critic=self.critic, anchor=self.anchor,
             )
             if batch["actions"].size
             else {}
