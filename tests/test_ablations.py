@@ -21,6 +21,19 @@ TINY = dict(num_envs=16, rollout_steps=12, threads=1, torch_threads=1, channels=
             critic_channels=4, critic_hidden=16)  # fmt: skip
 
 
+def _resume_matches(tmp_path, kw, ref):
+    """A run of settings ``kw`` stopped after 2 updates and resumed ends with every tensor of run ``ref``'s
+    checkpoint; returns both checkpoints' metadata."""
+    b = PPOConfig(run_dir=str(tmp_path / "b"), **kw)
+    train(b, stop_after=2)
+    train(dataclasses.replace(b, resume=True))
+    ta, ma = read_checkpoint(ref / "checkpoint.safetensors")
+    tb, mb = read_checkpoint(tmp_path / "b" / "checkpoint.safetensors")
+    for k in ta:
+        assert torch.equal(ta[k], tb[k]), k
+    return ma, mb
+
+
 @pytest.mark.parametrize(
     "switch",
     [
@@ -35,13 +48,7 @@ def test_each_switch_trains_and_resumes_exactly(tmp_path, switch):
     a = PPOConfig(run_dir=str(tmp_path / "a"), **{**TINY, **switch})
     out = train(a)
     assert out["counters"]["update"] == 3
-    b = PPOConfig(run_dir=str(tmp_path / "b"), **{**TINY, **switch})
-    train(b, stop_after=2)
-    train(dataclasses.replace(b, resume=True))
-    ta, ma = read_checkpoint(tmp_path / "a" / "checkpoint.safetensors")
-    tb, mb = read_checkpoint(tmp_path / "b" / "checkpoint.safetensors")
-    for k in ta:
-        assert torch.equal(ta[k], tb[k]), k
+    ma, mb = _resume_matches(tmp_path, {**TINY, **switch}, tmp_path / "a")
     if switch.get("pool_ratings"):
         ra, rb = json.loads(ma["ratings"]), json.loads(mb["ratings"])
         assert ra == rb and {"learner", "rule", "pool0"} <= set(ra)
@@ -118,8 +125,8 @@ def test_diagnose_runs_at_tiny_scale(tmp_path):
 
 
 def test_anchor_kl_keeps_the_policy_near_its_start_and_resumes_exactly(tmp_path):
-    """anchor_kl: the loss's KL to the (frozen) init_from network holds the trained weights nearer to it than
-    the same run without it; the anchored run resumes exactly; anchor_kl without init_from is refused."""
+    """anchor_kl: the loss's KL to the (frozen) init_from network holds the trained policy nearer to it (mean
+    KL over the decisions of a random rollout) than the same run without it; the anchored run resumes exactly; anchor_kl without init_from is refused."""
     from agents import nn as N
 
     init = tmp_path / "init.safetensors"
@@ -151,13 +158,7 @@ def test_anchor_kl_keeps_the_policy_near_its_start_and_resumes_exactly(tmp_path)
     train(PPOConfig(run_dir=str(tmp_path / "free"), **base))
     train(PPOConfig(run_dir=str(tmp_path / "held"), **{**base, "anchor_kl": 50.0}))
     assert 0 < drift("held") < 0.5 * drift("free")
-    b = PPOConfig(run_dir=str(tmp_path / "b"), **{**base, "anchor_kl": 50.0})
-    train(b, stop_after=2)
-    train(dataclasses.replace(b, resume=True))
-    ta, _ = read_checkpoint(tmp_path / "held" / "checkpoint.safetensors")
-    tb, _ = read_checkpoint(tmp_path / "b" / "checkpoint.safetensors")
-    for k in ta:
-        assert torch.equal(ta[k], tb[k]), k
+    _resume_matches(tmp_path, {**base, "anchor_kl": 50.0}, tmp_path / "held")
     with pytest.raises(ValueError, match="anchor_kl > 0 needs init_from"):
         Trainer(PPOConfig(run_dir=str(tmp_path / "x"), anchor_kl=1.0))
     assert not (tmp_path / "x").exists()

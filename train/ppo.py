@@ -580,6 +580,15 @@ def ppo_update(
     tile_buf = tile_all.new_empty((mb, *tile_all.shape[1:]))
     glob_buf = glob_all.new_empty((mb, *glob_all.shape[1:]))
     illegal_buf = illegal_all.new_empty((mb, *illegal_all.shape[1:]))
+    # the anchor's log-probabilities, once per update: the rows are the same every epoch
+    if anchor is not None:
+        with torch.no_grad():
+            anchor_lp_all = torch.cat([
+                F.log_softmax(masked_logits(anchor, tile_all[j : j + mb], glob_all[j : j + mb],
+                                            illegal_all[j : j + mb])[0], dim=1)
+                for j in range(0, k, mb)
+            ])  # fmt: skip
+            anchor_p_all = masked_probs(anchor_lp_all, illegal_all)
     for _ in range(cfg.epochs):
         perm = torch.from_numpy(rng.permutation(k)).to(device)
         kl_sum, kl_n = 0.0, 0
@@ -601,10 +610,10 @@ def ppo_update(
             else:
                 loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
             if anchor is not None:
-                with torch.no_grad():
-                    anchor_lp = F.log_softmax(masked_logits(anchor, tile, glob, illegal)[0], dim=1)
                 # illegal actions: probability exactly 0 under the anchor, finite log-probabilities on both sides
-                anchor_kl = (anchor_lp.exp() * (anchor_lp - F.log_softmax(logits, dim=1))).sum(1).mean()
+                anchor_lp = torch.index_select(anchor_lp_all, 0, idx)
+                anchor_p = torch.index_select(anchor_p_all, 0, idx)
+                anchor_kl = (anchor_p * (anchor_lp - F.log_softmax(logits, dim=1))).sum(1).mean()
                 stats["anchor_kl"] += anchor_kl.item()
                 if not warmup:
                     loss = loss + cfg.anchor_kl * anchor_kl
