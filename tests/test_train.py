@@ -326,6 +326,12 @@ def test_bc_from_records_matches_the_engine(tmp_path):
     rep = bc.run(bc.BCConfig(records=(str(p),), out=str(tmp_path / "bc.safetensors"), channels=4, hidden=16,
                              epochs=1, torch_threads=1, progress=False))  # fmt: skip
     assert rep["held_out"]["n"] >= 1 and (tmp_path / "bc.json").is_file()
+    # a cached --data file: the report names what the data were made from, not this run's teacher settings
+    cached = str(tmp_path / "d.npz")
+    bc.save_dataset(cached, data, {"records": [str(p)]})
+    rep = bc.run(bc.BCConfig(data=cached, teacher="agents.rule:make", out=str(tmp_path / "c.safetensors"),
+                             channels=4, hidden=16, epochs=1, torch_threads=1, progress=False))  # fmt: skip
+    assert rep["source"] == {"data": cached, "records": [str(p)]}
     # the planes network: the same pipeline (its inputs stored as uint8), a checkpoint agents.nn:make loads
     rep = bc.run(bc.BCConfig(records=(str(p),), out=str(tmp_path / "planes.safetensors"), arch="planes", channels=4,
                              hidden=16, blocks=1, epochs=1, torch_threads=1, progress=False))  # fmt: skip

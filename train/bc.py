@@ -244,6 +244,15 @@ def save_dataset(path: str | Path, data: dict[str, np.ndarray], meta: dict[str, 
     np.savez_compressed(path, **data, meta=np.array(json.dumps({"format": DATA_FORMAT, **meta})))
 
 
+def dataset_meta(path: str | Path) -> dict[str, Any]:
+    """What a dataset written by :func:`save_dataset` was made from (its teacher, options and seed, or its
+    records), without its ``format`` tag."""
+    with np.load(path, allow_pickle=False) as z:
+        meta = json.loads(str(z["meta"])) if "meta" in z else {}
+    meta.pop("format", None)
+    return meta
+
+
 def load_dataset(path: str | Path) -> dict[str, np.ndarray]:
     with np.load(path, allow_pickle=False) as z:
         meta = json.loads(str(z["meta"])) if "meta" in z else {}
@@ -371,7 +380,8 @@ def run(cfg: BCConfig) -> dict[str, Any]:
     source: dict[str, Any]
     if cfg.data is not None and Path(cfg.data).is_file():
         data = load_dataset(cfg.data)
-        source = {"data": cfg.data}
+        # the data's own source, not this run's teacher settings (which did not apply)
+        source = {"data": cfg.data, **dataset_meta(cfg.data)}
     elif cfg.records:
         data = from_records(load_records(cfg.records))
         source = {"records": list(cfg.records)}
