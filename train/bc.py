@@ -244,18 +244,23 @@ def save_dataset(path: str | Path, data: dict[str, np.ndarray], meta: dict[str, 
     np.savez_compressed(path, **data, meta=np.array(json.dumps({"format": DATA_FORMAT, **meta})))
 
 
+def _meta(z) -> dict[str, Any]:
+    """The ``meta`` entry :func:`save_dataset` wrote into the open ``.npz`` ``z`` (``{}`` if none)."""
+    return json.loads(str(z["meta"])) if "meta" in z else {}
+
+
 def dataset_meta(path: str | Path) -> dict[str, Any]:
     """What a dataset written by :func:`save_dataset` was made from (its teacher, options and seed, or its
     records), without its ``format`` tag."""
     with np.load(path, allow_pickle=False) as z:
-        meta = json.loads(str(z["meta"])) if "meta" in z else {}
+        meta = _meta(z)
     meta.pop("format", None)
     return meta
 
 
 def load_dataset(path: str | Path) -> dict[str, np.ndarray]:
     with np.load(path, allow_pickle=False) as z:
-        meta = json.loads(str(z["meta"])) if "meta" in z else {}
+        meta = _meta(z)
         if meta.get("format") != DATA_FORMAT:
             raise ValueError(f"{path} is not a {DATA_FORMAT} dataset")
         data = {k: z[k] for k in ("obs", "masks", "actions", "types")}
