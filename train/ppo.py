@@ -530,13 +530,15 @@ class Collector:
 # ------------------------------------------------------------------------------------------------ update
 def ppo_losses(
     logits: torch.Tensor, v: torch.Tensor, illegal: torch.Tensor, act: torch.Tensor, old_lp: torch.Tensor,
-    adv: torch.Tensor, ret: torch.Tensor, clip_coef: float,
+    adv: torch.Tensor, ret: torch.Tensor, clip_coef: float, logp_all: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, ...]:  # fmt: skip
     """One minibatch's ``(pg_loss, v_loss, entropy, log_ratio, ratio)`` from the masked logits and values of
     :func:`masked_logits`: the clipped policy loss on the advantages normalised over the minibatch, half the
     squared value error, the policy's mean entropy, and the log-ratio and ratio to the behaviour
-    log-probabilities ``old_lp`` (for the KL and clip statistics)."""
-    logp_all = torch.log_softmax(logits, 1)
+    log-probabilities ``old_lp`` (for the KL and clip statistics). ``logp_all``: the logits' log-softmax when
+    the caller has it already (the anchor's KL needs it too), else computed here."""
+    if logp_all is None:
+        logp_all = torch.log_softmax(logits, 1)
     lp = logp_all.gather(1, act.unsqueeze(1)).squeeze(1)
     entropy = -(masked_probs(logp_all, illegal) * logp_all).sum(1).mean()
     log_ratio = lp - old_lp
@@ -602,8 +604,9 @@ def ppo_update(
             logits, v = masked_logits(net, tile, glob, illegal)
             if critic is not None:
                 v = critic(tile, glob, orc_all[idx])
+            logp_all = torch.log_softmax(logits, 1)
             pg_loss, v_loss, entropy, log_ratio, ratio = ppo_losses(
-                logits, v, illegal, act[idx], old_lp[idx], adv_all[idx], ret[idx], cfg.clip_coef
+                logits, v, illegal, act[idx], old_lp[idx], adv_all[idx], ret[idx], cfg.clip_coef, logp_all
             )
             if warmup:
                 loss = cfg.vf_coef * v_loss
@@ -613,7 +616,7 @@ def ppo_update(
                 # illegal actions: probability exactly 0 under the anchor, finite log-probabilities on both sides
                 anchor_lp = torch.index_select(anchor_lp_all, 0, idx)
                 anchor_p = torch.index_select(anchor_p_all, 0, idx)
-                anchor_kl = (anchor_p * (anchor_lp - F.log_softmax(logits, dim=1))).sum(1).mean()
+                anchor_kl = (anchor_p * (anchor_lp - logp_all)).sum(1).mean()
                 stats["anchor_kl"] += anchor_kl.item()
                 if not warmup:
                     loss = loss + cfg.anchor_kl * anchor_kl
