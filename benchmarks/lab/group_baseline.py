@@ -45,7 +45,6 @@ def main() -> None:
         raise SystemExit("--replays must be >= 2, --groups and --iterations >= 1")
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    torch.manual_seed(a.seed)
     torch.set_num_threads(a.threads)
     rng = np.random.default_rng([a.seed, 7])
     gen = torch.Generator().manual_seed(a.seed)
@@ -63,9 +62,8 @@ def main() -> None:
         log.write("iteration,seconds,decisions,points_per_hand,adv_std,adv_nonzero,approx_kl,clipfrac\n")
         for it in range(1, a.iterations + 1):
             seeds, dealers = rng.integers(0, 2**62, b), rng.integers(0, 4, b)
-            chair = np.repeat(
-                rng.integers(0, 4, b), k
-            )  # the learner's chair, the same in every play of a deal
+            # the learner's chair, the same in every play of a deal
+            chair = np.repeat(rng.integers(0, 4, b), k)
             env.reset(seed=np.repeat(seeds, k), dealers=np.repeat(dealers, k), prevalents=0)
             tiles, globs, masks, acts, lps, tabs = [], [], [], [], [], []
             points = np.zeros(n)
