@@ -290,6 +290,34 @@ def test_bc_reaches_high_agreement_on_tiny_teacher_data(tmp_path):
     assert sum(v["n"] for v in rep["held_out"]["per_type"].values()) == rep["held_out"]["n"]
 
 
+def _lowest_legal(num_envs, seed):
+    calls = []
+
+    def policy(obs, masks, seats):
+        calls.append(np.asarray(seats).copy())
+        return np.argmax(masks, axis=1)
+
+    policy.calls = calls
+    return policy
+
+
+def test_bc_teacher_against_an_opponent_keeps_only_the_teachers_decisions():
+    opp = _lowest_legal(16, 0)
+    data = bc.generate_teacher(_highest_legal, 1500, num_envs=16, seed=2, threads=1, progress=False,
+                               opponent=lambda n, s: opp)  # fmt: skip
+    masks = bc.unpack_masks(data["masks"])
+    assert data["actions"].shape == (1500,) and masks.sum(1).min() >= 2
+    # every kept decision is the teacher's (the highest legal action; the opponent always takes the lowest)
+    highest = masks.shape[1] - 1 - np.argmax(masks[:, ::-1], axis=1)
+    assert np.array_equal(data["actions"], highest)
+    seats = np.concatenate(opp.calls)
+    assert seats.size > 1500 and set(np.unique(seats)) == {0, 1, 2, 3}  # the opponent played at every chair
+    with pytest.raises(ValueError, match="opponent_opt is given without an opponent"):
+        bc.check_config(bc.BCConfig(opponent_opt=("x=1",)))
+    with pytest.raises((ImportError, ValueError), match="nosuch"):
+        bc.check_config(bc.BCConfig(opponent="agents.nosuch:make"))
+
+
 def test_bc_teacher_options_reach_the_factory(tmp_path):
     # an ensemble of the shipped network twice plays as the network alone: the same decisions
     cfg = bc.BCConfig(teacher="agents.nn:ensemble", decisions=400, num_envs=8, threads=1, seed=5,

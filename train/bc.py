@@ -3,7 +3,8 @@
 Data
 ----
 * **From a teacher** (default ``agents.rule:make``) playing all four chairs of a ``VectorEnv(obs_dtype=np.uint8)``
-  (:func:`generate_teacher`), or
+  (:func:`generate_teacher`), or one chair per table against an opponent at the other three (``--opponent
+  agents.rule:make``: the states of a 1v3 evaluation against it; only the teacher's decisions are kept), or
 * **from recorded games** (``--records a.json b.json``: files holding one :mod:`mjenv.record` log or a list of
   them): each hand is replayed with :func:`mjenv.record.replay` and the acting chair's observation is built with
   :func:`mjenv.observation.observe_kernel`, its mask with ``mjenv.game.legal_mask_kernel`` (:func:`from_records`), or
@@ -67,6 +68,12 @@ class BCConfig:
     teacher_opt: tuple[str, ...] = ()
     """KEY=VALUE keyword arguments for the teacher's factory (VALUE read as JSON when it parses, else as a
     string), as mjenv eval's --agent-opt, e.g. checkpoints=a.safetensors,b.safetensors for agents.nn:ensemble"""
+    opponent: str | None = None
+    """import string of the policy at three chairs of every table (e.g. agents.rule:make): the teacher then plays
+    the fourth (table i: chair i mod 4) and only its decisions are kept, in the states of a 1v3 evaluation
+    against that opponent; None: the teacher plays all four chairs"""
+    opponent_opt: tuple[str, ...] = ()
+    """KEY=VALUE keyword arguments for the opponent's factory (as teacher_opt)"""
     decisions: int = 200_000
     """teacher decisions to generate (those with more than one legal action)"""
     data: str | None = None
@@ -120,22 +127,36 @@ def check_config(cfg: BCConfig) -> BCConfig:
     if cfg.records and cfg.botzone_logs:
         raise ValueError("give records or botzone_logs, not both")
     check_factory(cfg.teacher, 1, 0, **teacher_kwargs(cfg))  # a bad teacher or option fails before any work
+    if cfg.opponent is not None:
+        check_factory(cfg.opponent, 1, 0, **opponent_kwargs(cfg))
+    elif cfg.opponent_opt:
+        raise ValueError("opponent_opt is given without an opponent")
     return cfg
+
+
+def _factory_kwargs(name: str, items: Any) -> dict[str, Any]:
+    """``items`` (``KEY=VALUE`` strings of the setting ``name``) as a factory's keyword arguments."""
+    if isinstance(items, str) or not isinstance(items, (tuple, list)):
+        raise TypeError(f"BCConfig.{name} must be a tuple of KEY=VALUE strings, got {items!r}")
+    kwargs: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = str(item).partition("=")
+        if not sep or not key:
+            raise ValueError(f"{name} takes KEY=VALUE, got {item!r}")
+        if key in kwargs:
+            raise ValueError(f"{name}: {key!r} given twice")
+        kwargs[key] = option_value(value)
+    return kwargs
 
 
 def teacher_kwargs(cfg: BCConfig) -> dict[str, Any]:
     """``cfg.teacher_opt`` (``KEY=VALUE`` strings) as the teacher factory's keyword arguments."""
-    if isinstance(cfg.teacher_opt, str) or not isinstance(cfg.teacher_opt, (tuple, list)):
-        raise TypeError(f"BCConfig.teacher_opt must be a tuple of KEY=VALUE strings, got {cfg.teacher_opt!r}")
-    kwargs: dict[str, Any] = {}
-    for item in cfg.teacher_opt:
-        key, sep, value = str(item).partition("=")
-        if not sep or not key:
-            raise ValueError(f"teacher_opt takes KEY=VALUE, got {item!r}")
-        if key in kwargs:
-            raise ValueError(f"teacher_opt: {key!r} given twice")
-        kwargs[key] = option_value(value)
-    return kwargs
+    return _factory_kwargs("teacher_opt", cfg.teacher_opt)
+
+
+def opponent_kwargs(cfg: BCConfig) -> dict[str, Any]:
+    """``cfg.opponent_opt`` as the opponent factory's keyword arguments."""
+    return _factory_kwargs("opponent_opt", cfg.opponent_opt)
 
 
 def net_config(cfg: BCConfig) -> ann.NNConfig:
@@ -175,20 +196,35 @@ def _dataset(obs: list, masks: list, actions: list) -> dict[str, np.ndarray]:
 def generate_teacher(
     teacher: str = "agents.rule:make", decisions: int = 100_000, *, num_envs: int = 256, seed: int = 0,
     rules: RuleConfig | None = None, threads: int | None = None, progress: bool = True,
-    teacher_kwargs: dict[str, Any] | None = None,
+    teacher_kwargs: dict[str, Any] | None = None, opponent: str | Any | None = None,
+    opponent_kwargs: dict[str, Any] | None = None,
 ) -> dict[str, np.ndarray]:  # fmt: skip
     """Let ``teacher`` (built with ``teacher_kwargs``) play every chair of a VectorEnv and keep its first
-    ``decisions`` non-forced decisions."""
+    ``decisions`` non-forced decisions; with ``opponent``, the teacher plays chair ``i % 4`` of table ``i`` only,
+    ``opponent`` (built with ``opponent_kwargs``) the other three, and only the teacher's decisions are kept."""
     rules = RuleConfig(illegal="raise") if rules is None else rules
     policy = load_policy(teacher, num_envs, seed, **(teacher_kwargs or {}))
+    opp = None if opponent is None else load_policy(opponent, num_envs, seed + 1, **(opponent_kwargs or {}))
+    chair = (np.arange(num_envs) % 4).astype(np.int32)
     env = VectorEnv(num_envs, seed=seed, rules=rules, threads=threads, obs_dtype=np.uint8)
     obs, masks, seats = env.reset()
     keep_o, keep_m, keep_a = [], [], []
     have = 0
     with tqdm(total=decisions, disable=not progress, unit="dec", desc="teacher") as bar:
         while have < decisions:
-            a = np.asarray(policy(obs, masks, seats), np.int64)
-            rows = np.flatnonzero(env.n_legal > 1)[: decisions - have]
+            if opp is None:
+                a = np.asarray(policy(obs, masks, seats), np.int64)
+                mine = env.n_legal > 1
+            else:
+                mine = seats == chair
+                t, o = np.flatnonzero(mine), np.flatnonzero(~mine)
+                a = np.empty(num_envs, np.int64)
+                if t.size:
+                    a[t] = policy(obs[t], masks[t], seats[t])
+                if o.size:
+                    a[o] = opp(obs[o], masks[o], seats[o])
+                mine &= env.n_legal > 1
+            rows = np.flatnonzero(mine)[: decisions - have]
             keep_o.append(obs[rows].copy())
             keep_m.append(masks[rows].copy())
             keep_a.append(a[rows])
@@ -394,9 +430,12 @@ def run(cfg: BCConfig) -> dict[str, Any]:
         data, source = from_botzone_logs(cfg.botzone_logs, progress=cfg.progress)
     else:
         data = generate_teacher(cfg.teacher, cfg.decisions, num_envs=cfg.num_envs, seed=cfg.seed, rules=rules,
-                                threads=cfg.threads, progress=cfg.progress, teacher_kwargs=teacher_kwargs(cfg))  # fmt: skip
+                                threads=cfg.threads, progress=cfg.progress, teacher_kwargs=teacher_kwargs(cfg),
+                                opponent=cfg.opponent, opponent_kwargs=opponent_kwargs(cfg))  # fmt: skip
         source = {"teacher": cfg.teacher, "teacher_opt": list(cfg.teacher_opt), "min_fan": cfg.min_fan,
                   "seed": cfg.seed}  # fmt: skip
+        if cfg.opponent is not None:
+            source.update(opponent=cfg.opponent, opponent_opt=list(cfg.opponent_opt))
     if cfg.data is not None and not Path(cfg.data).is_file():
         save_dataset(cfg.data, data, source)
     t_data = time.perf_counter() - t0
