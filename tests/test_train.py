@@ -318,6 +318,20 @@ def test_bc_teacher_against_an_opponent_keeps_only_the_teachers_decisions():
         bc.check_config(bc.BCConfig(opponent="agents.nosuch:make"))
 
 
+def test_bc_more_data_appends_datasets(tmp_path):
+    a = bc.generate_teacher(_highest_legal, 300, num_envs=8, seed=1, threads=1, progress=False)
+    b = bc.generate_teacher(_highest_legal, 200, num_envs=8, seed=2, threads=1, progress=False)
+    bc.save_dataset(tmp_path / "a.npz", a, {"teacher": "a"})
+    bc.save_dataset(tmp_path / "b.npz", b, {"teacher": "b"})
+    cfg = bc.BCConfig(data=str(tmp_path / "a.npz"), more_data=(str(tmp_path / "b.npz"),), out=str(tmp_path / "p.st"),
+                      channels=4, hidden=8, epochs=1, torch_threads=1, progress=False)  # fmt: skip
+    rep = bc.run(cfg)
+    assert rep["decisions"] == 500
+    assert rep["source"]["teacher"] == "a" and rep["source"]["more_data"][0]["teacher"] == "b"
+    with pytest.raises(FileNotFoundError, match="more_data: no file"):
+        bc.check_config(dataclasses.replace(cfg, more_data=(str(tmp_path / "none.npz"),)))
+
+
 def test_bc_teacher_options_reach_the_factory(tmp_path):
     # an ensemble of the shipped network twice plays as the network alone: the same decisions
     cfg = bc.BCConfig(teacher="agents.nn:ensemble", decisions=400, num_envs=8, threads=1, seed=5,

@@ -78,6 +78,9 @@ class BCConfig:
     """teacher decisions to generate (those with more than one legal action)"""
     data: str | None = None
     """.npz dataset: read when it exists, else generated and written there"""
+    more_data: tuple[str, ...] = ()
+    """further .npz datasets (written by train.bc, e.g. --data of earlier runs) appended to the first; the
+    held-out share is drawn from them all"""
     records: tuple[str, ...] = ()
     """JSON files of mjenv.record logs to learn from instead of a teacher"""
     botzone_logs: tuple[str, ...] = ()
@@ -124,6 +127,9 @@ def check_config(cfg: BCConfig) -> BCConfig:
     for r in cfg.botzone_logs:
         if not Path(r).is_file():
             raise FileNotFoundError(f"botzone_logs: no file {r}")
+    for r in cfg.more_data:
+        if not Path(r).is_file():
+            raise FileNotFoundError(f"more_data: no file {r}")
     if cfg.records and cfg.botzone_logs:
         raise ValueError("give records or botzone_logs, not both")
     check_factory(cfg.teacher, 1, 0, **teacher_kwargs(cfg))  # a bad teacher or option fails before any work
@@ -438,6 +444,10 @@ def run(cfg: BCConfig) -> dict[str, Any]:
             source.update(opponent=cfg.opponent, opponent_opt=list(cfg.opponent_opt))
     if cfg.data is not None and not Path(cfg.data).is_file():
         save_dataset(cfg.data, data, source)
+    if cfg.more_data:
+        parts = [data] + [load_dataset(p) for p in cfg.more_data]
+        data = {k: np.concatenate([d[k] for d in parts]) for k in data}
+        source = {**source, "more_data": [{"data": p, **dataset_meta(p)} for p in cfg.more_data]}
     t_data = time.perf_counter() - t0
     net, report = fit(cfg, data)
     out = Path(cfg.out)
