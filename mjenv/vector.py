@@ -953,6 +953,64 @@ class VectorEnv:
             raise ValueError(f"table index must be in 0..{self.num_envs - 1}, got {i!r}")
         return self.states[i]
 
+    def copy_tables(self, src: VectorEnv, src_tables, dst_tables) -> None:
+        """Continue the tables ``src_tables`` of ``src`` (this env or another started one with the same rules)
+        at this env's tables ``dst_tables``: the state rows (the hand, its wall and the table's random stream),
+        the chair to act, its mask and observation, the hand counters and whether the table is active are
+        copied, so a copy plays on exactly as its source would under the same actions (e.g. Monte Carlo
+        rollouts of several actions from one decision). The destination tables' seed schedules are emptied
+        (``after_schedule`` then decides what follows their hand); their ``rewards``, ``terminated`` and
+        ``illegal`` rows are cleared and ``results`` rows left as they were.
+
+        Raises
+        ------
+        RuntimeError
+            Either env not started (:meth:`reset`).
+        TypeError, ValueError
+            ``src`` not a VectorEnv; other rules, observation settings or dtype; indices out of range, of
+            another length, or repeated among ``dst_tables``. Nothing is copied then.
+        """
+        if not isinstance(src, VectorEnv):
+            raise TypeError(f"src must be a VectorEnv, got {type(src).__name__}")
+        if not (self._started and src._started):
+            raise RuntimeError("call reset() on both envs before copy_tables()")
+        if src.rules != self.rules:
+            raise ValueError("copy_tables needs envs with the same rules")
+        if src.observations != self.observations or src.obs_dtype != self.obs_dtype:
+            raise ValueError("copy_tables needs envs with the same observations and obs_dtype")
+        if (src.oracle is None) != (self.oracle is None):
+            raise ValueError("copy_tables needs envs that both or neither fill the oracle block")
+        rows = []
+        for name, env, idx in (("src_tables", src, src_tables), ("dst_tables", self, dst_tables)):
+            arr = np.asarray(idx)
+            if arr.ndim != 1 or (arr.size and not np.issubdtype(arr.dtype, np.integer)):
+                raise ValueError(f"{name} must be a 1-D array of table indices, got {arr.dtype}{arr.shape}")
+            arr = arr.astype(np.int64)
+            if arr.size and (arr.min() < 0 or arr.max() >= env.num_envs):
+                raise ValueError(f"{name} must be in 0..{env.num_envs - 1}")
+            rows.append(arr)
+        s, d = rows
+        if s.size != d.size:
+            raise ValueError(f"src_tables and dst_tables differ in length ({s.size} and {d.size})")
+        if np.unique(d).size != d.size:
+            raise ValueError("dst_tables has repeated tables")
+        self.states[d] = src.states[s]
+        self._i32[:, d] = src._i32[:, s]
+        self._i64[2:, d] = src._i64[2:, s]  # hands_done, seed; not the source's schedule position
+        self._sq_head[d] = 0
+        self._sq_len[d] = 0
+        self.active[d] = src.active[s]
+        self.terminated[d] = False
+        self.illegal[d] = False
+        self.rewards[d] = 0
+        self.masks[d] = src.masks[s]
+        self.legal_actions[d] = src.legal_actions[s]
+        self._legal_bits[d] = src._legal_bits[s]
+        if self.obs is not None:
+            self.obs[d] = src.obs[s]
+        if self.oracle is not None:
+            self.oracle[d] = src.oracle[s]
+
     @property
     def nbytes(self) -> int:
         """Bytes of the preallocated arrays of this env."""

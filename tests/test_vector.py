@@ -427,3 +427,48 @@ def test_state_layout_hot_prefix():
     assert spans[0][0] == 0 and G.HOT_WORDS == G.DISC
     assert max(G.HAND + 4 * 34, G.VIS + 34, G.CUR + 1, G.WAITS + 8) <= G.HOT_WORDS < G.STATE_SIZE
     assert G.FANS + NUM_FANS == G.STATE_SIZE and "SCRATCH" not in G.OFFSETS
+
+
+def test_copy_tables_continue_exactly_as_their_sources():
+    rng = np.random.default_rng(4)
+    src = VectorEnv(8, seed=11, threads=1, obs_dtype=np.uint8)
+    obs, masks, seats = src.reset()
+    for _ in range(23):
+        obs, masks, seats, _, _ = src.step(random_legal_actions(masks, rng))
+    dst = VectorEnv(6, seed=99, threads=1, obs_dtype=np.uint8, after_schedule="stop")
+    dst.reset()
+    s, d = np.array([1, 3, 5]), np.array([4, 0, 2])
+    dst.copy_tables(src, s, d)
+    for name in ("states", "masks", "obs", "seats", "n_legal", "legal_actions"):
+        assert np.array_equal(getattr(dst, name)[d], getattr(src, name)[s]), name
+    done = np.zeros(3, bool)
+    totals_src, totals_dst = np.zeros((3, 4)), np.zeros((3, 4))
+    while not done.all():
+        a = random_legal_actions(src.masks, rng)
+        b = np.zeros(6, np.int64)  # the stopped tables' actions are ignored
+        act = dst.n_legal > 0
+        b[act] = random_legal_actions(dst.masks[act], rng)
+        b[d] = a[s]
+        src.step(a)
+        dst.step(b)
+        live = ~done
+        totals_src[live] += src.rewards[s][live]
+        totals_dst[live] += dst.rewards[d][live]
+        assert np.array_equal(dst.terminated[d][live], src.terminated[s][live])
+        fin = live & src.terminated[s]
+        on = live & ~fin  # a finished source deals its next hand; its stopped copy does not
+        for name in ("masks", "obs", "seats"):
+            assert np.array_equal(getattr(dst, name)[d][on], getattr(src, name)[s][on]), name
+        assert np.array_equal(dst.results.scores[d][fin], src.results.scores[s][fin])
+        done |= fin
+    assert np.array_equal(totals_dst, totals_src) and not dst.active[d].any()  # stopped after their hand
+    with pytest.raises(ValueError, match="repeated"):
+        dst.copy_tables(src, s, np.array([1, 1, 2]))
+    with pytest.raises(ValueError, match="differ in length"):
+        dst.copy_tables(src, s, d[:2])
+    other = VectorEnv(2, seed=0, rules=RuleConfig(min_fan=1, illegal="raise"), obs_dtype=np.uint8)
+    other.reset()
+    with pytest.raises(ValueError, match="same rules"):
+        dst.copy_tables(other, s[:1], d[:1])
+    with pytest.raises(RuntimeError, match="reset"):
+        VectorEnv(6, seed=0, obs_dtype=np.uint8).copy_tables(src, s, d)
