@@ -332,6 +332,18 @@ def test_bc_more_data_appends_datasets(tmp_path):
         bc.check_config(dataclasses.replace(cfg, more_data=(str(tmp_path / "none.npz"),)))
 
 
+def test_bc_features_too_big_for_the_memory_fail_with_the_figures(monkeypatch):
+    data = bc.generate_teacher(_highest_legal, 50, num_envs=8, seed=1, threads=1, progress=False)
+    monkeypatch.setattr(bc, "available_memory", lambda: 1000)
+    with pytest.raises(
+        MemoryError, match="the network inputs of 50 decisions take .* MB, more than the 0 MB"
+    ):
+        bc.dataset_features(data)
+    monkeypatch.setattr(bc, "available_memory", lambda: None)  # unknown: no check
+    assert bc.dataset_features(data)[0].shape[0] == 50
+    assert bc.available_memory() is None or bc.available_memory() > 0
+
+
 def test_bc_teacher_options_reach_the_factory(tmp_path):
     # an ensemble of the shipped network twice plays as the network alone: the same decisions
     cfg = bc.BCConfig(teacher="agents.nn:ensemble", decisions=400, num_envs=8, threads=1, seed=5,

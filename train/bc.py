@@ -312,6 +312,29 @@ def load_dataset(path: str | Path) -> dict[str, np.ndarray]:
 
 
 # ------------------------------------------------------------------------------------------------ training
+def available_memory() -> int | None:
+    """Bytes of memory available to new allocations (Linux ``MemAvailable``), or None where unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def check_memory(need: int, what: str) -> None:
+    """``MemoryError`` naming ``what`` when ``need`` bytes exceed the memory available now (no check where that
+    is unknown): a dataset too big for the machine fails at once with the figures, not deep inside torch."""
+    have = available_memory()
+    if have is not None and need > have:
+        raise MemoryError(
+            f"{what} take {need / 1e6:,.0f} MB, more than the {have / 1e6:,.0f} MB of memory available: "
+            "use fewer decisions (--decisions, fewer --more-data files) or a machine with more memory"
+        )
+
+
 def dataset_features(
     data: dict[str, np.ndarray], chunk: int = 8192, progress: bool = False, config: ann.NNConfig | None = None
 ) -> tuple[torch.Tensor, ...]:
@@ -326,8 +349,12 @@ def dataset_features(
             config, data["obs"][s : s + chunk], unpack_masks(data["masks"][s : s + chunk])
         )
         if not out:
-            out = [torch.empty((k, *f.shape[1:]), dtype=f.dtype if f.dtype == torch.uint8 else torch.float16)
-                   for f in feats]  # fmt: skip
+            dtypes = [f.dtype if f.dtype == torch.uint8 else torch.float16 for f in feats]
+            need = sum(
+                k * int(np.prod(f.shape[1:])) * (1 if t == torch.uint8 else 2) for f, t in zip(feats, dtypes)
+            )
+            check_memory(need, f"the network inputs of {k:,} decisions")
+            out = [torch.empty((k, *f.shape[1:]), dtype=t) for f, t in zip(feats, dtypes)]
         for o, f in zip(out, feats):
             o[s : s + chunk] = f.to(o.dtype)
     if not out:
