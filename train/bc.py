@@ -121,15 +121,10 @@ def check_config(cfg: BCConfig) -> BCConfig:
         raise ValueError(f"BCConfig.holdout must be in (0, 1), got {cfg.holdout}")
     if not cfg.lr > 0:
         raise ValueError(f"BCConfig.lr must be > 0, got {cfg.lr}")
-    for r in cfg.records:
-        if not Path(r).is_file():
-            raise FileNotFoundError(f"records: no file {r}")
-    for r in cfg.botzone_logs:
-        if not Path(r).is_file():
-            raise FileNotFoundError(f"botzone_logs: no file {r}")
-    for r in cfg.more_data:
-        if not Path(r).is_file():
-            raise FileNotFoundError(f"more_data: no file {r}")
+    for name in ("records", "botzone_logs", "more_data"):
+        for r in getattr(cfg, name):
+            if not Path(r).is_file():
+                raise FileNotFoundError(f"{name}: no file {r}")
     if cfg.records and cfg.botzone_logs:
         raise ValueError("give records or botzone_logs, not both")
     check_factory(cfg.teacher, 1, 0, **teacher_kwargs(cfg))  # a bad teacher or option fails before any work
@@ -350,9 +345,7 @@ def dataset_features(
         )
         if not out:
             dtypes = [f.dtype if f.dtype == torch.uint8 else torch.float16 for f in feats]
-            need = sum(
-                k * int(np.prod(f.shape[1:])) * (1 if t == torch.uint8 else 2) for f, t in zip(feats, dtypes)
-            )
+            need = sum(k * int(np.prod(f.shape[1:])) * t.itemsize for f, t in zip(feats, dtypes))
             check_memory(need, f"the network inputs of {k:,} decisions")
             out = [torch.empty((k, *f.shape[1:]), dtype=t) for f, t in zip(feats, dtypes)]
         for o, f in zip(out, feats):

@@ -131,16 +131,12 @@ def collect(
                     step_roll()
                 free = np.flatnonzero(~in_use)[:need]
                 ids = have + np.arange(sel.size)
-                src, sid, cid = [], [], []
-                for j, t in enumerate(lrn[sel]):
-                    for c in range(nc[j]):
-                        src.append(t)
-                        sid.append(ids[j])
-                        cid.append(c)
+                rows = lrn[sel]
+                src = np.repeat(rows, nc)  # one rollout per candidate: table, state and candidate index
+                sid = np.repeat(ids, nc)
+                cid = np.arange(need) - np.repeat(np.cumsum(nc) - nc, nc)
+                for j, t in enumerate(rows):
                     hand_states[t].append(int(ids[j]))
-                src = np.asarray(src, np.int64)
-                sid = np.asarray(sid, np.int64)
-                cid = np.asarray(cid, np.int64)
                 roll.copy_tables(base, src, free)
                 in_use[free] = True
                 pending[free] = True
@@ -149,9 +145,9 @@ def collect(
                 slot_state[free] = sid
                 slot_cand[free] = cid
                 slot_ret[free] = 0.0
-                for j in range(sel.size):
-                    cands[ids[j], : nc[j]] = top[j, : nc[j]]
-                    probs[ids[j], : nc[j]] = info["probs"][sel[j], top[j, : nc[j]]]
+                present = np.arange(k) < nc[:, None]
+                cands[ids] = np.where(present, top, -1)
+                probs[ids] = np.where(present, np.take_along_axis(info["probs"][sel], top, axis=1), 0.0)
                 obs_buf[ids] = obs[lrn[sel]]
                 mask_buf[ids] = pack_masks(masks[lrn[sel]])
                 chairs[ids] = chair[lrn[sel]]
