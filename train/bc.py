@@ -486,7 +486,10 @@ def main() -> None:
         check_config(cfg)
     except (TypeError, ValueError, FileNotFoundError) as e:
         raise SystemExit(f"train.bc: error: {e}") from None
-    rep = run(cfg)
+    try:
+        rep = run(cfg)
+    except MemoryError as e:  # check_memory's figures, without a traceback
+        raise SystemExit(f"train.bc: error: {e}") from None
     h = rep["held_out"]
     print(f"held-out top-1 agreement {100 * h['agreement']:.2f}% over {h['n']} decisions "
           f"({rep['parameters']:,} parameters, {ann.NNConfig(**rep['network']).describe()})")  # fmt: skip
