@@ -39,6 +39,7 @@ from torch import nn
 from agents import planes as P
 from agents._common import check_factory_args
 from agents.features import FEATURES_ID, NUM_GLOBAL_FEATURES, NUM_TILE_FEATURES, nn_features
+from agents.symmetry import VIEWS, View
 from mjenv.actions import NUM_ACTIONS
 from mjenv.observation import FEATURES_VERSION, OBS_OFFSETS, OBS_PIECES, OBS_SIZE
 
@@ -695,37 +696,48 @@ class EnsemblePolicy:
     needs_observations = True
     row_streams = True
 
-    def __init__(self, members: list[NNPolicy]) -> None:
+    def __init__(self, members: list[NNPolicy], views: int = 1) -> None:
         if not members:
             raise ValueError("an ensemble needs at least one member")
+        if isinstance(views, bool) or not isinstance(views, (int, np.integer)):
+            raise TypeError(f"views must be an int, got {type(views).__name__}")
+        if not 1 <= views <= len(VIEWS):
+            raise ValueError(f"views must be 1..{len(VIEWS)}, got {views}")
         self.members = list(members)
+        self.views = [View(*v) for v in VIEWS[: int(views)]]
 
     def describe(self) -> str:
-        """One line: the members' descriptions."""
-        return f"agents.nn ensemble of {len(self.members)}: " + "; ".join(m.describe() for m in self.members)
+        """One line: the members' descriptions (and the number of tile views, when more than one)."""
+        v = f", {len(self.views)} tile views each" if len(self.views) > 1 else ""
+        return f"agents.nn ensemble of {len(self.members)}{v}: " + "; ".join(
+            m.describe() for m in self.members
+        )
 
     @torch.no_grad()
     def __call__(self, obs: Any, masks: Any, seats: Any = None, rng: Any = None) -> np.ndarray:
         o, m = _check_batch(obs, masks)
-        # the members' inputs, computed once per input layout and device
-        inputs: dict[tuple[str, str], tuple[torch.Tensor, ...]] = {}
         total = None
-        for member in self.members:
-            key = (features_version(member.net.config), str(member.device))
-            if key not in inputs:
-                inputs[key] = member.net.features(o, m)
-            probs = member._probs(inputs[key], m)[0].float().cpu().numpy()
-            logp = np.log(np.maximum(probs, PROB_FLOOR))
-            total = logp if total is None else total + logp
+        for view in self.views:
+            ov, mv = view.obs(o), view.mask(m)
+            # the members' inputs, computed once per input layout and device
+            inputs: dict[tuple[str, str], tuple[torch.Tensor, ...]] = {}
+            for member in self.members:
+                key = (features_version(member.net.config), str(member.device))
+                if key not in inputs:
+                    inputs[key] = member.net.features(ov, mv)
+                probs = member._probs(inputs[key], mv)[0].float().cpu().numpy()
+                logp = view.back(np.log(np.maximum(probs, PROB_FLOOR)))
+                total = logp if total is None else total + logp
         total[~m] = -np.inf
         return total.argmax(axis=1).astype(np.int64)
 
 
 def ensemble(
-    num_envs: int, seed: int, checkpoints: str | Path | list | tuple, device: str = "cpu"
+    num_envs: int, seed: int, checkpoints: str | Path | list | tuple, device: str = "cpu", views: int = 1
 ) -> EnsemblePolicy:
     """``agents.nn:ensemble``: an :class:`EnsemblePolicy` of the ``agents.nn`` checkpoints ``checkpoints`` (a
-    list of paths, or one string of paths separated by commas), greedy.
+    list of paths, or one string of paths separated by commas), greedy; ``views`` > 1 also averages each
+    member over the first ``views`` of :data:`agents.symmetry.VIEWS` (relabelled suits and reversed ranks).
 
     ``mjenv eval --agent ens=agents.nn:ensemble --agent-opt ens.checkpoints=A.safetensors,B.safetensors
     --agent rule=agents.rule:make --seating 1v3``.
@@ -746,7 +758,18 @@ def ensemble(
             )
     if not paths:
         raise ValueError("checkpoints: give at least one checkpoint")
-    return EnsemblePolicy([make(num_envs, seed, checkpoint=p, device=device, greedy=True) for p in paths])
+    members = [make(num_envs, seed, checkpoint=p, device=device, greedy=True) for p in paths]
+    return EnsemblePolicy(members, views=views)
+
+
+def symmetric(
+    num_envs: int, seed: int, checkpoint: str | Path | None = None, device: str = "cpu", views: int = 12
+) -> EnsemblePolicy:
+    """``agents.nn:symmetric``: one network (``checkpoint``, default the shipped :data:`BASELINE_PATH`) averaged
+    over ``views`` tile symmetries (:mod:`agents.symmetry`: the suits relabelled, the ranks reversed; 12 =
+    all), greedy: an :class:`EnsemblePolicy` of one member, ``views`` times its cost per decision."""
+    path = BASELINE_PATH if checkpoint is None else checkpoint
+    return ensemble(num_envs, seed, [path], device=device, views=views)
 
 
 def _shipped(path: Path, name: str, num_envs: int, seed: int, device: str, greedy: bool) -> NNPolicy:
