@@ -1,4 +1,4 @@
-"""The symmetries of MCR's tiles as maps of observations, legal masks and actions: ``transform``, ``VIEWS``.
+"""The symmetries of MCR's tiles as maps of observations, legal masks and actions: ``VIEWS``, ``View``.
 
 Why
 ---
@@ -14,11 +14,12 @@ What
 ----
 A *view* is a map of the 34 tile types: a permutation of the three suits (``suits[s]`` is the new suit of suit
 ``s``: 0 characters, 1 bamboo, 2 dots, mjenv's tile ids) and, with ``reverse``, rank ``r`` read as ``10 - r``;
-honours stay. :data:`VIEWS` lists the twelve (the identity first). For a view, :func:`transform_obs` gives the
-observation of the relabelled table (every tile column moved, the tile ids in ``discard_seq`` and ``meld_seq``
-mapped, a chow's claimed position read from the other end when reversed), :func:`action_map` the action of the
-relabelled table that each action becomes (a tile's discard or kong moves with the tile; a chow's low and high
-positions swap when reversed), and :func:`transform_mask` the legal mask of the relabelled table.
+honours stay. :data:`VIEWS` lists the twelve (the identity first). :class:`View` holds one view's maps:
+:meth:`View.obs` gives the observations of the relabelled tables (every tile column moved, the tile ids in
+``discard_seq`` and ``meld_seq`` mapped, a chow's claimed position read from the other end when reversed),
+:meth:`View.mask` their legal masks, and :meth:`View.back` per-action values of the relabelled tables as values
+of the original actions (:func:`action_map`: a tile's discard or kong moves with the tile; a chow's low and high
+positions swap when reversed).
 ``tests/test_symmetry.py`` plays hands on relabelled walls and checks every observation and mask against these
 maps.
 """
@@ -29,6 +30,7 @@ from itertools import permutations
 
 import numpy as np
 
+from agents.features import to_uint8
 from mjenv import actions as A
 from mjenv import observation as O
 
@@ -38,6 +40,15 @@ VIEWS: tuple[tuple[tuple[int, int, int], bool], ...] = tuple(
 )
 
 _TILE_PIECES = ("hand", "drawn", "melds", "discards", "offer_tile")  # pieces whose last axis is the tile type
+
+
+def _piece(name: str) -> slice:
+    """The flat columns of the observation piece ``name``."""
+    size = int(np.prod(dict(O.OBS_PIECES)[name]))
+    return slice(O.OBS_OFFSETS[name], O.OBS_OFFSETS[name] + size)
+
+
+_DSEQ, _MSEQ = _piece("discard_seq"), _piece("meld_seq")
 
 
 def tile_map(suits: tuple[int, int, int], reverse: bool = False) -> np.ndarray:
@@ -73,7 +84,7 @@ def action_map(tmap: np.ndarray, reverse: bool = False) -> np.ndarray:
 
 
 class View:
-    """One view's maps, precomputed (:func:`transform_obs`, :func:`transform_mask`, :meth:`probs_back`)."""
+    """One view's maps, precomputed (:meth:`obs`, :meth:`mask`, :meth:`back`)."""
 
     def __init__(self, suits: tuple[int, int, int], reverse: bool = False) -> None:
         self.suits, self.reverse = tuple(int(s) for s in suits), bool(reverse)
@@ -95,20 +106,17 @@ class View:
 
     def obs(self, obs: np.ndarray) -> np.ndarray:
         """The uint8 observations ``[N, OBS_SIZE]`` of the relabelled tables (input of either dtype)."""
-        from agents.features import to_uint8
-
         o = to_uint8(obs)
         if self.identity:
             return o
         out = o[:, self.gather]
-        d = slice(O.O_DSEQ, O.O_DSEQ + 4 * O._MD)
-        out[:, d] = self.lut[out[:, d]]
-        ms = out[:, O.O_MSEQ : O.O_MSEQ + 48].reshape(-1, 16, 3)  # (kind code, tile + 1, offer) per meld
+        out[:, _DSEQ] = self.lut[out[:, _DSEQ]]
+        ms = out[:, _MSEQ].reshape(-1, 16, 3)  # (kind code, tile + 1, offer) per meld
         ms[:, :, 1] = self.lut[ms[:, :, 1]]
         if self.reverse:  # a chow's claimed tile counted from the other end: 1 <-> 3
             chow = (ms[:, :, 0] == 1) & (ms[:, :, 2] != 0)
             ms[:, :, 2] = np.where(chow, 4 - ms[:, :, 2], ms[:, :, 2])
-        out[:, O.O_MSEQ : O.O_MSEQ + 48] = ms.reshape(-1, 48)
+        out[:, _MSEQ] = ms.reshape(-1, 48)
         return out
 
     def mask(self, mask: np.ndarray) -> np.ndarray:
@@ -121,13 +129,3 @@ class View:
         actions: ``out[:, a] = values[:, amap[a]]``."""
         v = np.asarray(values)
         return v if self.identity else v[:, self.amap]
-
-
-def transform_obs(obs: np.ndarray, suits: tuple[int, int, int], reverse: bool = False) -> np.ndarray:
-    """:meth:`View.obs` of one view (uint8 observations of the relabelled tables)."""
-    return View(suits, reverse).obs(obs)
-
-
-def transform_mask(mask: np.ndarray, suits: tuple[int, int, int], reverse: bool = False) -> np.ndarray:
-    """:meth:`View.mask` of one view (the legal masks of the relabelled tables)."""
-    return View(suits, reverse).mask(mask)

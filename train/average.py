@@ -42,7 +42,8 @@ def average_checkpoints(paths: list[str | Path] | tuple[str | Path, ...]) -> ann
             )
         for k, v in net.state_dict().items():
             total[k] += v.double()
-    first.load_state_dict({k: (v / len(paths)).to(first.state_dict()[k].dtype) for k, v in total.items()})
+    dtypes = {k: v.dtype for k, v in first.state_dict().items()}
+    first.load_state_dict({k: (v / len(paths)).to(dtypes[k]) for k, v in total.items()})
     return first
 
 
@@ -58,10 +59,7 @@ class AverageConfig:
 
 def main() -> None:
     cfg = tyro.cli(AverageConfig)
-    try:
-        for p in cfg.checkpoints:
-            if not Path(p).is_file():
-                raise FileNotFoundError(f"no checkpoint at {p}")
+    try:  # agents.nn.load names a missing or unreadable file
         net = average_checkpoints(list(cfg.checkpoints))
     except (FileNotFoundError, ValueError) as e:
         raise SystemExit(f"train.average: {e}") from None
