@@ -42,15 +42,6 @@ VIEWS: tuple[tuple[tuple[int, int, int], bool], ...] = tuple(
 _TILE_PIECES = ("hand", "drawn", "melds", "discards", "offer_tile")  # pieces whose last axis is the tile type
 
 
-def _piece(name: str) -> slice:
-    """The flat columns of the observation piece ``name``."""
-    size = int(np.prod(dict(O.OBS_PIECES)[name]))
-    return slice(O.OBS_OFFSETS[name], O.OBS_OFFSETS[name] + size)
-
-
-_DSEQ, _MSEQ = _piece("discard_seq"), _piece("meld_seq")
-
-
 def tile_map(suits: tuple[int, int, int], reverse: bool = False) -> np.ndarray:
     """``int64[34]``: the new tile id of each tile id under the view (``suits``, ``reverse``)."""
     if sorted(suits) != [0, 1, 2]:
@@ -110,13 +101,14 @@ class View:
         if self.identity:
             return o
         out = o[:, self.gather]
-        out[:, _DSEQ] = self.lut[out[:, _DSEQ]]
-        ms = out[:, _MSEQ].reshape(-1, 16, 3)  # (kind code, tile + 1, offer) per meld
-        ms[:, :, 1] = self.lut[ms[:, :, 1]]
+        v = O.views(out)  # no copies: the writes below land in out
+        dseq = v["discard_seq"].view(np.uint8)  # the stored bytes, which the lut maps
+        dseq[...] = self.lut[dseq]
+        ms = v["meld_seq"]  # [N, 4, 4, 3]: (kind code, tile + 1, offer) per meld
+        ms[..., 1] = self.lut[ms[..., 1]]
         if self.reverse:  # a chow's claimed tile counted from the other end: 1 <-> 3
-            chow = (ms[:, :, 0] == 1) & (ms[:, :, 2] != 0)
-            ms[:, :, 2] = np.where(chow, 4 - ms[:, :, 2], ms[:, :, 2])
-        out[:, _MSEQ] = ms.reshape(-1, 48)
+            chow = (ms[..., 0] == 1) & (ms[..., 2] != 0)
+            ms[..., 2] = np.where(chow, 4 - ms[..., 2], ms[..., 2])
         return out
 
     def mask(self, mask: np.ndarray) -> np.ndarray:
