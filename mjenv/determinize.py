@@ -1,0 +1,201 @@
+"""Determinization for search: redeal the tiles one seat cannot see, keeping everything it can.
+
+A search agent that plays hands out from its own decisions (perfect-information Monte Carlo, the sampling step of
+information-set MCTS) needs tables it could be at: the same observation, another hidden state. Given a table
+(``int32[STATE_SIZE]``, :mod:`mjenv.game`) at ``seat``'s own turn, :func:`determinize_kernel` pools the hidden
+tiles (the other three seats' concealed tiles, the faces of their concealed kongs and the tiles left in the
+wall), gives each of those concealed kongs a tile all four of whose copies are in the pool, deals each other seat
+as many concealed tiles as it held, and lays the rest, flowers included, back into the wall in a uniformly random
+order. Melds, discards, flowers set aside, the wall's length, scores and every field ``seat`` observes stay as
+they were (``observe_kernel`` gives the same observation before and after), and the other seats' cached waits are
+recomputed, so the table plays on with :func:`mjenv.game.step_kernel` as any other.
+
+The result depends only on what ``seat`` observes, on ``seed`` and on ``expect``: the pool is counted, never
+read in order, its multiset is all tiles less the visible ones, and the hands' sizes, the wall's length and which
+flowers are still in it are visible, so the real hands and wall order leak nothing into it (a test redeals a
+redealt table and gets the same table). With ``expect`` all zeros, the hands are dealt uniformly: a sample from
+the uniform prior over the hidden states consistent with the observation, not from the posterior (the other
+seats' past choices are not weighed), as in perfect-information Monte Carlo. ``expect[k, t]``, a belief model's
+expected count of tile ``t`` in seat ``k``'s hand, deals seat ``k`` tile by tile with each hidden copy of ``t``
+weighted by ``expect[k, t] / hidden copies of t``: an approximate sample of that belief.
+
+Only the turn phase of ``seat`` (``PHASE == PH_TURN``, ``CUR == TURN == seat``) and the shared wall are
+supported: in a claim window, the answers already given by other seats are hidden and would no longer match
+redealt hands, and with private walls each seat's part has its own length.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mjenv import game as G
+from mjenv._jit import njit
+from mjenv.hand import win_tables
+from mjenv.melds import KONG, meld_kind, meld_offer, meld_tile, pack_meld
+
+OK = 0
+ERR_PHASE = -1  #: not ``seat``'s own turn (a claim or rob window, the hand over, another seat to act)
+ERR_PRIVATE_WALLS = -2  #: private walls are not supported
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit
+def _mix(x):
+    """splitmix64's output function of the counter ``x`` (uint64)."""
+    z = (x ^ (x >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit
+def _shuffle(a, n, ctr):
+    """Fisher-Yates shuffle of ``a[:n]`` from the splitmix64 counter ``ctr``; returns the advanced counter."""
+    for i in range(n - 1, 0, -1):
+        ctr = ctr + _GOLDEN
+        j = np.int64(((_mix(ctr) >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
+        t = a[i]
+        a[i] = a[j]
+        a[j] = t
+    return ctr
+
+
+@njit(cache=True)
+def determinize_kernel(state, seat, seed, keep_hands, expect, suit_win, honor_win):
+    """Redeal in place what ``seat`` cannot see (module docstring); ``seed`` an int64 >= 0, the tables those of
+    :func:`mjenv.hand.win_tables`; ``expect`` ``float64[4, 34]``: each seat's expected count of each tile (a belief
+    model's; a row of zeros for uniform). Returns ``OK``, or ``ERR_PHASE`` / ``ERR_PRIVATE_WALLS`` (state untouched).
+
+    ``keep_hands``: only the wall's order is redrawn (the other seats keep their hands and kong faces). The wall's
+    order is uniform given the hands, so this samples exactly the hidden state's posterior given the hands; but it
+    reads the other seats' hands, so it is for training labels and diagnostics only, never for a policy."""
+    if state[G.PRIVATE_WALLS] != 0:
+        return ERR_PRIVATE_WALLS
+    if state[G.PHASE] != G.PH_TURN or state[G.CUR] != seat or state[G.TURN] != seat:
+        return ERR_PHASE
+    cnt = np.zeros(34, np.int64)
+    size = np.zeros(4, np.int64)
+    for k in range(4):
+        if k == seat or keep_hands:
+            continue
+        for t in range(34):
+            c = state[G.HAND + 34 * k + t]
+            size[k] += c
+            cnt[t] += c
+        for j in range(state[G.N_MELDS + k]):  # the face of a concealed kong is hidden too
+            mv = state[G.MELDS + 4 * k + j]
+            if meld_kind(mv) == KONG and meld_offer(mv) == 0:
+                cnt[meld_tile(mv)] += 4
+    flowers = np.zeros(8, np.int64)  # which flowers are in the wall (not where: that is hidden too)
+    front, back = state[G.FRONT], state[G.BACK]
+    for i in range(front, back):
+        t = state[G.WALL + i]
+        if t >= 34:
+            flowers[t - 34] = 1
+        else:
+            cnt[t] += 1
+    ctr = np.uint64(seed)
+    # a new face for each concealed kong: uniform over the tiles all four of whose copies are hidden
+    for k in range(4):
+        if k == seat or keep_hands:
+            continue
+        for j in range(state[G.N_MELDS + k]):
+            mv = state[G.MELDS + 4 * k + j]
+            if meld_kind(mv) == KONG and meld_offer(mv) == 0:
+                n4 = 0
+                for t in range(34):
+                    if cnt[t] == 4:
+                        n4 += 1
+                ctr = ctr + _GOLDEN
+                r = np.int64(((_mix(ctr) >> np.uint64(32)) * np.uint64(n4)) >> np.uint64(32))
+                for t in range(34):
+                    if cnt[t] == 4:
+                        if r == 0:
+                            state[G.MELDS + 4 * k + j] = pack_meld(KONG, t, 0, 0)
+                            cnt[t] = 0
+                            break
+                        r -= 1
+    w = np.ones(34)
+    for k in range(4):  # each other seat's hand: tile by tile, tile t with odds cnt[t] * w[t] (expect / pool)
+        if k == seat or keep_hands:
+            continue
+        tot = 0.0
+        for t in range(34):
+            tot += expect[k, t]
+        for t in range(34):
+            w[t] = expect[k, t] / cnt[t] if tot > 0 and cnt[t] > 0 else 1.0
+        for t in range(34):
+            state[G.HAND + 34 * k + t] = 0
+        for _ in range(size[k]):
+            z = 0.0
+            for t in range(34):
+                z += cnt[t] * w[t]
+            if z <= 0:  # the expected tiles are gone: the rest uniformly
+                for t in range(34):
+                    w[t] = 1.0
+                    z += cnt[t]
+            ctr = ctr + _GOLDEN
+            u = np.float64(_mix(ctr) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * z
+            pick = -1
+            for t in range(34):
+                if cnt[t] > 0 and w[t] > 0:
+                    pick = t
+                    u -= cnt[t] * w[t]
+                    if u < 0:
+                        break
+            cnt[pick] -= 1
+            state[G.HAND + 34 * k + pick] += 1
+    rest = np.empty(back - front, np.int64)
+    m = 0
+    for t in range(34):
+        for _ in range(cnt[t]):
+            rest[m] = t
+            m += 1
+    for f in range(8):
+        if flowers[f] != 0:
+            rest[m] = 34 + f
+            m += 1
+    _shuffle(rest, m, ctr)
+    for i in range(m):
+        state[G.WALL + front + i] = rest[i]
+    for k in range(4):
+        if k != seat:
+            G.update_waits_kernel(state, k, suit_win, honor_win)
+    return OK
+
+
+def determinize(
+    state: np.ndarray, seat: int, seed: int, keep_hands: bool = False, expect: np.ndarray | None = None
+) -> None:
+    """Validated :func:`determinize_kernel` on one table: raises ``ValueError`` (state unchanged) when it is not
+    ``seat``'s own turn or the table has private walls."""
+    G.check_state(state)
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= int(seat) <= 3:
+        raise ValueError(f"seat must be 0..3, got {seat!r}")
+    if expect is None:
+        expect = np.zeros((4, 34))
+    expect = np.asarray(expect, dtype=np.float64)
+    if expect.shape != (4, 34) or not np.isfinite(expect).all() or (expect < 0).any():
+        raise ValueError(
+            f"expect must be finite, non-negative float[4, 34], got {expect.dtype}{expect.shape}"
+        )
+    err = determinize_kernel(state, int(seat), G.check_seed(seed), bool(keep_hands), expect, *win_tables())
+    if err == ERR_PRIVATE_WALLS:
+        raise ValueError("determinize does not support private walls")
+    if err == ERR_PHASE:
+        raise ValueError(f"determinize needs seat {seat}'s own turn (PH_TURN, CUR == TURN == seat)")
+
+
+@njit(cache=True)
+def determinize_batch_kernel(states, rows, seats, seeds, keep_hands, expect, suit_win, honor_win):
+    """:func:`determinize_kernel` of ``states[rows[i]]`` for ``seats[i]``, ``seeds[i]`` and ``expect[i]``
+    (``float64[len(rows), 4, 34]``); returns the number of rows that failed (those are untouched)."""
+    bad = 0
+    for i in range(rows.shape[0]):
+        err = determinize_kernel(
+            states[rows[i]], seats[i], seeds[i], keep_hands, expect[i], suit_win, honor_win
+        )
+        bad += err != OK
+    return bad
