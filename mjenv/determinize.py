@@ -199,3 +199,49 @@ def determinize_batch_kernel(states, rows, seats, seeds, keep_hands, expect, sui
         )
         bad += err != OK
     return bad
+
+
+def determinize_rows(
+    states: np.ndarray, rows, seeds, expect: np.ndarray | None = None, keep_hands: bool = False
+) -> None:
+    """Validated :func:`determinize_batch_kernel` for the seat to act at each of ``states[rows]`` (e.g. the
+    ``states`` of a :class:`mjenv.vector.VectorEnv` whose tables ``rows`` were copied for rollouts: the acting
+    seat's mask and observation stay valid; the ``oracle`` block, if the env fills one, is not updated).
+
+    ``seeds``: one int in [0, 2**63) per row; ``expect``: ``float[len(rows), 4, 34]`` or None (uniform). Raises
+    ``ValueError`` before changing anything when a row is not at its acting seat's own turn, the tables have
+    private walls, or an argument has the wrong shape or values."""
+    if not isinstance(states, np.ndarray) or states.dtype != np.int32 or states.ndim != 2:
+        raise ValueError("states must be an int32[N, STATE_SIZE] array")
+    if states.shape[1] != G.STATE_SIZE or not states.flags.c_contiguous:
+        raise ValueError(
+            f"states must be a C-contiguous int32[N, {G.STATE_SIZE}] array, got shape {states.shape}"
+        )
+    r = np.asarray(rows)
+    if r.ndim != 1 or (r.size and not np.issubdtype(r.dtype, np.integer)):
+        raise ValueError(f"rows must be a 1-D integer array, got {r.dtype}{r.shape}")
+    r = r.astype(np.int64)
+    if r.size and (r.min() < 0 or r.max() >= states.shape[0]):
+        raise ValueError(f"rows must be in 0..{states.shape[0] - 1}")
+    s = np.asarray(seeds)
+    if s.shape != r.shape or (s.size and not np.issubdtype(s.dtype, np.integer)) or (s < 0).any():
+        raise ValueError(f"seeds must be {r.size} non-negative integers, got {s.dtype}{s.shape}")
+    s = s.astype(np.int64)
+    if expect is None:
+        e = np.zeros((r.size, 4, 34))
+    else:
+        e = np.ascontiguousarray(expect, dtype=np.float64)
+        if e.shape != (r.size, 4, 34) or not np.isfinite(e).all() or (e < 0).any():
+            raise ValueError(
+                f"expect must be finite, non-negative float[{r.size}, 4, 34], got shape {e.shape}"
+            )
+    sub = states[r]
+    if (sub[:, G.PRIVATE_WALLS] != 0).any():
+        raise ValueError("determinize does not support private walls")
+    turn = (sub[:, G.PHASE] == G.PH_TURN) & (sub[:, G.CUR] == sub[:, G.TURN]) & (sub[:, G.CUR] >= 0)
+    if not turn.all():
+        raise ValueError(f"rows {r[~turn][:8].tolist()} are not at the acting seat's own turn (PH_TURN)")
+    seats = sub[:, G.CUR].astype(np.int64)
+    bad = determinize_batch_kernel(states, r, seats, s, bool(keep_hands), e, *win_tables())
+    if bad:  # unreachable after the checks above
+        raise RuntimeError(f"determinize failed at {bad} rows")

@@ -145,3 +145,40 @@ def test_bad_calls_raise_and_leave_the_table():
     G.reset(pw, 1, rules=RuleConfig(private_walls=True, flowers=False))
     with pytest.raises(ValueError, match="private walls"):
         determinize(pw, int(pw[G.CUR]), 1)
+
+
+def test_rows_of_a_vector_env():
+    """determinize_rows on copied tables of a VectorEnv: the acting seat's observation is still the env's row,
+    the copies play to the end, and a row not at its own turn is refused before anything changes."""
+    from mjenv.determinize import determinize_rows
+    from mjenv.observation import observe_kernel as observe
+    from mjenv.vector import VectorEnv
+
+    env = VectorEnv(16, seed=3, threads=1)
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        env.step(np.array([rng.choice(np.flatnonzero(m)) for m in env.masks]))
+    turn = np.flatnonzero(env.states[:, G.PHASE] == G.PH_TURN)
+    other = np.flatnonzero(env.states[:, G.PHASE] != G.PH_TURN)
+    assert turn.size and other.size
+    roll = VectorEnv(turn.size, seed=9, threads=1, after_schedule="stop")
+    roll.reset()
+    roll.copy_tables(env, turn, np.arange(turn.size))
+    before = roll.states.copy()
+    determinize_rows(roll.states, np.arange(turn.size), np.arange(turn.size) + 100)
+    assert not (roll.states == before).all()
+    for i in range(turn.size):
+        o = np.zeros(OBS_SIZE, np.float32)
+        observe(roll.states[i], int(roll.seats[i]), o)
+        assert (o == roll.obs[i]).all()
+    while roll.active.any():
+        roll.step(np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in roll.masks]))
+    states = env.states.copy()
+    with pytest.raises(ValueError, match="own turn"):
+        determinize_rows(env.states, np.array([turn[0], other[0]]), np.array([1, 2]))
+    with pytest.raises(ValueError, match="seeds"):
+        determinize_rows(env.states, turn, np.zeros(turn.size + 1, np.int64))
+    with pytest.raises(ValueError, match="expect"):
+        determinize_rows(env.states, turn, np.arange(turn.size), expect=np.zeros((turn.size, 3, 34)))
+    assert (env.states == states).all()

@@ -38,8 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agents import nn as ann  # noqa: E402
 from mjenv import game as G  # noqa: E402
-from mjenv.determinize import determinize_batch_kernel  # noqa: E402
-from mjenv.hand import win_tables  # noqa: E402
+from mjenv.determinize import determinize_rows  # noqa: E402
 from mjenv.policy import load_policy  # noqa: E402
 from mjenv.rules import RuleConfig  # noqa: E402
 from mjenv.vector import VectorEnv, table_seeds  # noqa: E402
@@ -57,7 +56,6 @@ class Search:
                               obs_dtype=np.uint8, after_schedule="stop")  # fmt: skip
         self.roll.reset()
         self.roll.active[:] = False
-        self.tab = win_tables()
         self.rng = np.random.default_rng(seed)
         self.rollouts = 0
 
@@ -85,11 +83,9 @@ class Search:
             rr, cc, jj = r_i[s : s + cap], c_i[s : s + cap], j_i[s : s + cap]
             dst = np.arange(rr.size)
             roll.copy_tables(base, rows[rr], dst)
-            ex = np.zeros((rr.size, 4, 34)) if expect is None else expect[rr]
-            bad = determinize_batch_kernel(roll.states, dst, chairs[rr].astype(np.int64), det_seed[rr, jj],
-                                           self.keep_hands, ex, *self.tab)  # fmt: skip
-            if bad:
-                raise RuntimeError(f"{bad} searched tables were not at the learner's own turn")
+            determinize_rows(
+                roll.states, dst, det_seed[rr, jj], None if expect is None else expect[rr], self.keep_hands
+            )
             chair = np.full(cap, -1, np.int64)
             chair[dst] = chairs[rr]
             ret = np.zeros(cap)
