@@ -45,6 +45,12 @@ from mjenv.vector import VectorEnv, table_seeds  # noqa: E402
 from train.bc import pack_masks  # noqa: E402
 
 
+def _acting(env: VectorEnv, chair: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The active tables where the learner's chair is to act, and the other active tables."""
+    mine = env.seats == chair
+    return np.flatnonzero(env.active & mine), np.flatnonzero(env.active & ~mine)
+
+
 class Search:
     """The rollouts of one batch of searched decisions (module docstring)."""
 
@@ -94,9 +100,7 @@ class Search:
             roll.step(a)
             ret += roll.rewards[np.arange(cap), chair]
             while roll.active.any():
-                act = roll.active
-                lrn = np.flatnonzero(act & (roll.seats == chair))
-                oth = np.flatnonzero(act & (roll.seats != chair))
+                lrn, oth = _acting(roll, chair)
                 a = np.zeros(cap, np.int64)
                 if lrn.size:
                     a[lrn] = self.learner(roll.obs[lrn], roll.masks[lrn], roll.seats[lrn])
@@ -130,9 +134,7 @@ def play(
         chair = np.arange(n) % 4
         total = np.zeros(n)
         while env.active.any():
-            act = env.active
-            lrn = np.flatnonzero(act & (env.seats == chair))
-            oth = np.flatnonzero(act & (env.seats != chair))
+            lrn, oth = _acting(env, chair)
             a = np.zeros(n, np.int64)
             if lrn.size:
                 a_l, info = learner.act_with_info(env.obs[lrn], env.masks[lrn], env.seats[lrn])
