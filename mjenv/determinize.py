@@ -16,8 +16,10 @@ flowers are still in it are visible, so the real hands and wall order leak nothi
 redealt table and gets the same table). With ``expect`` all zeros, the hands are dealt uniformly: a sample from
 the uniform prior over the hidden states consistent with the observation, not from the posterior (the other
 seats' past choices are not weighed), as in perfect-information Monte Carlo. ``expect[k, t]``, a belief model's
-expected count of tile ``t`` in seat ``k``'s hand, deals seat ``k`` tile by tile with each hidden copy of ``t``
-weighted by ``expect[k, t] / hidden copies of t``: an approximate sample of that belief.
+expected count of tile ``t`` in seat ``k``'s hand, deals seat ``k`` tile by tile, tile ``t`` with odds
+``expect[k, t]`` less the copies of ``t`` already dealt to ``k`` (while a copy is hidden), then, once the
+expected tiles are dealt, uniformly: an approximate sample of that belief, exactly the real hand when ``expect``
+holds the real counts.
 
 Only the turn phase of ``seat`` (``PHASE == PH_TURN``, ``CUR == TURN == seat``) and the shared wall are
 supported: in a claim window, the answers already given by other seats are hidden and would no longer match
@@ -117,35 +119,39 @@ def determinize_kernel(state, seat, seed, keep_hands, expect, suit_win, honor_wi
                             cnt[t] = 0
                             break
                         r -= 1
-    w = np.ones(34)
-    for k in range(4):  # each other seat's hand: tile by tile, tile t with odds cnt[t] * w[t] (expect / pool)
+    drawn = np.zeros(34)
+    for k in range(4):  # each other seat's hand, tile by tile
         if k == seat or keep_hands:
             continue
         tot = 0.0
         for t in range(34):
             tot += expect[k, t]
-        for t in range(34):
-            w[t] = expect[k, t] / cnt[t] if tot > 0 and cnt[t] > 0 else 1.0
-        for t in range(34):
+            drawn[t] = 0.0
             state[G.HAND + 34 * k + t] = 0
         for _ in range(size[k]):
+            # with a belief: tile t with odds expect[k, t] less the copies already dealt to k (while any is left);
+            # without one, or once the expected tiles are dealt: every hidden copy alike
             z = 0.0
-            for t in range(34):
-                z += cnt[t] * w[t]
-            if z <= 0:  # the expected tiles are gone: the rest uniformly
+            if tot > 0:
                 for t in range(34):
-                    w[t] = 1.0
+                    if cnt[t] > 0 and expect[k, t] > drawn[t]:
+                        z += expect[k, t] - drawn[t]
+            by_counts = z <= 0
+            if by_counts:
+                for t in range(34):
                     z += cnt[t]
             ctr = ctr + _GOLDEN
             u = np.float64(_mix(ctr) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * z
             pick = -1
             for t in range(34):
-                if cnt[t] > 0 and w[t] > 0:
+                wt = cnt[t] if by_counts else (expect[k, t] - drawn[t] if cnt[t] > 0 else 0.0)
+                if wt > 0:
                     pick = t
-                    u -= cnt[t] * w[t]
+                    u -= wt
                     if u < 0:
                         break
             cnt[pick] -= 1
+            drawn[pick] += 1.0
             state[G.HAND + 34 * k + pick] += 1
     rest = np.empty(back - front, np.int64)
     m = 0

@@ -182,3 +182,12 @@ def test_rows_of_a_vector_env():
     with pytest.raises(ValueError, match="expect"):
         determinize_rows(env.states, turn, np.arange(turn.size), expect=np.zeros((turn.size, 3, 34)))
     assert (env.states == states).all()
+
+
+def test_expected_counts_of_the_real_hands_give_them_back():
+    for st, s in _turns(RuleConfig(), [6, 7], every=9):
+        expect = st[G.HAND : G.HAND + 4 * 34].reshape(4, 34).astype(np.float64)
+        expect[s] = 0
+        x = st.copy()
+        determinize(x, s, 11, expect=expect)
+        assert (x[G.HAND : G.HAND + 4 * 34] == st[G.HAND : G.HAND + 4 * 34]).all()

@@ -45,6 +45,21 @@ from mjenv.vector import VectorEnv, table_seeds  # noqa: E402
 from train.bc import pack_masks  # noqa: E402
 
 
+def _blended(states: np.ndarray, chairs: np.ndarray, blend: float) -> np.ndarray:
+    """``float64[N, 4, 34]``: ``blend`` x the other seats' real tile counts + (1 - blend) x the uniform prior's
+    expected counts (hand size x hidden copies / hidden tiles). Reads hidden information: diagnostics only."""
+    n = states.shape[0]
+    hands = states[:, G.HAND : G.HAND + 4 * 34].reshape(n, 4, 34).astype(np.float64)
+    hands[np.arange(n), chairs] = 0.0
+    pool = hands.sum(axis=1)
+    for i in range(n):
+        st = states[i]
+        pool[i] += np.bincount(st[G.WALL + st[G.FRONT] : G.WALL + st[G.BACK]], minlength=42)[:34]
+    size = hands.sum(axis=2, keepdims=True)
+    uniform = size * (pool / np.maximum(pool.sum(axis=1, keepdims=True), 1))[:, None, :]
+    return blend * hands + (1 - blend) * uniform
+
+
 def _acting(env: VectorEnv, chair: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The active tables where the learner's chair is to act, and the other active tables."""
     mine = env.seats == chair
@@ -115,7 +130,7 @@ class Search:
 
 def play(
     walls: np.ndarray, learner, opp, search: Search | None, *, tau: float, top_k: int, min_prob: float,
-    tables: int, threads: int, progress: bool, belief=None, anchor: float = 0.0, seed: int = 0,
+    tables: int, threads: int, progress: bool, belief=None, anchor: float = 0.0, seed: int = 0, blend: float = 0.0,
 ) -> tuple[np.ndarray, dict[str, list]]:  # fmt: skip
     """Points per hand of the learner on each wall (mean over its four chairs), and the searched decisions (with
     ``anchor > 0`` also their observations and masks, and those of that share of the learner's other decisions)."""
@@ -163,6 +178,8 @@ def play(
                                 ex = np.zeros((rows.size, 4, 34))
                                 for k in range(3):
                                     ex[np.arange(rows.size), (chair[rows] + 1 + k) % 4] = rel[:, k]
+                            if blend > 0:  # diagnostic: a belief of known quality, from the real hands
+                                ex = _blended(env.states[rows], chair[rows], blend)
                             r = search.returns(env, rows, chair[rows], cands, ex)
                             mean = np.nanmean(r, axis=2)
                             mean = np.where(cands >= 0, mean, -np.inf)
@@ -229,6 +246,13 @@ def main() -> None:
         help="label mode: play with the search only, and write the searched decisions' observations "
         "and masks, and this share of the learner's other decisions (the anchor of pimc_distil.py)",
     )
+    ap.add_argument(
+        "--oracle-blend",
+        type=float,
+        default=0.0,
+        help="diagnostic only (reads the hidden hands): redeal by this blend of the real hands' counts "
+        "and the uniform prior's",
+    )
     ap.add_argument("--out", default=None)
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args()
@@ -256,7 +280,17 @@ def main() -> None:
         from benchmarks.lab.belief import load_belief
 
         belief = load_belief(args.belief)
-    srch, log = play(walls, learner, opp, search, belief=belief, anchor=args.labels, seed=args.seed + 3, **kw)
+    srch, log = play(
+        walls,
+        learner,
+        opp,
+        search,
+        belief=belief,
+        anchor=args.labels,
+        seed=args.seed + 3,
+        blend=args.oracle_blend,
+        **kw,
+    )
     t2 = time.perf_counter()
     diff = srch - base
     half = 1.96 * diff.std(ddof=1) / np.sqrt(diff.size) if diff.size > 1 else float("nan")
