@@ -65,15 +65,7 @@ def collect(checkpoint: str, opponent: str, decisions: int, *, num_envs: int = 1
                 ids = slice(have, have + sel.size)
                 obs[ids] = env.obs[sel]
                 masks[ids] = pack_masks(env.masks[sel])
-                for r in range(3):
-                    s = (chair[sel] + 1 + r) % 4
-                    idx = G.HAND + 34 * s[:, None] + np.arange(34)
-                    hands[ids, r] = np.take_along_axis(env.states[sel], idx, axis=1)
-                wall = np.zeros((sel.size, 42), np.int64)
-                for i, t in enumerate(sel):
-                    st = env.states[t]
-                    wall[i] = np.bincount(st[G.WALL + st[G.FRONT] : G.WALL + st[G.BACK]], minlength=42)
-                pool[ids] = hands[ids].sum(axis=1) + wall[:, :34]
+                hands[ids], pool[ids] = hidden_counts(env.states[sel], chair[sel])
                 have += sel.size
                 bar.update(sel.size)
         if oth.size:
@@ -81,6 +73,30 @@ def collect(checkpoint: str, opponent: str, decisions: int, *, num_envs: int = 1
         env.step(a)
     bar.close()
     return {"obs": obs, "masks": masks, "hands": hands, "pool": pool}
+
+
+def hidden_counts(states: np.ndarray, chairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(hands int64[N, 3, 34], pool int64[N, 34])``: the concealed tiles of the next, the opposite and the
+    previous seat of ``chairs[i]`` at table ``states[i]``, and the hidden copies of each tile (those hands and the
+    wall's suited and honour tiles; no kong faces). Reads hidden information: labels and diagnostics only."""
+    n = states.shape[0]
+    hands = np.zeros((n, 3, 34), np.int64)
+    for r in range(3):
+        seat = (chairs + 1 + r) % 4
+        hands[:, r] = np.take_along_axis(states, G.HAND + 34 * seat[:, None] + np.arange(34), axis=1)
+    pool = hands.sum(axis=1)
+    for i, st in enumerate(states):
+        pool[i] += np.bincount(st[G.WALL + st[G.FRONT] : G.WALL + st[G.BACK]], minlength=42)[:34]
+    return hands, pool
+
+
+def by_seat(rel: np.ndarray, chairs: np.ndarray) -> np.ndarray:
+    """``float64[N, 4, 34]`` by absolute seat from ``rel[N, 3, 34]`` of the next, opposite and previous seat of
+    ``chairs`` (the row of ``chairs[i]`` itself zero): the ``expect`` of :func:`mjenv.determinize.determinize_rows`."""
+    out = np.zeros((rel.shape[0], 4, 34))
+    for r in range(3):
+        out[np.arange(rel.shape[0]), (chairs + 1 + r) % 4] = rel[:, r]
+    return out
 
 
 class BeliefNet(nn.Module):

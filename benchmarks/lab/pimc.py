@@ -37,6 +37,7 @@ from tqdm import tqdm
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from agents import nn as ann  # noqa: E402
+from benchmarks.lab.belief import by_seat, hidden_counts, load_belief  # noqa: E402
 from mjenv import game as G  # noqa: E402
 from mjenv.determinize import determinize_rows  # noqa: E402
 from mjenv.policy import load_policy  # noqa: E402
@@ -48,16 +49,10 @@ from train.bc import pack_masks  # noqa: E402
 def _blended(states: np.ndarray, chairs: np.ndarray, blend: float) -> np.ndarray:
     """``float64[N, 4, 34]``: ``blend`` x the other seats' real tile counts + (1 - blend) x the uniform prior's
     expected counts (hand size x hidden copies / hidden tiles). Reads hidden information: diagnostics only."""
-    n = states.shape[0]
-    hands = states[:, G.HAND : G.HAND + 4 * 34].reshape(n, 4, 34).astype(np.float64)
-    hands[np.arange(n), chairs] = 0.0
-    pool = hands.sum(axis=1)
-    for i in range(n):
-        st = states[i]
-        pool[i] += np.bincount(st[G.WALL + st[G.FRONT] : G.WALL + st[G.BACK]], minlength=42)[:34]
+    hands, pool = hidden_counts(states, chairs)
     size = hands.sum(axis=2, keepdims=True)
     uniform = size * (pool / np.maximum(pool.sum(axis=1, keepdims=True), 1))[:, None, :]
-    return blend * hands + (1 - blend) * uniform
+    return by_seat(blend * hands + (1 - blend) * uniform, chairs)
 
 
 def _acting(env: VectorEnv, chair: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -174,10 +169,7 @@ def play(
                             rows = lrn[sel]
                             ex = None
                             if belief is not None:  # the belief model's expected hands, by absolute seat
-                                rel = belief.expect(env.obs[rows], env.masks[rows])
-                                ex = np.zeros((rows.size, 4, 34))
-                                for k in range(3):
-                                    ex[np.arange(rows.size), (chair[rows] + 1 + k) % 4] = rel[:, k]
+                                ex = by_seat(belief.expect(env.obs[rows], env.masks[rows]), chair[rows])
                             if blend > 0:  # diagnostic: a belief of known quality, from the real hands
                                 ex = _blended(env.states[rows], chair[rows], blend)
                             r = search.returns(env, rows, chair[rows], cands, ex)
@@ -275,11 +267,7 @@ def main() -> None:
     search = Search(
         learner, opp, args.rollout_tables, args.dets, args.seed + 2, args.threads, args.keep_hands
     )
-    belief = None
-    if args.belief:
-        from benchmarks.lab.belief import load_belief
-
-        belief = load_belief(args.belief)
+    belief = load_belief(args.belief) if args.belief else None
     srch, log = play(
         walls,
         learner,
