@@ -289,8 +289,20 @@ class PolicyValueNet(nn.Module):
 # tiles never mixes two suits (a run continues only within its suit); the honours follow the third gap
 _POS = np.array([t + t // 9 if t < 27 else t + 3 for t in range(34)])
 _ROW = 37
-_FROM_ROW = np.full(_ROW, 34)  # which tile each column of the row holds (34: an empty column)
-_FROM_ROW[_POS] = np.arange(34)
+
+
+def tiles_to_row(x: torch.Tensor) -> torch.Tensor:
+    """``[..., 34]`` per tile type to ``[..., 37]``, the suits apart (zeros in the empty columns of ``_POS``).
+
+    Slices and a concatenation, not an index: the backward of an index into a padded tensor is a scatter-add,
+    which cost 9% of a PPO update's CPU time on the 2 x 32 network."""
+    z = x.new_zeros(*x.shape[:-1], 1)
+    return torch.cat([x[..., 0:9], z, x[..., 9:18], z, x[..., 18:27], z, x[..., 27:34]], dim=-1)
+
+
+def row_to_tiles(x: torch.Tensor) -> torch.Tensor:
+    """The inverse of :func:`tiles_to_row`: ``[..., 37]`` to ``[..., 34]`` (the empty columns dropped)."""
+    return torch.cat([x[..., 0:9], x[..., 10:19], x[..., 20:29], x[..., 30:37]], dim=-1)
 
 
 class _Block(nn.Module):
@@ -344,8 +356,6 @@ class PlanesNet(nn.Module):
         c, h = config.channels, config.hidden
         self.n_planes, self.n_scalars, scale = planes_inputs(config)
         self.register_buffer("inv_scale", torch.from_numpy(1.0 / scale), persistent=False)
-        self.register_buffer("from_row", torch.from_numpy(_FROM_ROW), persistent=False)
-        self.register_buffer("pos", torch.from_numpy(_POS), persistent=False)
         gap = np.zeros(_ROW, np.float32)
         gap[_POS] = 1.0
         self.register_buffer("gap", torch.from_numpy(gap), persistent=False)
@@ -388,10 +398,10 @@ class PlanesNet(nn.Module):
         k, j = self.n_planes, self.n_scalars
         glob, legal_other = scal[:, :j] * self.inv_scale, scal[:, j:]
         x = self.stem(planes[:, :k]) + self.tile_embed + self.scalar_in(glob).unsqueeze(2)  # [N, c, 34]
-        x = nn.functional.pad(x, (0, 1))[:, :, self.from_row]  # [N, c, 37]: the suits apart
+        x = tiles_to_row(x)  # [N, c, 37]: the suits apart
         for block in self.tower:
             x = x + block(x) * self.gap  # the empty columns stay zero
-        x = torch.relu(x[:, :, self.pos])  # [N, c, 34]
+        x = torch.relu(row_to_tiles(x))  # [N, c, 34]
         offer = torch.bmm(x, planes[:, P.P_OFFER].unsqueeze(2)).squeeze(
             2
         )  # [N, c]: the tile on offer's column

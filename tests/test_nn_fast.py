@@ -85,3 +85,22 @@ def test_masked_logits_floor_and_illegal_values():
     best = legal.amax(1, keepdim=True)
     assert bool(((logits >= best - _SPAN) | illegal).all())
     assert bool((logits == best - _SPAN).any())  # the floor was reached somewhere
+
+
+def test_tile_row_slices_match_the_index_layout():
+    """``tiles_to_row`` / ``row_to_tiles`` (slices) place and read the tiles where the index ``_POS`` does, with the
+    same gradients: the planes network's tower layout, bit for bit."""
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(7, 3, 34, generator=g, requires_grad=True)
+    w = torch.randn(7, 3, 37, generator=g)
+    pos = torch.as_tensor(ann._POS)
+    row = ann.tiles_to_row(x)
+    ref = torch.zeros(7, 3, 37)
+    ref[:, :, pos] = x.detach()
+    assert torch.equal(row.detach(), ref)
+    assert torch.equal(ann.row_to_tiles(row).detach(), x.detach())
+    (row * w).sum().backward()
+    assert torch.equal(x.grad, w[:, :, pos])
+    x.grad = None
+    ann.row_to_tiles(ann.tiles_to_row(x)).sum().backward()
+    assert torch.equal(x.grad, torch.ones_like(x))

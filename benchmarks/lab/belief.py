@@ -116,10 +116,10 @@ class BeliefNet(nn.Module):
         k, j = n.n_planes, n.n_scalars
         glob = scal[:, :j] * n.inv_scale
         x = n.stem(planes[:, :k]) + n.tile_embed + n.scalar_in(glob).unsqueeze(2)
-        x = nn.functional.pad(x, (0, 1))[:, :, n.from_row]
+        x = ann.tiles_to_row(x)
         for block in n.tower:
             x = x + block(x) * n.gap
-        x = torch.relu(x[:, :, n.pos])
+        x = torch.relu(ann.row_to_tiles(x))
         offer = torch.bmm(x, planes[:, ann.P.P_OFFER].unsqueeze(2)).squeeze(2)
         h = n.body(torch.cat([n.tile_sum(x).flatten(1), offer, glob], dim=1))
         return self.head(torch.relu(x + n.ctx(h).unsqueeze(2))).view(-1, 3, 4, 34)
