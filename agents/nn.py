@@ -20,8 +20,9 @@ on CPU, the network runs on CPU or CUDA. Checkpoints are safetensors files that 
 its input layout (:func:`features_version`; the mlp's is ``NN_FEATURES_VERSION``, the observation layout and
 the feature layout) and a SHA-256 of the weights: loading one made for other inputs, another config, or with tampered or truncated bytes raises ``ValueError`` naming the
 problem. ``agents.nn:baseline`` plays the checkpoint shipped with the repository (``agents/baseline.safetensors``);
-``agents.nn:planes32_baseline`` the previous one (``agents/planes32_baseline.safetensors``) and
-``agents.nn:mlp_baseline`` the one before (``agents/mlp_baseline.safetensors``).
+``agents.nn:ens5_baseline`` the previous one (``agents/ens5_baseline.safetensors``), ``agents.nn:planes32_baseline``
+the one before (``agents/planes32_baseline.safetensors``) and ``agents.nn:mlp_baseline`` the first
+(``agents/mlp_baseline.safetensors``).
 """
 
 from __future__ import annotations
@@ -656,9 +657,14 @@ def make(
 
 
 #: the shipped trained policy, the strongest measured single network: the tile-plane network planes 2 x 32 +
-#: features, behaviour cloning of 2,000,000 self-play decisions of an ensemble of five PPO networks
-#: (docs/training.md, section 4, "Distilled ensembles")
+#: features, the uniform weight average of 109 snapshots of eight PPO runs from :data:`ENS5_BASELINE_PATH` and
+#: from averages of them (docs/training.md, section 4, "Session 28")
 BASELINE_PATH = Path(__file__).with_name("baseline.safetensors")
+
+#: the baseline of sessions 21-27, the same network: behaviour cloning of 2,000,000 self-play decisions of an
+#: ensemble of five PPO networks (docs/training.md, section 4, "Distilled ensembles"); the start of the PPO runs
+#: that :data:`BASELINE_PATH` averages
+ENS5_BASELINE_PATH = Path(__file__).with_name("ens5_baseline.safetensors")
 
 #: the previous baseline (sessions 15-20), the tile-plane network planes 2 x 32 + features after behaviour
 #: cloning and PPO on one core, the last part with the learning rate annealed (docs/training.md, section 4,
@@ -679,9 +685,16 @@ def baseline(num_envs: int, seed: int, device: str = "cpu", greedy: bool = True)
     return _shipped(BASELINE_PATH, "baseline", num_envs, seed, device, greedy)
 
 
+def ens5_baseline(num_envs: int, seed: int, device: str = "cpu", greedy: bool = True) -> NNPolicy:
+    """``agents.nn:ens5_baseline``: the shipped policy of sessions 21-27 (:data:`ENS5_BASELINE_PATH`, planes 2 x 32
+    + features, the student of five PPO networks), greedy by default; weaker than :func:`baseline`, the same cost
+    per decision."""
+    return _shipped(ENS5_BASELINE_PATH, "ens5_baseline", num_envs, seed, device, greedy)
+
+
 def planes32_baseline(num_envs: int, seed: int, device: str = "cpu", greedy: bool = True) -> NNPolicy:
-    """``agents.nn:planes32_baseline``: the previous shipped policy (:data:`PLANES32_BASELINE_PATH`, planes 2 x 32
-    + features), greedy by default; weaker than :func:`baseline`, the same cost per decision."""
+    """``agents.nn:planes32_baseline``: the shipped policy of sessions 15-20 (:data:`PLANES32_BASELINE_PATH`, planes
+    2 x 32 + features), greedy by default; weaker than :func:`ens5_baseline`, the same cost per decision."""
     return _shipped(PLANES32_BASELINE_PATH, "planes32_baseline", num_envs, seed, device, greedy)
 
 

@@ -270,8 +270,9 @@ def test_nn_checkpoint_of_old_features_fails_clearly(tmp_path):
 
 def test_nn_baseline_loads_and_plays_legally():
     """``agents.nn:baseline`` (the shipped checkpoint) is the tile-plane network 2 x 32 + features, greedy, within
-    20 MB, and plays only legal actions; ``agents.nn:planes32_baseline`` (the previous one) has the same network
-    and ``agents.nn:mlp_baseline`` (the one before) is the mlp, each a different policy."""
+    20 MB, and plays only legal actions; ``agents.nn:ens5_baseline`` and ``agents.nn:planes32_baseline`` (the
+    previous ones) have the same network and ``agents.nn:mlp_baseline`` (the first) is the mlp, each a different
+    policy."""
     from agents import nn as N
 
     policy = load_policy("agents.nn:baseline", 32, 0)
@@ -282,11 +283,17 @@ def test_nn_baseline_loads_and_plays_legally():
     obs, masks, _ = _rule_rollout(32, 12, seed=5)
     a = policy(obs, masks)
     assert masks[np.arange(a.size), a].all()
+    e5 = load_policy("agents.nn:ens5_baseline", 32, 0)
+    assert e5.greedy and e5.net.config == cfg
+    e = e5(obs, masks)
+    assert masks[np.arange(e.size), e].all()
+    # the weight average of PPO runs from it: close to it, not the same network
+    assert not torch.equal(policy.net.stem.weight, e5.net.stem.weight) and (a == e).mean() > 0.9
     p32 = load_policy("agents.nn:planes32_baseline", 32, 0)
     assert p32.greedy and (p32.net.config.arch, p32.net.config.channels) == ("planes", 32)
     c = p32(obs, masks)
     assert masks[np.arange(c.size), c].all()
-    # the student of an ensemble that has this network as a member
+    # it descends from the student of an ensemble that has this network as a member
     assert (a != c).any() and (a == c).mean() > 0.5
     mlp = load_policy("agents.nn:mlp_baseline", 32, 0)
     assert mlp.greedy and mlp.net.config.arch == "mlp"
