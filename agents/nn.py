@@ -668,7 +668,7 @@ ENS5_BASELINE_PATH = Path(__file__).with_name("ens5_baseline.safetensors")
 
 #: the previous baseline (sessions 15-20), the tile-plane network planes 2 x 32 + features after behaviour
 #: cloning and PPO on one core, the last part with the learning rate annealed (docs/training.md, section 4,
-#: "Annealed continuation"): the same network, a member of :data:`BASELINE_PATH`'s teacher
+#: "Annealed continuation"): the same network, a member of :data:`ENS5_BASELINE_PATH`'s teacher
 PLANES32_BASELINE_PATH = Path(__file__).with_name("planes32_baseline.safetensors")
 
 #: the previous baseline, the fast mlp on the engineered features (docs/training.md, "The shipped baseline
