@@ -172,6 +172,18 @@ def determinize_kernel(state, seat, seed, keep_hands, expect, suit_win, honor_wi
     return OK
 
 
+def _expect_array(expect, shape: tuple[int, ...]) -> np.ndarray:
+    """``expect`` as a C-contiguous float64 array of ``shape`` (zeros for None: the uniform prior); ``ValueError``
+    unless it has that shape and finite, non-negative values."""
+    if expect is None:
+        return np.zeros(shape)
+    e = np.ascontiguousarray(expect, dtype=np.float64)
+    if e.shape != shape or not np.isfinite(e).all() or (e < 0).any():
+        dims = ", ".join(map(str, shape))
+        raise ValueError(f"expect must be finite, non-negative float[{dims}], got {e.dtype}{e.shape}")
+    return e
+
+
 def determinize(
     state: np.ndarray, seat: int, seed: int, keep_hands: bool = False, expect: np.ndarray | None = None
 ) -> None:
@@ -180,13 +192,7 @@ def determinize(
     G.check_state(state)
     if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= int(seat) <= 3:
         raise ValueError(f"seat must be 0..3, got {seat!r}")
-    if expect is None:
-        expect = np.zeros((4, 34))
-    expect = np.asarray(expect, dtype=np.float64)
-    if expect.shape != (4, 34) or not np.isfinite(expect).all() or (expect < 0).any():
-        raise ValueError(
-            f"expect must be finite, non-negative float[4, 34], got {expect.dtype}{expect.shape}"
-        )
+    expect = _expect_array(expect, (4, 34))
     err = determinize_kernel(state, int(seat), G.check_seed(seed), bool(keep_hands), expect, *win_tables())
     if err == ERR_PRIVATE_WALLS:
         raise ValueError("determinize does not support private walls")
@@ -233,14 +239,7 @@ def determinize_rows(
     if s.shape != r.shape or (s.size and not np.issubdtype(s.dtype, np.integer)) or (s < 0).any():
         raise ValueError(f"seeds must be {r.size} non-negative integers, got {s.dtype}{s.shape}")
     s = s.astype(np.int64)
-    if expect is None:
-        e = np.zeros((r.size, 4, 34))
-    else:
-        e = np.ascontiguousarray(expect, dtype=np.float64)
-        if e.shape != (r.size, 4, 34) or not np.isfinite(e).all() or (e < 0).any():
-            raise ValueError(
-                f"expect must be finite, non-negative float[{r.size}, 4, 34], got shape {e.shape}"
-            )
+    e = _expect_array(expect, (r.size, 4, 34))
     sub = states[r]
     if (sub[:, G.PRIVATE_WALLS] != 0).any():
         raise ValueError("determinize does not support private walls")

@@ -169,10 +169,10 @@ def play(
                         if sel.size:
                             rows = lrn[sel]
                             ex = None
-                            if belief is not None:  # the belief model's expected hands, by absolute seat
-                                ex = by_seat(belief.expect(env.obs[rows], env.masks[rows]), chair[rows])
                             if blend > 0:  # diagnostic: a belief of known quality, from the real hands
                                 ex = _blended(env.states[rows], chair[rows], blend)
+                            elif belief is not None:  # the belief model's expected hands, by absolute seat
+                                ex = by_seat(belief.expect(env.obs[rows], env.masks[rows]), chair[rows])
                             r = search.returns(env, rows, chair[rows], cands, ex)
                             mean = np.nanmean(r, axis=2)
                             mean = np.where(cands >= 0, mean, -np.inf)
@@ -253,6 +253,10 @@ def main() -> None:
         raise SystemExit("need --walls >= 1, --dets >= 2, --top-k >= 2, --tables >= 4, --rollout-tables >= 1")
     if not 0 < args.tau <= 1 or not 0 <= args.min_prob < 1:
         raise SystemExit("need 0 < --tau <= 1 and 0 <= --min-prob < 1")
+    if not 0 <= args.oracle_blend <= 1:
+        raise SystemExit("need 0 <= --oracle-blend <= 1")
+    if args.oracle_blend > 0 and (args.belief or args.keep_hands):
+        raise SystemExit("--oracle-blend is its own redeal: give it without --belief and --keep-hands")
     ann.set_torch_threads(args.threads)
     walls = table_seeds(args.seed, args.walls)
     cap = max(args.tables, args.rollout_tables)
