@@ -34,30 +34,19 @@ from mjenv import game as G
 from mjenv._jit import njit
 from mjenv.hand import win_tables
 from mjenv.melds import KONG, meld_kind, meld_offer, meld_tile, pack_meld
+from mjenv.rng import GOLDEN, splitmix64_mix
 
 OK = 0
 ERR_PHASE = -1  #: not ``seat``'s own turn (a claim or rob window, the hand over, another seat to act)
 ERR_PRIVATE_WALLS = -2  #: private walls are not supported
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-
-
-@njit
-def _mix(x):
-    """splitmix64's output function of the counter ``x`` (uint64)."""
-    z = (x ^ (x >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
 
 
 @njit
 def _shuffle(a, n, ctr):
     """Fisher-Yates shuffle of ``a[:n]`` from the splitmix64 counter ``ctr``; returns the advanced counter."""
     for i in range(n - 1, 0, -1):
-        ctr = ctr + _GOLDEN
-        j = np.int64(((_mix(ctr) >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
+        ctr = ctr + GOLDEN
+        j = np.int64(((splitmix64_mix(ctr) >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
         t = a[i]
         a[i] = a[j]
         a[j] = t
@@ -110,8 +99,8 @@ def determinize_kernel(state, seat, seed, keep_hands, expect, suit_win, honor_wi
                 for t in range(34):
                     if cnt[t] == 4:
                         n4 += 1
-                ctr = ctr + _GOLDEN
-                r = np.int64(((_mix(ctr) >> np.uint64(32)) * np.uint64(n4)) >> np.uint64(32))
+                ctr = ctr + GOLDEN
+                r = np.int64(((splitmix64_mix(ctr) >> np.uint64(32)) * np.uint64(n4)) >> np.uint64(32))
                 for t in range(34):
                     if cnt[t] == 4:
                         if r == 0:
@@ -140,8 +129,8 @@ def determinize_kernel(state, seat, seed, keep_hands, expect, suit_win, honor_wi
             if by_counts:
                 for t in range(34):
                     z += cnt[t]
-            ctr = ctr + _GOLDEN
-            u = np.float64(_mix(ctr) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * z
+            ctr = ctr + GOLDEN
+            u = np.float64(splitmix64_mix(ctr) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * z
             pick = -1
             for t in range(34):
                 wt = cnt[t] if by_counts else (expect[k, t] - drawn[t] if cnt[t] > 0 else 0.0)

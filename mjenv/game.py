@@ -96,6 +96,7 @@ from mjenv.fans import (
 )
 from mjenv.hand import waits_bits_kernel, win_tables  # win_tables: also the fronts' G.win_tables()
 from mjenv.melds import CHOW, KONG, PUNG, meld_kind, meld_offer, meld_tile, pack_meld
+from mjenv.rng import GOLDEN, splitmix64_mix
 from mjenv.rules import (
     ILLEGAL_TERMINATE,
     PENALTY_FALSE_WIN,
@@ -258,9 +259,6 @@ EV_NAMES = {
     EV_INITIAL_FLOWER: "initial_flower",
 }
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
 _MASK32 = np.uint64(0xFFFFFFFF)
 
 
@@ -269,12 +267,10 @@ _MASK32 = np.uint64(0xFFFFFFFF)
 def _rng_next(state):
     """splitmix64 step on the table's RNG state (two int32 words); returns a uint64."""
     x = (np.uint64(np.uint32(state[RNG_HI])) << np.uint64(32)) | np.uint64(np.uint32(state[RNG_LO]))
-    x = x + _GOLDEN
+    x = x + GOLDEN
     state[RNG_HI] = np.int32(np.uint32(x >> np.uint64(32)))
     state[RNG_LO] = np.int32(np.uint32(x & _MASK32))
-    z = (x ^ (x >> np.uint64(30))) * _M1
-    z = (z ^ (z >> np.uint64(27))) * _M2
-    return z ^ (z >> np.uint64(31))
+    return splitmix64_mix(x)
 
 
 @njit

@@ -43,6 +43,7 @@ import numpy as np
 
 from mjenv._jit import njit
 from mjenv.actions import NUM_ACTIONS
+from mjenv.rng import GOLDEN, splitmix64
 
 
 @runtime_checkable
@@ -148,21 +149,6 @@ def random_legal_actions(
     return flat[start + pick] - np.arange(masks.shape[0], dtype=np.int64) * masks.shape[1]
 
 
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-def splitmix64(x: np.ndarray) -> np.ndarray:
-    """The splitmix64 output function of the ``uint64`` array ``x`` (wrapping arithmetic), elementwise.
-
-    ``splitmix64(key + k * 0x9E3779B97F4A7C15)`` for ``k = 1, 2, ...`` is the splitmix64 stream seeded with
-    ``key`` (Steele, Lea and Flood 2014; the engine's table RNG, :mod:`mjenv.game`, is the same generator).
-    """
-    z = np.array(x, dtype=np.uint64, ndmin=1)
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
 class TableStreams:
     """Counter-based random streams, one per table, for policies with ``row_streams = True``.
 
@@ -206,7 +192,7 @@ class RowStreams:
             raise ValueError(f"row streams draw one number per row: size must be {n}, got {size!r}")
         st = self._streams
         st.count[self._rows] += np.uint64(1)
-        z = splitmix64(st.key[self._rows] + st.count[self._rows] * _GOLDEN)
+        z = splitmix64(st.key[self._rows] + st.count[self._rows] * GOLDEN)
         return (z >> np.uint64(11)).astype(np.float64) * (1.0 / 9007199254740992.0)
 
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from mjenv.policy import load_policy, splitmix64
+from mjenv.policy import load_policy
+from mjenv.rng import GOLDEN, splitmix64
 
 SEATINGS = ("1v3", "2v2", "perm24")
 
@@ -69,9 +70,6 @@ def wall_schedule(seed: int, walls: int) -> tuple[np.ndarray, np.ndarray, np.nda
 def agent_seed(seed: int, k: int) -> int:
     """The seed of agent ``k`` (0.. in seating order) of an evaluation seeded with ``seed``."""
     return int(np.random.SeedSequence([int(seed), 0xA6E47, k]).generate_state(1, dtype=np.uint64)[0] >> 2)
-
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 @dataclass(frozen=True, eq=False)
@@ -147,9 +145,9 @@ class Schedule:
         stochastic agent's draws in a hand depend on (seed, agent, wall, order) only."""
         jobs = np.arange(j0, j1, dtype=np.uint64)
         n = np.uint64(self.n_orders)
-        k = splitmix64(np.uint64(agent_seed) + _GOLDEN)
-        k = splitmix64(k + (jobs // n + np.uint64(1)) * _GOLDEN)  # the wall
-        return splitmix64(k + (jobs % n + np.uint64(1)) * _GOLDEN)  # the seat order
+        k = splitmix64(np.uint64(agent_seed) + GOLDEN)
+        k = splitmix64(k + (jobs // n + np.uint64(1)) * GOLDEN)  # the wall
+        return splitmix64(k + (jobs % n + np.uint64(1)) * GOLDEN)  # the seat order
 
 
 @dataclass(frozen=True)
