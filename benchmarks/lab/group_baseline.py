@@ -11,6 +11,16 @@ points per hand, advantage std, share of non-zero advantages, approximate KL, cl
 ``policy_iNNNN.safetensors`` every 25 iterations and ``policy.safetensors`` at the end; evaluate
 them with ``python -m mjenv eval``. A lab probe of the idea, not a training command: no resume, no oracle, no
 opponent pool (``train.ppo`` has them).
+
+``--baseline both`` (session 30) puts the group beside the critic: decision t of play i gets
+``G_i - V_t - c (mean_{j != i} G_j - mean_{j != i} V0_j)`` (returns scaled by 1/32, Monte Carlo, gamma 1), where
+``V_t`` is the network's value head at the decision and ``V0_j`` its value at play j's first learner decision:
+the critic credits each decision from what the learner has seen, and the other plays of the deal remove the
+part of the deal's luck the critic could not see at the start (a valid baseline: the other plays do not depend
+on this play's actions). At the first decision (``V_t = V0``) and c = 1 it is the group advantage itself.
+``--baseline critic`` drops the group term (``G_i - V_t``). With either, the value head learns the returns
+(``--vf-coef``; ``--value-warmup`` iterations train it alone first). The log also gives, every iteration, the
+standard deviation of all three advantages on the same plays and the critic's explained variance.
 """
 
 from __future__ import annotations
@@ -28,6 +38,8 @@ from mjenv.rules import RuleConfig
 from mjenv.vector import VectorEnv
 from train.ppo import masked_logits, masked_probs
 
+STAGES = np.array([0, 1, 3, 6, 12])  # first learner decision index of each stage of a play (--deal-coef auto)
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -41,17 +53,32 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=2)
     ap.add_argument("--minibatch-size", type=int, default=4096)
     ap.add_argument("--threads", type=int, default=2, help="Numba and torch threads")
+    ap.add_argument("--baseline", choices=("group", "critic", "both"), default="group")
+    ap.add_argument(
+        "--deal-coef",
+        default="auto",
+        help="c of --baseline both: a number in [0, 1], or auto (fitted per stage)",
+    )
+    ap.add_argument("--vf-coef", type=float, default=0.5, help="value loss weight (critic, both)")
+    ap.add_argument("--value-warmup", type=int, default=0, help="first iterations train the value head alone")
+    ap.add_argument("--time-budget-s", type=float, default=None, help="stop after this many seconds")
     a = ap.parse_args()
     if a.replays < 2 or a.groups < 1 or a.iterations < 1:
         raise SystemExit("--replays must be >= 2, --groups and --iterations >= 1")
+    fixed_c = None if a.deal_coef == "auto" else float(a.deal_coef)
+    if (fixed_c is not None and not 0.0 <= fixed_c <= 1.0) or a.vf_coef < 0 or a.value_warmup < 0:
+        raise SystemExit("--deal-coef must be auto or in [0, 1], --vf-coef and --value-warmup >= 0")
+    use_critic = a.baseline != "group"
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    torch.set_num_threads(a.threads)
+    ann.set_torch_threads(a.threads)  # after numba's threading layer starts, so it lasts
     rng = np.random.default_rng([a.seed, 7])
     gen = torch.Generator().manual_seed(a.seed)
     net = ann.load(a.init_from)
     nc = net.config
     opt = torch.optim.Adam(net.parameters(), lr=a.lr, eps=1e-5)
+    head = {id(q) for q in net.value_head.parameters()}
+    trunk = [q for q in net.parameters() if id(q) not in head]
     b, k = a.groups, a.replays
     n = b * k
     rules = RuleConfig(min_fan=8, illegal="raise")
@@ -60,14 +87,20 @@ def main() -> None:
     clip, scale = 0.2, 1 / 32
     t0 = time.time()
     with open(out / "log.csv", "w") as log:
-        log.write("iteration,seconds,decisions,points_per_hand,adv_std,adv_nonzero,approx_kl,clipfrac\n")
+        log.write(
+            "iteration,seconds,decisions,points_per_hand,adv_std,adv_nonzero,approx_kl,clipfrac,"
+            "std_group,std_critic,std_both,explained_var,c_stages\n"
+        )
         for it in range(1, a.iterations + 1):
             seeds, dealers = rng.integers(0, 2**62, b), rng.integers(0, 4, b)
             # the learner's chair, the same in every play of a deal
             chair = np.repeat(rng.integers(0, 4, b), k)
             env.reset(seed=np.repeat(seeds, k), dealers=np.repeat(dealers, k), prevalents=0)
-            tiles, globs, masks, acts, lps, tabs = [], [], [], [], [], []
+            tiles, globs, masks, acts, lps, tabs, vals = [], [], [], [], [], [], []
             points = np.zeros(n)
+            v0 = np.full(n, np.nan)  # the value at each play's first learner decision
+            nd = np.zeros(n, np.int64)  # learner decisions so far in each play
+            depth = []
             actions = np.zeros(n, np.int64)
             while env.active.any():
                 seats, live = env.seats, env.active
@@ -78,7 +111,10 @@ def main() -> None:
                     tile, glob = ann.input_features(nc, env.obs[mine], env.masks[mine])
                     illegal = ~torch.from_numpy(env.masks[mine])
                     with torch.inference_mode():
-                        logits, _ = masked_logits(net, tile, glob, illegal)
+                        logits, value = masked_logits(net, tile, glob, illegal)
+                        first = mine[np.isnan(v0[mine])]
+                        v0[first] = value.numpy()[np.isnan(v0[mine])]
+                        vals.append(value)
                         lp_all = torch.log_softmax(logits, 1)
                         act = torch.multinomial(masked_probs(lp_all, illegal), 1, generator=gen).squeeze(1)
                         lps.append(lp_all.gather(1, act[:, None]).squeeze(1))
@@ -88,6 +124,8 @@ def main() -> None:
                     masks.append(illegal)
                     acts.append(act)
                     tabs.append(mine)
+                    depth.append(nd[mine].copy())
+                    nd[mine] += 1
                 if other.size:
                     actions[other] = rule(env.obs[other], env.masks[other], seats[other])
                 env.step(actions)
@@ -96,7 +134,35 @@ def main() -> None:
             g = points.reshape(b, k)
             others = (g.sum(1, keepdims=True) - g) / (k - 1)
             adv_table = ((g - others).reshape(-1) * scale).astype(np.float32)
-            adv = torch.from_numpy(adv_table[np.concatenate(tabs)])
+            tab_all = np.concatenate(tabs)
+            ret = torch.from_numpy((points * scale).astype(np.float32)[tab_all])
+            v_all = torch.cat(vals)
+            # the deal's luck the critic missed at the start, estimated from the other plays of the deal
+            vk = v0.reshape(b, k)
+            seen = np.isfinite(vk)
+            vsum, vcnt = np.where(seen, vk, 0.0).sum(1, keepdims=True), seen.sum(1, keepdims=True)
+            cnt = vcnt - seen  # other plays with a learner decision
+            v0_others = np.where(cnt > 0, (vsum - np.where(seen, vk, 0.0)) / np.maximum(cnt, 1), 0.0)
+            resid = np.where(cnt > 0, others * scale - v0_others, 0.0).reshape(-1).astype(np.float32)
+            adv_group = torch.from_numpy(adv_table[tab_all])
+            adv_critic = ret - v_all
+            r_all = torch.from_numpy(resid[tab_all])
+            # c per stage of the play (learner decisions so far: 0, 1-2, 3-5, 6-11, 12+): the part of the deal's
+            # luck the critic has already seen by then is in V_t, so later decisions want less of the group term
+            stage = torch.from_numpy(np.searchsorted(STAGES, np.concatenate(depth), side="right") - 1)
+            coef = torch.zeros(len(STAGES))
+            for j in range(len(STAGES)):
+                sel = stage == j
+                if fixed_c is not None:
+                    coef[j] = fixed_c
+                elif sel.sum() > 1 and r_all[sel].var() > 0:
+                    x, y = r_all[sel], adv_critic[sel]
+                    cov = ((x - x.mean()) * (y - y.mean())).mean() / x.var(unbiased=False)
+                    coef[j] = float(cov.clamp(0.0, 1.0))
+            adv_both = adv_critic - coef[stage] * r_all
+            adv = {"group": adv_group, "critic": adv_critic, "both": adv_both}[a.baseline]
+            ev = 1.0 - (ret - v_all).var().item() / max(ret.var().item(), 1e-12)
+            warm = use_critic and it <= a.value_warmup
             tile, glob, illegal_all = torch.cat(tiles), torch.cat(globs), torch.cat(masks)
             act_all, old = torch.cat(acts), torch.cat(lps)
             m = adv.shape[0]
@@ -105,14 +171,20 @@ def main() -> None:
                 perm = torch.from_numpy(rng.permutation(m))
                 for s in range(0, m, a.minibatch_size):
                     idx = perm[s : s + a.minibatch_size]
-                    logits, _ = masked_logits(net, tile[idx], glob[idx], illegal_all[idx])
+                    logits, v = masked_logits(net, tile[idx], glob[idx], illegal_all[idx])
                     lp = torch.log_softmax(logits, 1).gather(1, act_all[idx, None]).squeeze(1)
                     log_ratio = lp - old[idx]
                     ratio = log_ratio.exp()
                     ad = adv[idx] / (adv[idx].std() + 1e-8)
                     loss = torch.max(-ad * ratio, -ad * ratio.clamp(1 - clip, 1 + clip)).mean()
+                    if use_critic:
+                        v_loss = 0.5 * torch.nn.functional.mse_loss(v, ret[idx])
+                        loss = a.vf_coef * v_loss if warm else loss + a.vf_coef * v_loss
                     opt.zero_grad(set_to_none=True)
                     loss.backward()
+                    if warm:  # the value head alone: Adam skips parameters without a gradient
+                        for q in trunk:
+                            q.grad = None
                     torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
                     opt.step()
                     with torch.no_grad():
@@ -121,13 +193,18 @@ def main() -> None:
                     steps += 1
             log.write(
                 f"{it},{time.time() - t0:.1f},{m},{points.mean():.3f},{adv_table.std():.4f},"
-                f"{(adv_table != 0).mean():.3f},{kl_sum / steps:.3e},{clip_sum / steps:.4f}\n"
+                f"{(adv_table != 0).mean():.3f},{kl_sum / steps:.3e},{clip_sum / steps:.4f},"
+                f"{adv_group.std():.4f},{adv_critic.std():.4f},{adv_both.std():.4f},{ev:.4f},"
+                f"{' '.join(f'{c:.2f}' for c in coef.tolist())}\n"
             )
             log.flush()
+            if a.time_budget_s is not None and time.time() - t0 >= a.time_budget_s:
+                print(f"time budget reached at iteration {it}")
+                break
             if it % 25 == 0:
                 ann.save(net, out / f"policy_i{it:04d}.safetensors")
     ann.save(net, out / "policy.safetensors")
-    print(f"{a.iterations} iterations in {time.time() - t0:.0f} s; {out / 'policy.safetensors'}")
+    print(f"{it} iterations in {time.time() - t0:.0f} s; {out / 'policy.safetensors'}")
 
 
 if __name__ == "__main__":
