@@ -36,7 +36,7 @@ from agents import nn as ann
 from agents.rule import RulePolicy
 from mjenv.rules import RuleConfig
 from mjenv.vector import VectorEnv
-from train.ppo import masked_logits, masked_probs
+from train.ppo import explained_variance, masked_logits, masked_probs
 
 STAGES = np.array([0, 1, 3, 6, 12])  # first learner decision index of each stage of a play (--deal-coef auto)
 
@@ -112,8 +112,8 @@ def main() -> None:
                     illegal = ~torch.from_numpy(env.masks[mine])
                     with torch.inference_mode():
                         logits, value = masked_logits(net, tile, glob, illegal)
-                        first = mine[np.isnan(v0[mine])]
-                        v0[first] = value.numpy()[np.isnan(v0[mine])]
+                        new = np.isnan(v0[mine])
+                        v0[mine[new]] = value.numpy()[new]
                         vals.append(value)
                         lp_all = torch.log_softmax(logits, 1)
                         act = torch.multinomial(masked_probs(lp_all, illegal), 1, generator=gen).squeeze(1)
@@ -140,9 +140,9 @@ def main() -> None:
             # the deal's luck the critic missed at the start, estimated from the other plays of the deal
             vk = v0.reshape(b, k)
             seen = np.isfinite(vk)
-            vsum, vcnt = np.where(seen, vk, 0.0).sum(1, keepdims=True), seen.sum(1, keepdims=True)
-            cnt = vcnt - seen  # other plays with a learner decision
-            v0_others = np.where(cnt > 0, (vsum - np.where(seen, vk, 0.0)) / np.maximum(cnt, 1), 0.0)
+            vz = np.where(seen, vk, 0.0)
+            cnt = seen.sum(1, keepdims=True) - seen  # other plays with a learner decision
+            v0_others = np.where(cnt > 0, (vz.sum(1, keepdims=True) - vz) / np.maximum(cnt, 1), 0.0)
             resid = np.where(cnt > 0, others * scale - v0_others, 0.0).reshape(-1).astype(np.float32)
             adv_group = torch.from_numpy(adv_table[tab_all])
             adv_critic = ret - v_all
@@ -161,7 +161,7 @@ def main() -> None:
                     coef[j] = float(cov.clamp(0.0, 1.0))
             adv_both = adv_critic - coef[stage] * r_all
             adv = {"group": adv_group, "critic": adv_critic, "both": adv_both}[a.baseline]
-            ev = 1.0 - (ret - v_all).var().item() / max(ret.var().item(), 1e-12)
+            ev = explained_variance(v_all.numpy(), ret.numpy())
             warm = use_critic and it <= a.value_warmup
             tile, glob, illegal_all = torch.cat(tiles), torch.cat(globs), torch.cat(masks)
             act_all, old = torch.cat(acts), torch.cat(lps)
