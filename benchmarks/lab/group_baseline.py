@@ -65,7 +65,10 @@ def main() -> None:
     a = ap.parse_args()
     if a.replays < 2 or a.groups < 1 or a.iterations < 1:
         raise SystemExit("--replays must be >= 2, --groups and --iterations >= 1")
-    fixed_c = None if a.deal_coef == "auto" else float(a.deal_coef)
+    try:
+        fixed_c = None if a.deal_coef == "auto" else float(a.deal_coef)
+    except ValueError:
+        raise SystemExit(f"--deal-coef must be auto or a number in [0, 1], not {a.deal_coef!r}") from None
     if (fixed_c is not None and not 0.0 <= fixed_c <= 1.0) or a.vf_coef < 0 or a.value_warmup < 0:
         raise SystemExit("--deal-coef must be auto or in [0, 1], --vf-coef and --value-warmup >= 0")
     use_critic = a.baseline != "group"
