@@ -87,7 +87,7 @@ def count_offers(checkpoint: str, tables: int, steps: int, seed: int, threads: i
             offered[kind] += int(rows.sum())
             ids, n = np.unique(actions[rows], return_counts=True)
             for a, c in zip(ids, n):
-                name = action_to_str(int(a)).split(" ")[0]  # "discard 5m" -> "discard"
+                name = action_to_str(int(a)).split(" ")[0]  # "discard W1" -> "discard"
                 chosen[kind][name] = chosen[kind].get(name, 0) + int(c)
         env.step(actions)
     return {
