@@ -1,0 +1,121 @@
+"""Lab probe (issue 25): policy-gradient steps on batches near the gradient noise scale.
+
+    PYTHONPATH=. python benchmarks/lab/big_batch.py --init-from agents/baseline.safetensors \\
+        --rollouts-per-step 96 --steps 20 --lr 1e-3 --seed 32201 --out runs/s32/big
+
+``benchmarks/lab/grad_noise.py`` measures that at the shipped network a PPO rollout's policy gradient is almost
+all noise (the noise scale is above 100 rollouts). This probe takes the steps that measurement asks for: each
+step collects ``--rollouts-per-step`` rollouts of the PPO loop (:mod:`train.ppo`, its defaults and
+``--gae-lambda``; the learner beside three rule agents at most tables), accumulates over all of them the gradient
+of PPO's loss at ratio 1 (the policy term on advantages standardised per rollout, ``vf_coef`` times the value
+loss, less ``ent_coef`` times the entropy), and then takes one Adam step (``eps`` 1e-5, as the PPO loop's) with
+the gradient clipped to ``max_grad_norm`` (the value head at the PPO loop's 2.5e-4, the rest at ``--lr``). On-policy at every step, so there is no ratio to clip. The value
+head alone is fitted first for ``--value-warmup`` updates of the PPO loop, as at the start of a PPO run. The
+network after every step is written to ``OUT/policy_sNNN.safetensors``, one JSON line per step to
+``OUT/progress.jsonl`` (the gradient norm, the entropy, the learner's sampled points per hand). docs/training.md,
+"Session 32", has the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import agents.nn as ann
+from train.ppo import PPOConfig, Trainer, explained_variance, masked_logits, masked_probs
+
+
+def accumulate(tr: Trainer, batch: dict, weight: float, chunk: int = 4096) -> dict[str, float]:
+    """Add ``weight`` times the gradient of PPO's loss at ratio 1 over one rollout to ``.grad``."""
+    cfg, net, dev = tr.cfg, tr.net, tr.device
+    k = batch["actions"].shape[0]
+    adv = torch.from_numpy(batch["advantages"]).double()
+    adv = ((adv - adv.mean()) / (adv.std() + 1e-8)).float()
+    ret = torch.from_numpy(batch["returns"])
+    ent_sum = 0.0
+    for s in range(0, k, chunk):
+        sl = slice(s, min(s + chunk, k))
+        tile = torch.from_numpy(batch["tile"][sl]).to(dev)
+        glob = torch.from_numpy(batch["glob"][sl]).to(dev)
+        illegal = ~torch.from_numpy(batch["masks"][sl]).to(dev)
+        logits, v = masked_logits(net, tile, glob, illegal)
+        logp_all = torch.log_softmax(logits, 1)
+        lp = logp_all.gather(1, torch.from_numpy(batch["actions"][sl]).to(dev)[:, None]).squeeze(1)
+        ent = -(masked_probs(logp_all, illegal) * logp_all).sum(1)
+        pg = -(adv[sl].to(dev) * lp).sum()
+        vl = 0.5 * ((v - ret[sl].to(dev)) ** 2).sum()
+        (weight * (pg + cfg.vf_coef * vl - cfg.ent_coef * ent.sum()) / k).backward()
+        ent_sum += float(ent.detach().sum())
+    return {"entropy": ent_sum / max(k, 1)}
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--init-from", required=True, help="agents.nn checkpoint to start from")
+    ap.add_argument("--out", required=True, help="folder of the snapshots and progress.jsonl")
+    ap.add_argument("--rollouts-per-step", type=int, default=96)
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--gae-lambda", type=float, default=0.8)
+    ap.add_argument("--value-warmup", type=int, default=20, help="value-only PPO updates first (default 20)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=2, help="Numba and torch threads (default 2)")
+    args = ap.parse_args(argv)
+    for name in ("rollouts_per_step", "steps"):
+        if getattr(args, name) < 1:
+            ap.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    if not args.lr > 0:
+        ap.error(f"--lr must be > 0, got {args.lr}")
+    try:
+        ann.load(args.init_from)
+    except (OSError, ValueError) as e:
+        ap.error(f"{args.init_from}: {e}")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = PPOConfig(
+            run_dir=tmp, seed=args.seed, init_from=args.init_from, lr=2.5e-4, anneal_lr=False,
+            gae_lambda=args.gae_lambda, value_warmup=args.value_warmup, updates=args.value_warmup + 1,
+            threads=args.threads, torch_threads=args.threads, eval_every=0, progress=False,
+        )  # fmt: skip
+        tr = Trainer(cfg)
+    timers = {k: 0.0 for k in ("env_s", "inference_s", "gae_s", "update_s", "other_s")}
+    for _ in range(args.value_warmup):
+        tr.step(timers)
+    # the value head keeps the PPO loop's rate (2.5e-4); the policy's parameters take --lr
+    head = list(tr.net.value_head.parameters())
+    rest = [p for p in tr.net.parameters() if all(p is not q for q in head)]
+    opt = torch.optim.Adam([{"params": rest, "lr": args.lr}, {"params": head, "lr": 2.5e-4}], eps=1e-5)
+    log = (out / "progress.jsonl").open("a")
+    m = args.rollouts_per_step
+    for step in range(1, args.steps + 1):
+        t0 = time.perf_counter()
+        opt.zero_grad(set_to_none=True)
+        ent, pts, hands, ldec, evs = 0.0, 0.0, 0, 0, []
+        for _ in range(m):
+            batch = tr.col.collect(tr.net, tr.pool, tr.gen, tr.device, timers)
+            ent += accumulate(tr, batch, 1.0 / m)["entropy"] / m
+            pts += batch["learner_points"]
+            hands += batch["learner_hands"]
+            ldec += int(batch["actions"].size)
+            evs.append(explained_variance(batch["values"], batch["returns"]))
+        norm = float(torch.nn.utils.clip_grad_norm_(tr.net.parameters(), cfg.max_grad_norm))
+        opt.step()
+        ann.save(tr.net, out / f"policy_s{step:03d}.safetensors")
+        row = {"step": step, "grad_norm": round(norm, 6), "entropy": round(ent, 5),
+               "learner_points_per_hand": round(pts / max(hands, 1), 3), "learner_hands": hands,
+               "learner_decisions": ldec, "value_ev": round(float(np.mean(evs)), 3),
+               "seconds": round(time.perf_counter() - t0, 1)}  # fmt: skip
+        log.write(json.dumps(row) + "\n")
+        log.flush()
+        print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    main()
