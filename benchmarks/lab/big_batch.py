@@ -28,25 +28,18 @@ import numpy as np
 import torch
 
 import agents.nn as ann
-from train.ppo import PPOConfig, Trainer, explained_variance, masked_logits, masked_probs
+from benchmarks.lab.grad_noise import rollout_chunks, standardised_advantages
+from train.ppo import PPOConfig, Trainer, explained_variance, masked_probs
 
 
-def accumulate(tr: Trainer, batch: dict, weight: float, chunk: int = 4096) -> dict[str, float]:
+def accumulate(tr: Trainer, batch: dict, weight: float) -> dict[str, float]:
     """Add ``weight`` times the gradient of PPO's loss at ratio 1 over one rollout to ``.grad``."""
-    cfg, net, dev = tr.cfg, tr.net, tr.device
+    cfg, dev = tr.cfg, tr.device
     k = batch["actions"].shape[0]
-    adv = torch.from_numpy(batch["advantages"]).double()
-    adv = ((adv - adv.mean()) / (adv.std() + 1e-8)).float()
+    adv = standardised_advantages(batch)
     ret = torch.from_numpy(batch["returns"])
     ent_sum = 0.0
-    for s in range(0, k, chunk):
-        sl = slice(s, min(s + chunk, k))
-        tile = torch.from_numpy(batch["tile"][sl]).to(dev)
-        glob = torch.from_numpy(batch["glob"][sl]).to(dev)
-        illegal = ~torch.from_numpy(batch["masks"][sl]).to(dev)
-        logits, v = masked_logits(net, tile, glob, illegal)
-        logp_all = torch.log_softmax(logits, 1)
-        lp = logp_all.gather(1, torch.from_numpy(batch["actions"][sl]).to(dev)[:, None]).squeeze(1)
+    for sl, logp_all, lp, v, illegal in rollout_chunks(tr.net, batch, dev):
         ent = -(masked_probs(logp_all, illegal) * logp_all).sum(1)
         pg = -(adv[sl].to(dev) * lp).sum()
         vl = 0.5 * ((v - ret[sl].to(dev)) ** 2).sum()

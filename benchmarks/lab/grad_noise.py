@@ -33,6 +33,7 @@ import math
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -42,27 +43,40 @@ import agents.nn as ann
 from train.ppo import PPOConfig, Trainer, explained_variance, masked_logits
 
 
-def policy_gradient(
-    net: ann.Net, batch: dict[str, Any], device: torch.device, chunk: int = 4096
-) -> torch.Tensor:
-    """The gradient of ``-mean(A_hat log pi(a|s))`` over a rollout (advantages standardised over it), as one
-    flat float64 vector over the actor's parameters (every parameter but the value head's)."""
-    k = batch["actions"].shape[0]
+def standardised_advantages(batch: dict[str, Any]) -> torch.Tensor:
+    """A rollout's advantages less their mean, over their standard deviation (PPO does it per minibatch)."""
     adv = torch.from_numpy(batch["advantages"]).double()
-    adv = ((adv - adv.mean()) / (adv.std() + 1e-8)).float()
-    value = {id(p) for p in net.value_head.parameters()}
-    actor = [p for p in net.parameters() if id(p) not in value]
-    net.zero_grad(set_to_none=True)
+    return ((adv - adv.mean()) / (adv.std() + 1e-8)).float()
+
+
+def rollout_chunks(
+    net: ann.Net, batch: dict[str, Any], device: torch.device, chunk: int = 4096
+) -> Iterator[tuple[slice, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]]:
+    """The network on a rollout's learner decisions, ``chunk`` rows at a time (with autograd): for each chunk
+    ``(rows, logp_all, logp, values, illegal)``, the masked log-softmax over every action, the log-probability
+    of the action taken, the values and the illegal mask."""
+    k = batch["actions"].shape[0]
     for s in range(0, k, chunk):
         sl = slice(s, min(s + chunk, k))
         tile = torch.from_numpy(batch["tile"][sl]).to(device)
         glob = torch.from_numpy(batch["glob"][sl]).to(device)
         illegal = ~torch.from_numpy(batch["masks"][sl]).to(device)
-        logits, _ = masked_logits(net, tile, glob, illegal)
-        lp = torch.log_softmax(logits, 1).gather(
-            1, torch.from_numpy(batch["actions"][sl]).to(device)[:, None]
-        )
-        (-(adv[sl].to(device) * lp.squeeze(1)).sum() / k).backward()
+        logits, v = masked_logits(net, tile, glob, illegal)
+        logp_all = torch.log_softmax(logits, 1)
+        lp = logp_all.gather(1, torch.from_numpy(batch["actions"][sl]).to(device)[:, None]).squeeze(1)
+        yield sl, logp_all, lp, v, illegal
+
+
+def policy_gradient(net: ann.Net, batch: dict[str, Any], device: torch.device) -> torch.Tensor:
+    """The gradient of ``-mean(A_hat log pi(a|s))`` over a rollout (advantages standardised over it), as one
+    flat float64 vector over the actor's parameters (every parameter but the value head's)."""
+    k = batch["actions"].shape[0]
+    adv = standardised_advantages(batch)
+    value = {id(p) for p in net.value_head.parameters()}
+    actor = [p for p in net.parameters() if id(p) not in value]
+    net.zero_grad(set_to_none=True)
+    for sl, _, lp, _, _ in rollout_chunks(net, batch, device):
+        (-(adv[sl].to(device) * lp).sum() / k).backward()
     flat = torch.cat([p.grad.reshape(-1).double().cpu() for p in actor])
     net.zero_grad(set_to_none=True)
     return flat
