@@ -157,7 +157,7 @@ def measure(checkpoint: str, args: argparse.Namespace) -> dict[str, Any]:
     }  # fmt: skip
     for name, r in rows.items():
         for key, val in r.items():
-            out[f"{name}_{key}"] = None if val is None else (round(val, 6) if abs(val) < 1e6 else val)
+            out[f"{name}_{key}"] = None if val is None else float(f"{val:.6g}")
         bn = r["B_noise"] if r["B_noise"] is not None else r["B_noise_lower"]
         out[f"{name}_B_noise_learner_decisions"] = round(bn * per) if math.isfinite(bn) else None
     return out
