@@ -1,16 +1,17 @@
 """Lab probe (issue 25): policy-gradient steps on batches near the gradient noise scale.
 
     PYTHONPATH=. python benchmarks/lab/big_batch.py --init-from agents/baseline.safetensors \\
-        --rollouts-per-step 96 --steps 20 --lr 1e-3 --seed 32201 --out runs/s32/big
+        --rollouts-per-step 96 --steps 16 --lr 5e-4 --seed 32201 --out runs/s32/big
 
 ``benchmarks/lab/grad_noise.py`` measures that at the shipped network a PPO rollout's policy gradient is almost
-all noise (the noise scale is above 100 rollouts). This probe takes the steps that measurement asks for: each
+all noise (the noise scale is 80 rollouts or more). This probe takes the steps that measurement asks for: each
 step collects ``--rollouts-per-step`` rollouts of the PPO loop (:mod:`train.ppo`, its defaults and
 ``--gae-lambda``; the learner beside three rule agents at most tables), accumulates over all of them the gradient
 of PPO's loss at ratio 1 (the policy term on advantages standardised per rollout, ``vf_coef`` times the value
 loss, less ``ent_coef`` times the entropy), and then takes one Adam step (``eps`` 1e-5, as the PPO loop's) with
-the gradient clipped to ``max_grad_norm`` (the value head at the PPO loop's 2.5e-4, the rest at ``--lr``). On-policy at every step, so there is no ratio to clip. The value
-head alone is fitted first for ``--value-warmup`` updates of the PPO loop, as at the start of a PPO run. The
+the gradient clipped to ``max_grad_norm`` (the value head at 2.5e-4, the rate of the runs of sessions 25-28 and of
+the warm-up, the rest at ``--lr``). On-policy at every step, so there is no ratio to clip. The value head alone
+is fitted first for ``--value-warmup`` updates of the PPO loop, as at the start of a PPO run. The
 network after every step is written to ``OUT/policy_sNNN.safetensors``, one JSON line per step to
 ``OUT/progress.jsonl`` (the gradient norm, the entropy, the learner's sampled points per hand). docs/training.md,
 "Session 32", has the figures.
@@ -20,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import tempfile
 import time
 from pathlib import Path
 
@@ -28,8 +28,8 @@ import numpy as np
 import torch
 
 import agents.nn as ann
-from benchmarks.lab.grad_noise import rollout_chunks, standardised_advantages
-from train.ppo import PPOConfig, Trainer, explained_variance, masked_probs
+from benchmarks.lab.grad_noise import rollout_chunks, standardised_advantages, warmed_trainer
+from train.ppo import Trainer, explained_variance, masked_probs
 
 
 def accumulate(tr: Trainer, batch: dict, weight: float) -> dict[str, float]:
@@ -71,20 +71,15 @@ def main(argv: list[str] | None = None) -> None:
         ap.error(f"{args.init_from}: {e}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        cfg = PPOConfig(
-            run_dir=tmp, seed=args.seed, init_from=args.init_from, lr=2.5e-4, anneal_lr=False,
-            gae_lambda=args.gae_lambda, value_warmup=args.value_warmup, updates=args.value_warmup + 1,
-            threads=args.threads, torch_threads=args.threads, eval_every=0, progress=False,
-        )  # fmt: skip
-        tr = Trainer(cfg)
-    timers = {k: 0.0 for k in ("env_s", "inference_s", "gae_s", "update_s", "other_s")}
-    for _ in range(args.value_warmup):
-        tr.step(timers)
-    # the value head keeps the PPO loop's rate (2.5e-4); the policy's parameters take --lr
+    tr, timers, _ = warmed_trainer(
+        args.init_from, seed=args.seed, gae_lambda=args.gae_lambda, value_warmup=args.value_warmup,
+        threads=args.threads,
+    )  # fmt: skip
+    cfg = tr.cfg
+    # the value head keeps the warm-up's rate (2.5e-4, the rate of the runs of sessions 25-28); the rest takes --lr
     head = list(tr.net.value_head.parameters())
     rest = [p for p in tr.net.parameters() if all(p is not q for q in head)]
-    opt = torch.optim.Adam([{"params": rest, "lr": args.lr}, {"params": head, "lr": 2.5e-4}], eps=1e-5)
+    opt = torch.optim.Adam([{"params": rest, "lr": args.lr}, {"params": head, "lr": cfg.lr}], eps=1e-5)
     log = (out / "progress.jsonl").open("a")
     m = args.rollouts_per_step
     for step in range(1, args.steps + 1):

@@ -43,6 +43,23 @@ import agents.nn as ann
 from train.ppo import PPOConfig, Trainer, explained_variance, masked_logits
 
 
+def warmed_trainer(
+    checkpoint: str, *, seed: int, gae_lambda: float, value_warmup: int, threads: int, lr: float = 2.5e-4
+) -> tuple[Trainer, dict[str, float], list[float]]:
+    """The PPO loop (:class:`train.ppo.Trainer`) from ``checkpoint`` after ``value_warmup`` value-only updates
+    at rate ``lr`` (the policy does not move), with its timers and each warm-up update's explained variance."""
+    with tempfile.TemporaryDirectory() as tmp:  # the Trainer writes nothing unless it runs
+        cfg = PPOConfig(
+            run_dir=tmp, seed=seed, init_from=checkpoint, lr=lr, anneal_lr=False, gae_lambda=gae_lambda,
+            value_warmup=value_warmup, updates=value_warmup + 1, threads=threads, torch_threads=threads,
+            eval_every=0, progress=False,
+        )  # fmt: skip
+        tr = Trainer(cfg)
+    timers = {k: 0.0 for k in ("env_s", "inference_s", "gae_s", "update_s", "other_s")}
+    ev = [tr.step(timers)["value_ev"] for _ in range(value_warmup)]
+    return tr, timers, ev
+
+
 def standardised_advantages(batch: dict[str, Any]) -> torch.Tensor:
     """A rollout's advantages less their mean, over their standard deviation (PPO does it per minibatch)."""
     adv = torch.from_numpy(batch["advantages"]).double()
@@ -119,18 +136,11 @@ def jackknife(g: np.ndarray) -> dict[str, float]:
 
 def measure(checkpoint: str, args: argparse.Namespace) -> dict[str, Any]:
     """Warm the value head on ``checkpoint``'s own play, then the noise statistics of K rollouts' gradients."""
-    with tempfile.TemporaryDirectory() as tmp:
-        cfg = PPOConfig(
-            run_dir=tmp, seed=args.seed, init_from=checkpoint, lr=args.lr, anneal_lr=False,
-            gae_lambda=args.gae_lambda, value_warmup=args.value_warmup, updates=args.value_warmup + 1,
-            threads=args.threads, torch_threads=args.threads, eval_every=0, progress=False,
-        )  # fmt: skip
-        tr = Trainer(cfg)
-    timers = {k: 0.0 for k in ("env_s", "inference_s", "gae_s", "update_s", "other_s")}
     t0 = time.perf_counter()
-    ev = []
-    for _ in range(args.value_warmup):
-        ev.append(tr.step(timers)["value_ev"])
+    tr, timers, ev = warmed_trainer(
+        checkpoint, seed=args.seed, gae_lambda=args.gae_lambda, value_warmup=args.value_warmup,
+        threads=args.threads, lr=args.lr,
+    )  # fmt: skip
     t1 = time.perf_counter()
     grads, dec, ldec, ev_m, pts, hands = [], 0, 0, [], 0.0, 0
     for _ in range(args.rollouts):
