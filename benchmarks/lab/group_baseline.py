@@ -39,6 +39,107 @@ from mjenv.vector import VectorEnv
 from train.ppo import explained_variance, masked_logits, masked_probs
 
 STAGES = np.array([0, 1, 3, 6, 12])  # first learner decision index of each stage of a play (--deal-coef auto)
+SCALE = 1 / 32  # points to returns
+
+
+def play_deals(
+    net: ann.Net,
+    env: VectorEnv,
+    rule: RulePolicy,
+    rng: np.random.Generator,
+    gen: torch.Generator,
+    b: int,
+    k: int,
+) -> dict:
+    """One iteration's plays: ``b`` deals drawn from ``rng``, each played ``k`` times (one hand per table of
+    ``env``, ``b * k`` tables, ``after_schedule="stop"``), the learner ``net`` (sampling with ``gen``) in one chair
+    per deal against ``rule`` in the other three. Returns the learner's decisions in order of play (``tile``,
+    ``glob``, ``illegal``, ``actions``, ``old_logp``, ``values``; ``table``: each decision's table; ``depth``:
+    the learner's decisions before it in its play), each play's ``points`` and ``v0`` (the value at its first
+    learner decision; NaN where the learner never decided), ``others`` (the mean points of the deal's other
+    plays, ``[b, k]``) and ``adv_table`` (each play's points less ``others``, times 1/32)."""
+    n = b * k
+    nc = net.config
+    seeds, dealers = rng.integers(0, 2**62, b), rng.integers(0, 4, b)
+    # the learner's chair, the same in every play of a deal
+    chair = np.repeat(rng.integers(0, 4, b), k)
+    env.reset(seed=np.repeat(seeds, k), dealers=np.repeat(dealers, k), prevalents=0)
+    tiles, globs, masks, acts, lps, tabs, vals = [], [], [], [], [], [], []
+    points = np.zeros(n)
+    v0 = np.full(n, np.nan)  # the value at each play's first learner decision
+    nd = np.zeros(n, np.int64)  # learner decisions so far in each play
+    depth = []
+    actions = np.zeros(n, np.int64)
+    while env.active.any():
+        seats, live = env.seats, env.active
+        mine = np.flatnonzero(live & (seats == chair))
+        other = np.flatnonzero(live & (seats != chair))
+        actions[:] = 0  # stopped tables ignore theirs
+        if mine.size:
+            tile, glob = ann.input_features(nc, env.obs[mine], env.masks[mine])
+            illegal = ~torch.from_numpy(env.masks[mine])
+            with torch.inference_mode():
+                logits, value = masked_logits(net, tile, glob, illegal)
+                new = np.isnan(v0[mine])
+                v0[mine[new]] = value.numpy()[new]
+                vals.append(value)
+                lp_all = torch.log_softmax(logits, 1)
+                act = torch.multinomial(masked_probs(lp_all, illegal), 1, generator=gen).squeeze(1)
+                lps.append(lp_all.gather(1, act[:, None]).squeeze(1))
+            actions[mine] = act.numpy()
+            tiles.append(tile)
+            globs.append(glob)
+            masks.append(illegal)
+            acts.append(act)
+            tabs.append(mine)
+            depth.append(nd[mine].copy())
+            nd[mine] += 1
+        if other.size:
+            actions[other] = rule(env.obs[other], env.masks[other], seats[other])
+        env.step(actions)
+        done = np.flatnonzero(env.terminated)
+        points[done] = env.results.scores[done, chair[done]]
+    g = points.reshape(b, k)
+    others = (g.sum(1, keepdims=True) - g) / (k - 1)
+    return {
+        "tile": torch.cat(tiles), "glob": torch.cat(globs), "illegal": torch.cat(masks),
+        "actions": torch.cat(acts), "old_logp": torch.cat(lps), "values": torch.cat(vals),
+        "table": np.concatenate(tabs), "depth": np.concatenate(depth), "points": points, "v0": v0,
+        "others": others, "adv_table": ((g - others).reshape(-1) * SCALE).astype(np.float32),
+    }  # fmt: skip
+
+
+def advantages(p: dict, b: int, k: int, fixed_c: float | None) -> dict:
+    """Per learner decision of the plays ``p`` (:func:`play_deals`): the ``returns`` (its play's points times
+    1/32) and the advantages ``group`` (its play's ``adv_table``), ``critic`` (return less the value) and
+    ``both`` (the critic's less ``c`` times the deal's luck the critic missed, estimated from the other plays;
+    ``coef``: c per stage of a play, ``fixed_c`` or fitted where None)."""
+    others, tab_all = p["others"], p["table"]
+    ret = torch.from_numpy((p["points"] * SCALE).astype(np.float32)[tab_all])
+    # the deal's luck the critic missed at the start, estimated from the other plays of the deal
+    vk = p["v0"].reshape(b, k)
+    seen = np.isfinite(vk)
+    vz = np.where(seen, vk, 0.0)
+    cnt = seen.sum(1, keepdims=True) - seen  # other plays with a learner decision
+    v0_others = np.where(cnt > 0, (vz.sum(1, keepdims=True) - vz) / np.maximum(cnt, 1), 0.0)
+    resid = np.where(cnt > 0, others * SCALE - v0_others, 0.0).reshape(-1).astype(np.float32)
+    adv_group = torch.from_numpy(p["adv_table"][tab_all])
+    adv_critic = ret - p["values"]
+    r_all = torch.from_numpy(resid[tab_all])
+    # c per stage of the play (learner decisions so far: 0, 1-2, 3-5, 6-11, 12+): the part of the deal's
+    # luck the critic has already seen by then is in V_t, so later decisions want less of the group term
+    stage = torch.from_numpy(np.searchsorted(STAGES, p["depth"], side="right") - 1)
+    coef = torch.zeros(len(STAGES))
+    for j in range(len(STAGES)):
+        sel = stage == j
+        if fixed_c is not None:
+            coef[j] = fixed_c
+        elif sel.sum() > 1 and r_all[sel].var() > 0:
+            x, y = r_all[sel], adv_critic[sel]
+            cov = ((x - x.mean()) * (y - y.mean())).mean() / x.var(unbiased=False)
+            coef[j] = float(cov.clamp(0.0, 1.0))
+    adv_both = adv_critic - coef[stage] * r_all
+    return {"returns": ret, "group": adv_group, "critic": adv_critic, "both": adv_both, "coef": coef}
 
 
 def main() -> None:
@@ -78,7 +179,6 @@ def main() -> None:
     rng = np.random.default_rng([a.seed, 7])
     gen = torch.Generator().manual_seed(a.seed)
     net = ann.load(a.init_from)
-    nc = net.config
     opt = torch.optim.Adam(net.parameters(), lr=a.lr, eps=1e-5)
     head = {id(q) for q in net.value_head.parameters()}
     trunk = [q for q in net.parameters() if id(q) not in head]
@@ -87,7 +187,7 @@ def main() -> None:
     rules = RuleConfig(min_fan=8, illegal="raise")
     env = VectorEnv(n, seed=a.seed, rules=rules, threads=a.threads, obs_dtype=np.uint8, after_schedule="stop")
     rule = RulePolicy(n, threads=a.threads)
-    clip, scale = 0.2, 1 / 32
+    clip = 0.2
     t0 = time.time()
     with open(out / "log.csv", "w") as log:
         log.write(
@@ -95,79 +195,16 @@ def main() -> None:
             "std_group,std_critic,std_both,explained_var,c_stages\n"
         )
         for it in range(1, a.iterations + 1):
-            seeds, dealers = rng.integers(0, 2**62, b), rng.integers(0, 4, b)
-            # the learner's chair, the same in every play of a deal
-            chair = np.repeat(rng.integers(0, 4, b), k)
-            env.reset(seed=np.repeat(seeds, k), dealers=np.repeat(dealers, k), prevalents=0)
-            tiles, globs, masks, acts, lps, tabs, vals = [], [], [], [], [], [], []
-            points = np.zeros(n)
-            v0 = np.full(n, np.nan)  # the value at each play's first learner decision
-            nd = np.zeros(n, np.int64)  # learner decisions so far in each play
-            depth = []
-            actions = np.zeros(n, np.int64)
-            while env.active.any():
-                seats, live = env.seats, env.active
-                mine = np.flatnonzero(live & (seats == chair))
-                other = np.flatnonzero(live & (seats != chair))
-                actions[:] = 0  # stopped tables ignore theirs
-                if mine.size:
-                    tile, glob = ann.input_features(nc, env.obs[mine], env.masks[mine])
-                    illegal = ~torch.from_numpy(env.masks[mine])
-                    with torch.inference_mode():
-                        logits, value = masked_logits(net, tile, glob, illegal)
-                        new = np.isnan(v0[mine])
-                        v0[mine[new]] = value.numpy()[new]
-                        vals.append(value)
-                        lp_all = torch.log_softmax(logits, 1)
-                        act = torch.multinomial(masked_probs(lp_all, illegal), 1, generator=gen).squeeze(1)
-                        lps.append(lp_all.gather(1, act[:, None]).squeeze(1))
-                    actions[mine] = act.numpy()
-                    tiles.append(tile)
-                    globs.append(glob)
-                    masks.append(illegal)
-                    acts.append(act)
-                    tabs.append(mine)
-                    depth.append(nd[mine].copy())
-                    nd[mine] += 1
-                if other.size:
-                    actions[other] = rule(env.obs[other], env.masks[other], seats[other])
-                env.step(actions)
-                done = np.flatnonzero(env.terminated)
-                points[done] = env.results.scores[done, chair[done]]
-            g = points.reshape(b, k)
-            others = (g.sum(1, keepdims=True) - g) / (k - 1)
-            adv_table = ((g - others).reshape(-1) * scale).astype(np.float32)
-            tab_all = np.concatenate(tabs)
-            ret = torch.from_numpy((points * scale).astype(np.float32)[tab_all])
-            v_all = torch.cat(vals)
-            # the deal's luck the critic missed at the start, estimated from the other plays of the deal
-            vk = v0.reshape(b, k)
-            seen = np.isfinite(vk)
-            vz = np.where(seen, vk, 0.0)
-            cnt = seen.sum(1, keepdims=True) - seen  # other plays with a learner decision
-            v0_others = np.where(cnt > 0, (vz.sum(1, keepdims=True) - vz) / np.maximum(cnt, 1), 0.0)
-            resid = np.where(cnt > 0, others * scale - v0_others, 0.0).reshape(-1).astype(np.float32)
-            adv_group = torch.from_numpy(adv_table[tab_all])
-            adv_critic = ret - v_all
-            r_all = torch.from_numpy(resid[tab_all])
-            # c per stage of the play (learner decisions so far: 0, 1-2, 3-5, 6-11, 12+): the part of the deal's
-            # luck the critic has already seen by then is in V_t, so later decisions want less of the group term
-            stage = torch.from_numpy(np.searchsorted(STAGES, np.concatenate(depth), side="right") - 1)
-            coef = torch.zeros(len(STAGES))
-            for j in range(len(STAGES)):
-                sel = stage == j
-                if fixed_c is not None:
-                    coef[j] = fixed_c
-                elif sel.sum() > 1 and r_all[sel].var() > 0:
-                    x, y = r_all[sel], adv_critic[sel]
-                    cov = ((x - x.mean()) * (y - y.mean())).mean() / x.var(unbiased=False)
-                    coef[j] = float(cov.clamp(0.0, 1.0))
-            adv_both = adv_critic - coef[stage] * r_all
-            adv = {"group": adv_group, "critic": adv_critic, "both": adv_both}[a.baseline]
+            p = play_deals(net, env, rule, rng, gen, b, k)
+            points, adv_table = p["points"], p["adv_table"]
+            adv_s = advantages(p, b, k, fixed_c)
+            ret, v_all, coef = adv_s["returns"], p["values"], adv_s["coef"]
+            adv_group, adv_critic, adv_both = adv_s["group"], adv_s["critic"], adv_s["both"]
+            adv = adv_s[a.baseline]
             ev = explained_variance(v_all.numpy(), ret.numpy())
             warm = use_critic and it <= a.value_warmup
-            tile, glob, illegal_all = torch.cat(tiles), torch.cat(globs), torch.cat(masks)
-            act_all, old = torch.cat(acts), torch.cat(lps)
+            tile, glob, illegal_all = p["tile"], p["glob"], p["illegal"]
+            act_all, old = p["actions"], p["old_logp"]
             m = adv.shape[0]
             kl_sum = clip_sum = steps = 0.0
             for _ in range(a.epochs):
