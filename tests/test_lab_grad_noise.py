@@ -66,3 +66,60 @@ def test_temperature_divides_the_logits_and_keeps_the_value():
     assert torch.equal(l0.argmax(1), l1.argmax(1))
     with pytest.raises(ValueError, match="temperature"):
         at_temperature(path, 0.0)
+
+
+def test_group_probe_gradients_match_the_one_advantage_gradient():
+    # session 33's probe shares one forward pass among the four advantages: each must be the gradient that
+    # grad_noise.policy_gradient computes alone, and the group advantages of a deal's plays must sum to 0
+    from agents import nn as ann
+    from agents.rule import RulePolicy
+    from benchmarks.lab.grad_noise import policy_gradient
+    from benchmarks.lab.group_baseline import advantages, play_deals
+    from benchmarks.lab.group_noise import ESTIMATORS, policy_gradients
+    from mjenv.rules import RuleConfig
+    from mjenv.vector import VectorEnv
+
+    b, k = 3, 4
+    net = ann.load(str(ROOT / "agents" / "baseline.safetensors"))
+    env = VectorEnv(b * k, seed=3, rules=RuleConfig(min_fan=8), after_schedule="stop", obs_dtype=np.uint8)
+    p = play_deals(
+        net, env, RulePolicy(b * k), np.random.default_rng(3), torch.Generator().manual_seed(3), b, k
+    )
+    assert np.allclose(p["adv_table"].reshape(b, k).sum(1), 0.0, atol=1e-5)
+    a = advantages(p, b, k, None)
+    a["none"] = a["returns"]
+    together = policy_gradients(net, p, {e: a[e] for e in ESTIMATORS})
+    batch = {"tile": p["tile"].numpy(), "glob": p["glob"].numpy(), "masks": (~p["illegal"]).numpy(),
+             "actions": p["actions"].numpy()}  # fmt: skip
+    for e in ESTIMATORS:
+        alone = policy_gradient(net, {**batch, "advantages": a[e].numpy()}, torch.device("cpu")).numpy()
+        np.testing.assert_allclose(together[e], alone, rtol=1e-4, atol=1e-7)
+        assert np.linalg.norm(alone) > 0
+    assert not np.allclose(together["group"], together["none"])  # the baseline changes the gradient
+
+
+def test_group_accumulate_steps_only_every_m_iterations():
+    # group_baseline --accumulate: gradients add up without a step, then one Adam step moves the network
+    from agents import nn as ann
+    from agents.rule import RulePolicy
+    from benchmarks.lab.group_baseline import accumulate_step, play_deals
+    from mjenv.rules import RuleConfig
+    from mjenv.vector import VectorEnv
+
+    b, k = 3, 4
+    net = ann.load(str(ROOT / "agents" / "baseline.safetensors"))
+    before = [q.detach().clone() for q in net.parameters()]
+    opt = torch.optim.Adam(net.parameters(), lr=1e-4, eps=1e-5)
+    env = VectorEnv(b * k, seed=3, rules=RuleConfig(min_fan=8), after_schedule="stop", obs_dtype=np.uint8)
+    p = play_deals(
+        net, env, RulePolicy(b * k), np.random.default_rng(3), torch.Generator().manual_seed(3), b, k
+    )
+    adv = torch.from_numpy(p["adv_table"][p["table"]])
+    assert adv.abs().max() > 0  # the deals' plays differ (the advantages are not all 0)
+    assert accumulate_step(net, opt, p, adv, False, 2) == (0.0, 0.0, 0)
+    first = [None if q.grad is None else q.grad.clone() for q in net.parameters()]
+    assert all(torch.equal(q, b0) for q, b0 in zip(net.parameters(), before, strict=True))
+    assert sum(float(g.abs().sum()) for g in first if g is not None) > 0
+    kl, _, steps = accumulate_step(net, opt, p, adv, True, 2)
+    assert steps == 1 and kl > 0 and all(q.grad is None for q in net.parameters())
+    assert not all(torch.equal(q, b0) for q, b0 in zip(net.parameters(), before, strict=True))

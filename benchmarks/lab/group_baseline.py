@@ -21,6 +21,12 @@ on this play's actions). At the first decision (``V_t = V0``) and c = 1 it is th
 ``--baseline critic`` drops the group term (``G_i - V_t``). With either, the value head learns the returns
 (``--vf-coef``; ``--value-warmup`` iterations train it alone first). The log also gives, every iteration, the
 standard deviation of all three advantages on the same plays and the critic's explained variance.
+
+``--accumulate M`` (session 33, ``--baseline group`` only) replaces PPO's epochs by big-batch steps: the gradient
+of the group loss at ratio 1 (on-policy) is summed over M iterations, then one Adam step is taken and the network
+written to ``policy_sNNN.safetensors``; the step's approximate KL and clip fraction on the last iteration's plays
+are logged on the iteration that takes it (0 on the others). ``benchmarks/lab/group_noise.py`` measures the
+gradient noise scale that sets M.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import torch
 
 from agents import nn as ann
 from agents.rule import RulePolicy
+from benchmarks.lab.grad_noise import rollout_chunks
 from mjenv.rules import RuleConfig
 from mjenv.vector import VectorEnv
 from train.ppo import explained_variance, masked_logits, masked_probs
@@ -142,6 +149,33 @@ def advantages(p: dict, b: int, k: int, fixed_c: float | None) -> dict:
     return {"returns": ret, "group": adv_group, "critic": adv_critic, "both": adv_both, "coef": coef}
 
 
+def accumulate_step(
+    net: ann.Net, opt: torch.optim.Optimizer, p: dict, adv: torch.Tensor, step: bool, m: int
+) -> tuple[float, float, int]:
+    """``--accumulate``: add ``1/m`` times the gradient of ``-mean(A_hat log pi(a|s))`` over the plays ``p`` (at
+    ratio 1: on-policy; ``A_hat`` the advantages over their standard deviation, as the PPO steps scale them) to
+    ``.grad``; where ``step``, clip the summed gradient to norm 0.5, take one Adam step and return the step's
+    approximate KL on these plays' decisions (and its clip fraction at 0.2) with 1 step, else ``(0, 0, 0)``."""
+    ad = adv / (adv.std() + 1e-8)
+    batch = {"tile": p["tile"].numpy(), "glob": p["glob"].numpy(), "masks": (~p["illegal"]).numpy(),
+             "actions": p["actions"].numpy()}  # fmt: skip
+    n = ad.shape[0]
+    for sl, _, lp, _, _ in rollout_chunks(net, batch, torch.device("cpu")):
+        (-(ad[sl] * lp).sum() / (n * m)).backward()
+    if not step:
+        return 0.0, 0.0, 0
+    torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+    kl = clipped = 0.0
+    with torch.no_grad():
+        for sl, _, lp, _, _ in rollout_chunks(net, batch, torch.device("cpu")):
+            log_ratio = lp - p["old_logp"][sl]
+            kl += float(((log_ratio.exp() - 1) - log_ratio).sum())
+            clipped += float(((log_ratio.exp() - 1).abs() > 0.2).sum())
+    return kl / n, clipped / n, 1
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="folder of log.csv and the policies (created)")
@@ -163,6 +197,12 @@ def main() -> None:
     ap.add_argument("--vf-coef", type=float, default=0.5, help="value loss weight (critic, both)")
     ap.add_argument("--value-warmup", type=int, default=0, help="first iterations train the value head alone")
     ap.add_argument("--time-budget-s", type=float, default=None, help="stop after this many seconds")
+    ap.add_argument(
+        "--accumulate",
+        type=int,
+        default=0,
+        help="M > 0: instead of PPO's epochs, one Adam step per M iterations on their summed gradient (group only)",
+    )
     a = ap.parse_args()
     if a.replays < 2 or a.groups < 1 or a.iterations < 1:
         raise SystemExit("--replays must be >= 2, --groups and --iterations >= 1")
@@ -172,6 +212,10 @@ def main() -> None:
         raise SystemExit(f"--deal-coef must be auto or a number in [0, 1], not {a.deal_coef!r}") from None
     if (fixed_c is not None and not 0.0 <= fixed_c <= 1.0) or a.vf_coef < 0 or a.value_warmup < 0:
         raise SystemExit("--deal-coef must be auto or in [0, 1], --vf-coef and --value-warmup >= 0")
+    if a.accumulate < 0 or (a.accumulate and a.baseline != "group"):
+        raise SystemExit(
+            f"--accumulate must be >= 0 and needs --baseline group, got {a.accumulate}, {a.baseline}"
+        )
     use_critic = a.baseline != "group"
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -207,7 +251,13 @@ def main() -> None:
             act_all, old = p["actions"], p["old_logp"]
             m = adv.shape[0]
             kl_sum = clip_sum = steps = 0.0
-            for _ in range(a.epochs):
+            if a.accumulate:  # one step per --accumulate iterations, on the sum of their gradients at ratio 1
+                kl_sum, clip_sum, steps = accumulate_step(
+                    net, opt, p, adv, it % a.accumulate == 0, a.accumulate
+                )
+                if it % a.accumulate == 0:
+                    ann.save(net, out / f"policy_s{it // a.accumulate:03d}.safetensors")
+            for _ in range(0 if a.accumulate else a.epochs):
                 perm = torch.from_numpy(rng.permutation(m))
                 for s in range(0, m, a.minibatch_size):
                     idx = perm[s : s + a.minibatch_size]
@@ -233,7 +283,7 @@ def main() -> None:
                     steps += 1
             log.write(
                 f"{it},{time.time() - t0:.1f},{m},{points.mean():.3f},{adv_table.std():.4f},"
-                f"{(adv_table != 0).mean():.3f},{kl_sum / steps:.3e},{clip_sum / steps:.4f},"
+                f"{(adv_table != 0).mean():.3f},{kl_sum / max(steps, 1):.3e},{clip_sum / max(steps, 1):.4f},"
                 f"{adv_group.std():.4f},{adv_critic.std():.4f},{adv_both.std():.4f},{ev:.4f},"
                 f"{' '.join(f'{c:.2f}' for c in coef.tolist())}\n"
             )
