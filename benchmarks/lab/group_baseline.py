@@ -26,7 +26,8 @@ standard deviation of all three advantages on the same plays and the critic's ex
 of the group loss at ratio 1 (on-policy) is summed over M iterations, then one Adam step is taken and the network
 written to ``policy_sNNN.safetensors``; the step's approximate KL and clip fraction on the last iteration's plays
 are logged on the iteration that takes it (0 on the others). ``benchmarks/lab/group_noise.py`` measures the
-gradient noise scale that sets M.
+gradient noise scale that sets M. ``--train-only`` trains the named parameters alone (e.g. the policy heads'
+biases, one logit shift per action class), the rest frozen.
 """
 
 from __future__ import annotations
@@ -198,6 +199,11 @@ def main() -> None:
     ap.add_argument("--value-warmup", type=int, default=0, help="first iterations train the value head alone")
     ap.add_argument("--time-budget-s", type=float, default=None, help="stop after this many seconds")
     ap.add_argument(
+        "--train-only",
+        default="",
+        help="comma-separated parameter names to train, the rest frozen (e.g. tile_head.bias,other_head.bias)",
+    )
+    ap.add_argument(
         "--accumulate",
         type=int,
         default=0,
@@ -223,7 +229,14 @@ def main() -> None:
     rng = np.random.default_rng([a.seed, 7])
     gen = torch.Generator().manual_seed(a.seed)
     net = ann.load(a.init_from)
-    opt = torch.optim.Adam(net.parameters(), lr=a.lr, eps=1e-5)
+    if a.train_only:  # the other parameters stay as loaded (no gradient is computed for them)
+        wanted = a.train_only.split(",")
+        names = dict(net.named_parameters())
+        if unknown := [w for w in wanted if w not in names]:
+            raise SystemExit(f"--train-only: no parameter {unknown} in {a.init_from} (it has {list(names)})")
+        for name, q in names.items():
+            q.requires_grad_(name in wanted)
+    opt = torch.optim.Adam([q for q in net.parameters() if q.requires_grad], lr=a.lr, eps=1e-5)
     head = {id(q) for q in net.value_head.parameters()}
     trunk = [q for q in net.parameters() if id(q) not in head]
     b, k = a.groups, a.replays

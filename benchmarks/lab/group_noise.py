@@ -18,8 +18,9 @@ the actor's parameters only):
 The value head is first fitted alone for ``--value-warmup`` iterations (as ``group_baseline.py``'s warm-up: two
 epochs of minibatches of 4,096, Adam at 2.5e-4, the loss times 0.5, gradients clipped to 0.5). The statistics are
 ``grad_noise.py``'s (:func:`benchmarks.lab.grad_noise.jackknife`), with an iteration as the batch; the noise scale
-is also given in the learner's decisions, to compare with ``grad_noise.py``'s. One JSON line per checkpoint on
-stdout. docs/training.md, "Session 33", has the figures.
+is also given in the learner's decisions, to compare with ``grad_noise.py``'s, and per parameter and group of
+parameters (``by_parameter``: the mean cosine, its standard error, the noise scale or None, its lower bound;
+:func:`parameter_slices`). One JSON line per checkpoint on stdout. docs/training.md, "Session 33", has the figures.
 """
 
 from __future__ import annotations
@@ -86,6 +87,35 @@ def policy_gradients(net: ann.Net, p: dict, advs: dict[str, torch.Tensor]) -> di
     return {k: torch.cat([a.reshape(-1) for a in acc[k]]).numpy() for k in names}
 
 
+HEADS = ("tile_head", "other_head")  # the policy's output layers
+
+
+def parameter_slices(net: ann.Net) -> dict[str, np.ndarray]:
+    """Each actor parameter's coordinates in :func:`policy_gradients`' flat vector, and three groups: the policy
+    heads' biases (one logit shift per action class), the heads' weights and biases, and the rest."""
+    value = {id(q) for q in net.value_head.parameters()}
+    out: dict[str, np.ndarray] = {}
+    at = 0
+    for name, q in net.named_parameters():
+        if id(q) in value:
+            continue
+        out[name] = np.arange(at, at + q.numel())
+        at += q.numel()
+    head = [n for n in out if n.split(".")[0] in HEADS]
+    out["heads' biases"] = np.concatenate([out[n] for n in head if n.endswith("bias")])
+    out["heads"] = np.concatenate([out[n] for n in head])
+    out["all but the heads"] = np.concatenate([out[n] for n in list(out)[: len(out) - 2] if n not in head])
+    return out
+
+
+def _brief(r: dict[str, float]) -> list[float | None]:
+    """``[mean_cos, its standard error, B_noise or None, its lower bound]`` from :func:`jackknife`."""
+    return [
+        float(f"{r[k]:.4g}") if r[k] is not None else None
+        for k in ("mean_cos", "mean_cos_se", "B_noise", "B_noise_lower")
+    ]
+
+
 def measure(checkpoint: str, args: argparse.Namespace) -> dict[str, Any]:
     """Fit the value head on ``checkpoint``'s own plays, then the noise statistics of each advantage's gradients."""
     t0 = time.perf_counter()
@@ -129,8 +159,11 @@ def measure(checkpoint: str, args: argparse.Namespace) -> dict[str, Any]:
         "value_ev_measured": round(float(np.mean(ev)), 3),
         "warmup_s": round(t1 - t0, 1), "measure_s": round(t2 - t1, 1),
     }  # fmt: skip
+    slices = parameter_slices(net)
+    out["by_parameter"] = {}
     for e in ESTIMATORS:
         g = np.stack(grads[e])
+        out["by_parameter"][e] = {name: _brief(jackknife(g[:, sl])) for name, sl in slices.items()}
         rms = np.sqrt((g * g).mean(0))
         out[f"{e}_adv_sd"] = round(float(np.mean(sd[e])), 4)
         for name, r in (("raw", jackknife(g)), ("adam", jackknife(g / np.where(rms > 0, rms, 1.0)))):
@@ -176,6 +209,12 @@ def main(argv: list[str] | None = None) -> None:
                 + f" (mean cos {r[e + '_raw_mean_cos']:+.4f} +- {r[e + '_raw_mean_cos_se']:.4f});"
             )  # fmt: skip
         print(" ".join(line), file=sys.stderr)
+        for e in ESTIMATORS:  # the parameters whose own signal is resolved (B_noise estimated)
+            res = {n: v for n, v in r["by_parameter"][e].items() if v[2] is not None}
+            print(
+                f"  {e}: " + ", ".join(f"{n} {v[2]:.1f} (cos {v[0]:+.3f})" for n, v in res.items()),
+                file=sys.stderr,
+            )
 
 
 if __name__ == "__main__":
