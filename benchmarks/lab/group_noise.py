@@ -51,6 +51,9 @@ def fit_value(
 ) -> None:
     """Two epochs of value-only steps on the plays ``p`` (minibatches of 4,096; ``opt`` holds the value head)."""
     m = ret.shape[0]
+    head = {id(q) for q in net.value_head.parameters()}
+    for q in net.parameters():  # no backward through the trunk: the same steps, a third of the time
+        q.requires_grad_(id(q) in head)
     for _ in range(2):
         perm = torch.from_numpy(rng.permutation(m))
         for s in range(0, m, 4096):
@@ -62,6 +65,8 @@ def fit_value(
             torch.nn.utils.clip_grad_norm_(net.value_head.parameters(), 0.5)
             opt.step()
     net.zero_grad(set_to_none=True)
+    for q in net.parameters():
+        q.requires_grad_(True)
 
 
 def policy_gradients(net: ann.Net, p: dict, advs: dict[str, torch.Tensor]) -> dict[str, np.ndarray]:
