@@ -134,6 +134,20 @@ def jackknife(g: np.ndarray) -> dict[str, float]:
     return out
 
 
+def noise_fields(g: np.ndarray, per: float, prefix: str = "") -> dict[str, float | None]:
+    """:func:`jackknife` of the gradients ``g`` [K, P] as they are (``{prefix}raw_*``) and with each coordinate
+    divided by its root-mean-square over the K (``{prefix}adam_*``), six significant digits; each noise scale (or
+    its lower bound) also in the learner's decisions (``*_B_noise_learner_decisions``, ``per`` of them a batch)."""
+    rms = np.sqrt((g * g).mean(0))
+    out: dict[str, float | None] = {}
+    for name, r in (("raw", jackknife(g)), ("adam", jackknife(g / np.where(rms > 0, rms, 1.0)))):
+        for key, val in r.items():
+            out[f"{prefix}{name}_{key}"] = None if val is None else float(f"{val:.6g}")
+        bn = r["B_noise"] if r["B_noise"] is not None else r["B_noise_lower"]
+        out[f"{prefix}{name}_B_noise_learner_decisions"] = round(bn * per) if math.isfinite(bn) else None
+    return out
+
+
 def measure(checkpoint: str, args: argparse.Namespace) -> dict[str, Any]:
     """Warm the value head on ``checkpoint``'s own play, then the noise statistics of K rollouts' gradients."""
     t0 = time.perf_counter()
@@ -153,9 +167,6 @@ def measure(checkpoint: str, args: argparse.Namespace) -> dict[str, Any]:
         ev_m.append(explained_variance(batch["values"], batch["returns"]))
     t2 = time.perf_counter()
     g = np.stack(grads)
-    rows = {"raw": jackknife(g)}
-    rms = np.sqrt((g * g).mean(0))
-    rows["adam"] = jackknife(g / np.where(rms > 0, rms, 1.0))
     per = ldec / args.rollouts
     out: dict[str, Any] = {
         "checkpoint": checkpoint, "seed": args.seed, "rollouts": args.rollouts,
@@ -165,11 +176,7 @@ def measure(checkpoint: str, args: argparse.Namespace) -> dict[str, Any]:
         "value_ev_measured": round(float(np.mean(ev_m)), 3),
         "params": int(g.shape[1]), "warmup_s": round(t1 - t0, 1), "measure_s": round(t2 - t1, 1),
     }  # fmt: skip
-    for name, r in rows.items():
-        for key, val in r.items():
-            out[f"{name}_{key}"] = None if val is None else float(f"{val:.6g}")
-        bn = r["B_noise"] if r["B_noise"] is not None else r["B_noise_lower"]
-        out[f"{name}_B_noise_learner_decisions"] = round(bn * per) if math.isfinite(bn) else None
+    out.update(noise_fields(g, per))
     return out
 
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from typing import Any
@@ -37,7 +36,7 @@ import torch
 
 import agents.nn as ann
 from agents.rule import RulePolicy
-from benchmarks.lab.grad_noise import jackknife, rollout_chunks, standardised_advantages
+from benchmarks.lab.grad_noise import jackknife, noise_fields, rollout_chunks, standardised_advantages
 from benchmarks.lab.group_baseline import advantages, play_deals
 from mjenv.rules import RuleConfig
 from mjenv.vector import VectorEnv
@@ -169,13 +168,8 @@ def measure(checkpoint: str, args: argparse.Namespace) -> dict[str, Any]:
     for e in ESTIMATORS:
         g = np.stack(grads[e])
         out["by_parameter"][e] = {name: _brief(jackknife(g[:, sl])) for name, sl in slices.items()}
-        rms = np.sqrt((g * g).mean(0))
         out[f"{e}_adv_sd"] = round(float(np.mean(sd[e])), 4)
-        for name, r in (("raw", jackknife(g)), ("adam", jackknife(g / np.where(rms > 0, rms, 1.0)))):
-            for key, val in r.items():
-                out[f"{e}_{name}_{key}"] = None if val is None else float(f"{val:.6g}")
-            bn = r["B_noise"] if r["B_noise"] is not None else r["B_noise_lower"]
-            out[f"{e}_{name}_B_noise_learner_decisions"] = round(bn * per) if math.isfinite(bn) else None
+        out.update(noise_fields(g, per, prefix=f"{e}_"))
     return out
 
 
