@@ -74,7 +74,7 @@ def test_group_probe_gradients_match_the_one_advantage_gradient():
     from agents import nn as ann
     from agents.rule import RulePolicy
     from benchmarks.lab.grad_noise import policy_gradient
-    from benchmarks.lab.group_baseline import advantages, play_deals
+    from benchmarks.lab.group_baseline import advantages, as_batch, play_deals
     from benchmarks.lab.group_noise import ESTIMATORS, policy_gradients
     from mjenv.rules import RuleConfig
     from mjenv.vector import VectorEnv
@@ -89,8 +89,7 @@ def test_group_probe_gradients_match_the_one_advantage_gradient():
     a = advantages(p, b, k, None)
     a["none"] = a["returns"]
     together = policy_gradients(net, p, {e: a[e] for e in ESTIMATORS})
-    batch = {"tile": p["tile"].numpy(), "glob": p["glob"].numpy(), "masks": (~p["illegal"]).numpy(),
-             "actions": p["actions"].numpy()}  # fmt: skip
+    batch = as_batch(p)
     for e in ESTIMATORS:
         alone = policy_gradient(net, {**batch, "advantages": a[e].numpy()}, torch.device("cpu")).numpy()
         np.testing.assert_allclose(together[e], alone, rtol=1e-4, atol=1e-7)

@@ -150,6 +150,13 @@ def advantages(p: dict, b: int, k: int, fixed_c: float | None) -> dict:
     return {"returns": ret, "group": adv_group, "critic": adv_critic, "both": adv_both, "coef": coef}
 
 
+def as_batch(p: dict) -> dict:
+    """The learner's decisions of the plays ``p`` as the numpy batch :func:`benchmarks.lab.grad_noise.rollout_chunks`
+    reads (``tile``, ``glob``, ``masks``: the legal mask, ``actions``)."""
+    return {"tile": p["tile"].numpy(), "glob": p["glob"].numpy(), "masks": (~p["illegal"]).numpy(),
+            "actions": p["actions"].numpy()}  # fmt: skip
+
+
 def accumulate_step(
     net: ann.Net, opt: torch.optim.Optimizer, p: dict, adv: torch.Tensor, step: bool, m: int
 ) -> tuple[float, float, int]:
@@ -158,8 +165,7 @@ def accumulate_step(
     ``.grad``; where ``step``, clip the summed gradient to norm 0.5, take one Adam step and return the step's
     approximate KL on these plays' decisions (and its clip fraction at 0.2) with 1 step, else ``(0, 0, 0)``."""
     ad = adv / (adv.std() + 1e-8)
-    batch = {"tile": p["tile"].numpy(), "glob": p["glob"].numpy(), "masks": (~p["illegal"]).numpy(),
-             "actions": p["actions"].numpy()}  # fmt: skip
+    batch = as_batch(p)
     n = ad.shape[0]
     for sl, _, lp, _, _ in rollout_chunks(net, batch, torch.device("cpu")):
         (-(ad[sl] * lp).sum() / (n * m)).backward()

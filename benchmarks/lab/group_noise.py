@@ -37,7 +37,7 @@ import torch
 import agents.nn as ann
 from agents.rule import RulePolicy
 from benchmarks.lab.grad_noise import jackknife, noise_fields, rollout_chunks, standardised_advantages
-from benchmarks.lab.group_baseline import advantages, play_deals
+from benchmarks.lab.group_baseline import advantages, as_batch, play_deals
 from mjenv.rules import RuleConfig
 from mjenv.vector import VectorEnv
 from train.ppo import explained_variance, masked_logits
@@ -72,8 +72,7 @@ def policy_gradients(net: ann.Net, p: dict, advs: dict[str, torch.Tensor]) -> di
     """For each advantage in ``advs``, the gradient of ``-mean(A_hat log pi(a|s))`` over the plays ``p``
     (advantages standardised over them) as one flat float64 vector over the actor's parameters; one forward
     pass shared by all."""
-    batch = {"tile": p["tile"].numpy(), "glob": p["glob"].numpy(), "masks": (~p["illegal"]).numpy(),
-             "actions": p["actions"].numpy()}  # fmt: skip
+    batch = as_batch(p)
     n = batch["actions"].shape[0]
     std = {k: standardised_advantages({"advantages": a.numpy()}) for k, a in advs.items()}
     value = {id(q) for q in net.value_head.parameters()}
