@@ -51,7 +51,7 @@ def fit_value(
     """Two epochs of value-only steps on the plays ``p`` (minibatches of 4,096; ``opt`` holds the value head)."""
     m = ret.shape[0]
     head = {id(q) for q in net.value_head.parameters()}
-    for q in net.parameters():  # no backward through the trunk: the same steps, a third of the time
+    for q in net.parameters():  # no backward through the trunk: the same steps in less time
         q.requires_grad_(id(q) in head)
     for _ in range(2):
         perm = torch.from_numpy(rng.permutation(m))
