@@ -28,7 +28,12 @@ import numpy as np
 import torch
 
 import agents.nn as ann
-from benchmarks.lab.grad_noise import rollout_chunks, standardised_advantages, warmed_trainer
+from benchmarks.lab.grad_noise import (
+    check_checkpoints,
+    rollout_chunks,
+    standardised_advantages,
+    warmed_trainer,
+)
 from train.ppo import Trainer, explained_variance, masked_probs
 
 
@@ -65,10 +70,7 @@ def main(argv: list[str] | None = None) -> None:
             ap.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
     if not args.lr > 0:
         ap.error(f"--lr must be > 0, got {args.lr}")
-    try:
-        ann.load(args.init_from)
-    except (OSError, ValueError) as e:
-        ap.error(f"{args.init_from}: {e}")
+    check_checkpoints(ap, [args.init_from])
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     tr, timers, _ = warmed_trainer(

@@ -180,6 +180,16 @@ def measure(checkpoint: str, args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def check_checkpoints(ap: argparse.ArgumentParser, paths: list[str]) -> None:
+    """Load each checkpoint once before any work starts; one that cannot be read ends the run with ``ap.error``
+    naming it (the probes' shared check)."""
+    for c in paths:
+        try:
+            ann.load(c)
+        except (OSError, ValueError) as e:
+            ap.error(f"{c}: {e}")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("checkpoints", nargs="+", help="agents.nn checkpoints (planes or mlp)")
@@ -198,11 +208,7 @@ def main(argv: list[str] | None = None) -> None:
         ap.error(f"--rollouts must be at least 3 (the jackknife of pairs), got {args.rollouts}")
     if args.value_warmup < 0:
         ap.error(f"--value-warmup must be >= 0, got {args.value_warmup}")
-    for c in args.checkpoints:
-        try:
-            ann.load(c)
-        except (OSError, ValueError) as e:
-            ap.error(f"{c}: {e}")
+    check_checkpoints(ap, args.checkpoints)
     for c in args.checkpoints:
         r = measure(c, args)
         print(json.dumps(r), flush=True)

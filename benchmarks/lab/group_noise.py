@@ -36,7 +36,13 @@ import torch
 
 import agents.nn as ann
 from agents.rule import RulePolicy
-from benchmarks.lab.grad_noise import jackknife, noise_fields, rollout_chunks, standardised_advantages
+from benchmarks.lab.grad_noise import (
+    check_checkpoints,
+    jackknife,
+    noise_fields,
+    rollout_chunks,
+    standardised_advantages,
+)
 from benchmarks.lab.group_baseline import advantages, as_batch, play_deals
 from mjenv.rules import RuleConfig
 from mjenv.vector import VectorEnv
@@ -190,11 +196,7 @@ def main(argv: list[str] | None = None) -> None:
         ap.error(f"--groups must be >= 1 and --replays >= 2, got {args.groups} and {args.replays}")
     if args.value_warmup < 0:
         ap.error(f"--value-warmup must be >= 0, got {args.value_warmup}")
-    for c in args.checkpoints:
-        try:
-            ann.load(c)
-        except (OSError, ValueError) as e:
-            ap.error(f"{c}: {e}")
+    check_checkpoints(ap, args.checkpoints)
     ann.set_torch_threads(args.threads)
     for c in args.checkpoints:
         r = measure(c, args)
