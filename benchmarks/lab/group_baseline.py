@@ -271,35 +271,35 @@ def main() -> None:
             m = adv.shape[0]
             kl_sum = clip_sum = steps = 0.0
             if a.accumulate:  # one step per --accumulate iterations, on the sum of their gradients at ratio 1
-                kl_sum, clip_sum, steps = accumulate_step(
-                    net, opt, p, adv, it % a.accumulate == 0, a.accumulate
-                )
-                if it % a.accumulate == 0:
+                step = it % a.accumulate == 0
+                kl_sum, clip_sum, steps = accumulate_step(net, opt, p, adv, step, a.accumulate)
+                if step:
                     ann.save(net, out / f"policy_s{it // a.accumulate:03d}.safetensors")
-            for _ in range(0 if a.accumulate else a.epochs):
-                perm = torch.from_numpy(rng.permutation(m))
-                for s in range(0, m, a.minibatch_size):
-                    idx = perm[s : s + a.minibatch_size]
-                    logits, v = masked_logits(net, tile[idx], glob[idx], illegal_all[idx])
-                    lp = torch.log_softmax(logits, 1).gather(1, act_all[idx, None]).squeeze(1)
-                    log_ratio = lp - old[idx]
-                    ratio = log_ratio.exp()
-                    ad = adv[idx] / (adv[idx].std() + 1e-8)
-                    loss = torch.max(-ad * ratio, -ad * ratio.clamp(1 - clip, 1 + clip)).mean()
-                    if use_critic:
-                        v_loss = 0.5 * torch.nn.functional.mse_loss(v, ret[idx])
-                        loss = a.vf_coef * v_loss if warm else loss + a.vf_coef * v_loss
-                    opt.zero_grad(set_to_none=True)
-                    loss.backward()
-                    if warm:  # the value head alone: Adam skips parameters without a gradient
-                        for q in trunk:
-                            q.grad = None
-                    torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
-                    opt.step()
-                    with torch.no_grad():
-                        kl_sum += ((ratio - 1) - log_ratio).mean().item()
-                        clip_sum += ((ratio - 1).abs() > clip).float().mean().item()
-                    steps += 1
+            else:  # PPO-clip epochs over minibatches
+                for _ in range(a.epochs):
+                    perm = torch.from_numpy(rng.permutation(m))
+                    for s in range(0, m, a.minibatch_size):
+                        idx = perm[s : s + a.minibatch_size]
+                        logits, v = masked_logits(net, tile[idx], glob[idx], illegal_all[idx])
+                        lp = torch.log_softmax(logits, 1).gather(1, act_all[idx, None]).squeeze(1)
+                        log_ratio = lp - old[idx]
+                        ratio = log_ratio.exp()
+                        ad = adv[idx] / (adv[idx].std() + 1e-8)
+                        loss = torch.max(-ad * ratio, -ad * ratio.clamp(1 - clip, 1 + clip)).mean()
+                        if use_critic:
+                            v_loss = 0.5 * torch.nn.functional.mse_loss(v, ret[idx])
+                            loss = a.vf_coef * v_loss if warm else loss + a.vf_coef * v_loss
+                        opt.zero_grad(set_to_none=True)
+                        loss.backward()
+                        if warm:  # the value head alone: Adam skips parameters without a gradient
+                            for q in trunk:
+                                q.grad = None
+                        torch.nn.utils.clip_grad_norm_(net.parameters(), 0.5)
+                        opt.step()
+                        with torch.no_grad():
+                            kl_sum += ((ratio - 1) - log_ratio).mean().item()
+                            clip_sum += ((ratio - 1).abs() > clip).float().mean().item()
+                        steps += 1
             log.write(
                 f"{it},{time.time() - t0:.1f},{m},{points.mean():.3f},{adv_table.std():.4f},"
                 f"{(adv_table != 0).mean():.3f},{kl_sum / max(steps, 1):.3e},{clip_sum / max(steps, 1):.4f},"
