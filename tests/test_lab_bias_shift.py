@@ -78,5 +78,34 @@ def test_discard_offset_moves_one_group_of_discards():
     assert np.array_equal(i0["value"], i1["value"])
     with pytest.raises(ValueError, match="tile group"):
         discard_offset(1, 0, "bamboo", 1.0)
+    with pytest.raises(ValueError, match="tile group"):
+        discard_offset(1, 0, 28, 1.0)  # what --agent-opt new.group=28 gives (JSON): the group is rank28
     with pytest.raises(ValueError, match="finite"):
         discard_offset(1, 0, "honor", float("nan"))
+
+
+def test_pass_offset_moves_the_pass_in_its_context_only():
+    from benchmarks.lab.bias_shift import pass_offset
+    from mjenv.observation import O_MSEQ
+    from mjenv.vector import VectorEnv
+
+    env = VectorEnv(64, seed=8)
+    env.reset()
+    rows = {"concealed": 0, "open": 0}
+    base = pass_offset(64, 0, "open", 0.0)
+    policies = {w: pass_offset(64, 0, w, -100.0) for w in rows}  # below every logit: never pass where moved
+    for _ in range(150):
+        kinds = env.obs[:, O_MSEQ : O_MSEQ + 12 : 3].astype(int)
+        opened = ((kinds >= 1) & (kinds <= 4)).any(axis=1)
+        claim = env.masks[:, A.PASS] & (env.masks.sum(axis=1) > 1)
+        a0 = base(env.obs, env.masks)
+        for w, pol in policies.items():
+            moved = claim & (opened if w == "open" else ~opened)
+            a1 = pol(env.obs, env.masks)
+            assert (a1[moved] != A.PASS).all()
+            assert np.array_equal(a1[~moved], a0[~moved])
+            rows[w] += int(moved.sum())
+        env.step(a0)
+    assert min(rows.values()) > 0
+    with pytest.raises(ValueError, match="when"):
+        pass_offset(1, 0, "closed", 1.0)

@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import argparse
 import math
+from typing import Any
 
 import numpy as np
 import torch
 
 import agents.nn as ann
 from mjenv import tiles as T
-from mjenv.actions import DISCARD, NUM_ACTIONS, NUM_TILE_TYPES
+from mjenv.actions import DISCARD, NUM_ACTIONS, NUM_TILE_TYPES, PASS
+from mjenv.observation import O_MSEQ
 
 #: each class's bias: (the head, its output channels)
 CLASSES: dict[str, tuple[str, tuple[int, ...]]] = {
@@ -50,8 +52,8 @@ TILE_GROUPS: dict[str, np.ndarray] = {
     "dragon": T.IS_DRAGON[:NUM_TILE_TYPES],
     "honor": T.IS_HONOR[:NUM_TILE_TYPES],
     "terminal": T.IS_TERMINAL[:NUM_TILE_TYPES],
-    "28": _SUITED & ((_RANK == 2) | (_RANK == 8)),
-    "37": _SUITED & ((_RANK == 3) | (_RANK == 7)),
+    "rank28": _SUITED & ((_RANK == 2) | (_RANK == 8)),
+    "rank37": _SUITED & ((_RANK == 3) | (_RANK == 7)),
     "middle": _SUITED & (_RANK >= 4) & (_RANK <= 6),
 }
 
@@ -99,16 +101,55 @@ class OffsetPolicy(ann.NNPolicy):
         return torch.softmax(logits + self.offsets, dim=1), value
 
 
+class ContextPassPolicy(ann.NNPolicy):
+    """An :class:`agents.nn.NNPolicy` whose pass logit gets ``delta`` in the rows where the player's hand is
+    still concealed (``when="concealed"``: no chow, pung or exposed or added kong in its melds; a concealed kong
+    keeps it concealed) or already open (``when="open"``)."""
+
+    def __init__(self, net: ann.Net, when: str, delta: float, seed: int = 0, device: str = "cpu",
+                 greedy: bool = True) -> None:  # fmt: skip
+        super().__init__(net, seed=seed, device=device, greedy=greedy)
+        self.when, self.delta = when, float(delta)
+        self._rows = torch.zeros(0, dtype=torch.bool)
+
+    def act_with_info(self, obs: Any, masks: Any, seats: Any = None, rng: Any = None):  # noqa: ANN201
+        # the kinds of the observer's four melds (meld_seq[0, i, 0]: relative seat 0 is the observer)
+        kinds = np.asarray(obs)[:, O_MSEQ : O_MSEQ + 12 : 3]
+        opened = ((kinds >= 1) & (kinds <= 4)).any(axis=1)
+        self._rows = torch.from_numpy(opened if self.when == "open" else ~opened).to(self.device)
+        return super().act_with_info(obs, masks, seats, rng)
+
+    def _probs(self, inputs: tuple[torch.Tensor, ...], m: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+        mt = torch.from_numpy(np.ascontiguousarray(m)).to(self.device)
+        logits, value = self.net.forward_features(*inputs, mt)
+        logits[:, PASS] += self.delta * self._rows.to(logits.dtype)
+        return torch.softmax(logits, dim=1), value
+
+
+def _finite(delta: Any) -> float:
+    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not math.isfinite(delta):
+        raise ValueError(f"delta must be a finite number, got {delta!r}")
+    return float(delta)
+
+
+def pass_offset(num_envs: int, seed: int, when: str, delta: float, checkpoint: str | None = None,
+                device: str = "cpu", greedy: bool = True) -> ContextPassPolicy:  # fmt: skip
+    """The network of ``checkpoint`` (default the shipped one) with ``delta`` added to the pass's logit where the
+    player's hand is still concealed (``when="concealed"``) or already open (``when="open"``)."""
+    if when not in ("concealed", "open"):
+        raise ValueError(f"when must be 'concealed' or 'open', got {when!r}")
+    net = ann.load(checkpoint if checkpoint is not None else ann.BASELINE_PATH)
+    return ContextPassPolicy(net, when, _finite(delta), seed=seed, device=device, greedy=greedy)
+
+
 def discard_offset(num_envs: int, seed: int, group: str, delta: float, checkpoint: str | None = None,
                    device: str = "cpu", greedy: bool = True) -> OffsetPolicy:  # fmt: skip
     """The network of ``checkpoint`` (default the shipped one) with ``delta`` added to the logits of discarding
     the tiles of ``group`` (:data:`TILE_GROUPS`)."""
-    if group not in TILE_GROUPS:
+    if not isinstance(group, str) or group not in TILE_GROUPS:
         raise ValueError(f"unknown tile group {group!r}; groups: {', '.join(TILE_GROUPS)}")
-    if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not math.isfinite(delta):
-        raise ValueError(f"delta must be a finite number, got {delta!r}")
     offsets = np.zeros(NUM_ACTIONS, dtype=np.float32)
-    offsets[DISCARD + np.flatnonzero(TILE_GROUPS[group])] = delta
+    offsets[DISCARD + np.flatnonzero(TILE_GROUPS[group])] = _finite(delta)
     net = ann.load(checkpoint if checkpoint is not None else ann.BASELINE_PATH)
     return OffsetPolicy(net, offsets, seed=seed, device=device, greedy=greedy)
 
