@@ -15,7 +15,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from benchmarks.lab.grad_noise import jackknife, noise_stats  # noqa: E402 (after the importorskip)
+from benchmarks.lab.grad_noise import finite_json, jackknife, noise_stats  # noqa: E402 (after the importorskip)
 from benchmarks.lab.temperature import at_temperature  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,6 +47,14 @@ def test_pure_noise_gives_a_lower_bound_only():
     # tr(Sigma)/B = 500 and the SE of |G|^2 about sqrt(2 * 500 / (64 * 63)) = 0.5: the bound is near 500 / 1.5
     assert math.isfinite(r["B_noise_lower"]) and 100 < r["B_noise_lower"] < 1000
     assert abs(r["mean_cos"]) < 3 * r["mean_cos_se"]
+
+
+def test_unbounded_figures_are_written_as_strict_json():
+    import json
+
+    r = {"B_noise_lower": math.inf, "by_parameter": [{"cos": -math.nan, "n": 3}], "G2": 0.5}
+    text = json.dumps(finite_json(r), allow_nan=False)
+    assert json.loads(text) == {"B_noise_lower": None, "by_parameter": [{"cos": None, "n": 3}], "G2": 0.5}
 
 
 def test_temperature_divides_the_logits_and_keeps_the_value():

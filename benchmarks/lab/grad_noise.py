@@ -21,8 +21,8 @@ rollout), so over the K rollouts
 
 The same figures with every coordinate divided by its root-mean-square over the K gradients (the scaling Adam's
 second moment applies) are given as ``adam_*``. The standard errors are the jackknife's over rollouts; where
-``|G|^2`` is within two standard errors of 0 the noise scale is reported as a lower bound only. One JSON line per
-checkpoint on stdout. docs/training.md, "Session 32", has the figures.
+``|G|^2`` is within two standard errors of 0 the noise scale is reported as a lower bound only. One strict JSON
+line per checkpoint on stdout (an unbounded figure as null). docs/training.md, "Session 32", has the figures.
 """
 
 from __future__ import annotations
@@ -180,6 +180,18 @@ def measure(checkpoint: str, args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def finite_json(obj: Any) -> Any:
+    """``obj`` with every non-finite float (an unbounded lower bound is ``inf``) as ``None``, so that
+    ``json.dumps`` writes strict JSON (``null``, not ``Infinity``)."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: finite_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [finite_json(v) for v in obj]
+    return obj
+
+
 def check_checkpoints(ap: argparse.ArgumentParser, paths: list[str]) -> None:
     """Load each checkpoint once before any work starts; one that cannot be read ends the run with ``ap.error``
     naming it (the probes' shared check)."""
@@ -211,7 +223,7 @@ def main(argv: list[str] | None = None) -> None:
     check_checkpoints(ap, args.checkpoints)
     for c in args.checkpoints:
         r = measure(c, args)
-        print(json.dumps(r), flush=True)
+        print(json.dumps(finite_json(r), allow_nan=False), flush=True)
         line = [f"{c}:"]
         for name in ("raw", "adam"):
             bn = r[f"{name}_B_noise"]

@@ -20,7 +20,8 @@ epochs of minibatches of 4,096, Adam at 2.5e-4, the loss times 0.5, gradients cl
 ``grad_noise.py``'s (:func:`benchmarks.lab.grad_noise.jackknife`), with an iteration as the batch; the noise scale
 is also given in the learner's decisions, to compare with ``grad_noise.py``'s, and per parameter and group of
 parameters (``by_parameter``: the mean cosine, its standard error, the noise scale or None, its lower bound;
-:func:`parameter_slices`). One JSON line per checkpoint on stdout. docs/training.md, "Session 33", has the figures.
+:func:`parameter_slices`). One strict JSON line per checkpoint on stdout (an unbounded figure as null).
+docs/training.md, "Session 33", has the figures.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ import agents.nn as ann
 from agents.rule import RulePolicy
 from benchmarks.lab.grad_noise import (
     check_checkpoints,
+    finite_json,
     jackknife,
     noise_fields,
     rollout_chunks,
@@ -200,7 +202,7 @@ def main(argv: list[str] | None = None) -> None:
     ann.set_torch_threads(args.threads)
     for c in args.checkpoints:
         r = measure(c, args)
-        print(json.dumps(r), flush=True)
+        print(json.dumps(finite_json(r), allow_nan=False), flush=True)
         line = [f"{c}:"]
         for e in ESTIMATORS:
             bn = r[f"{e}_raw_B_noise"]
