@@ -109,3 +109,26 @@ def test_pass_offset_moves_the_pass_in_its_context_only():
     assert min(rows.values()) > 0
     with pytest.raises(ValueError, match="when"):
         pass_offset(1, 0, "closed", 1.0)
+
+
+def test_defend_offset_moves_the_discards_a_threatening_opponent_made():
+    from benchmarks.lab.bias_shift import defend_offset
+    from mjenv.observation import O_DISCARDS, O_MSEQ
+    from mjenv.vector import VectorEnv
+
+    env = VectorEnv(8, seed=10)
+    env.reset()
+    obs, masks = env.obs.copy(), env.masks
+    base = defend_offset(8, 0, 0.0)(obs, masks)
+    # each row: its least preferred legal discard, made by the opponent at relative seat 2
+    target = np.array([np.flatnonzero(m[: A.NUM_TILE_TYPES])[0] for m in masks])
+    target = np.where(target == base, [np.flatnonzero(m[: A.NUM_TILE_TYPES])[-1] for m in masks], target)
+    rows = np.arange(8)
+    obs[rows, O_DISCARDS + 136 * 2 + target] = 1
+    moved = defend_offset(8, 0, 100.0, melds=3)
+    assert np.array_equal(moved(obs, masks), base)  # no opponent shows 3 melds yet: nothing moves
+    obs[:, O_MSEQ + 12 * 2 : O_MSEQ + 12 * 2 + 9 : 3] = 1  # three chows for seat 2
+    assert np.array_equal(moved(obs, masks), target)
+    assert np.array_equal(defend_offset(8, 0, 100.0, melds=4)(obs, masks), base)
+    with pytest.raises(ValueError, match="melds"):
+        defend_offset(1, 0, 1.0, melds=0)

@@ -29,7 +29,7 @@ import torch
 import agents.nn as ann
 from mjenv import tiles as T
 from mjenv.actions import DISCARD, NUM_ACTIONS, NUM_TILE_TYPES, PASS
-from mjenv.observation import O_MSEQ
+from mjenv.observation import O_DISCARDS, O_MSEQ
 
 #: each class's bias: (the head, its output channels)
 CLASSES: dict[str, tuple[str, tuple[int, ...]]] = {
@@ -101,29 +101,72 @@ class OffsetPolicy(ann.NNPolicy):
         return torch.softmax(logits + self.offsets, dim=1), value
 
 
-class ContextPassPolicy(ann.NNPolicy):
-    """An :class:`agents.nn.NNPolicy` whose pass logit gets ``delta`` in the rows where the player's hand is
-    still concealed (``when="concealed"``: no chow, pung or exposed or added kong in its melds; a concealed kong
-    keeps it concealed) or already open (``when="open"``)."""
+class RowOffsetPolicy(ann.NNPolicy):
+    """An :class:`agents.nn.NNPolicy` whose logits get per-row offsets (:meth:`row_offsets` of the observation,
+    ``[N, NUM_ACTIONS]``) added before the softmax."""
 
-    def __init__(self, net: ann.Net, when: str, delta: float, seed: int = 0, device: str = "cpu",
-                 greedy: bool = True) -> None:  # fmt: skip
+    def __init__(
+        self, net: ann.Net, delta: float, seed: int = 0, device: str = "cpu", greedy: bool = True
+    ) -> None:
         super().__init__(net, seed=seed, device=device, greedy=greedy)
-        self.when, self.delta = when, float(delta)
-        self._rows = torch.zeros(0, dtype=torch.bool)
+        self.delta = float(delta)
+        self._offsets = torch.zeros(0, NUM_ACTIONS)
+
+    def row_offsets(self, obs: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
 
     def act_with_info(self, obs: Any, masks: Any, seats: Any = None, rng: Any = None):  # noqa: ANN201
-        # the kinds of the observer's four melds (meld_seq[0, i, 0]: relative seat 0 is the observer)
-        kinds = np.asarray(obs)[:, O_MSEQ : O_MSEQ + 12 : 3]
-        opened = ((kinds >= 1) & (kinds <= 4)).any(axis=1)
-        self._rows = torch.from_numpy(opened if self.when == "open" else ~opened).to(self.device)
+        offsets = self.row_offsets(np.asarray(obs)).astype(np.float32, copy=False)
+        self._offsets = torch.from_numpy(offsets).to(self.device)
         return super().act_with_info(obs, masks, seats, rng)
 
     def _probs(self, inputs: tuple[torch.Tensor, ...], m: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
         mt = torch.from_numpy(np.ascontiguousarray(m)).to(self.device)
         logits, value = self.net.forward_features(*inputs, mt)
-        logits[:, PASS] += self.delta * self._rows.to(logits.dtype)
-        return torch.softmax(logits, dim=1), value
+        return torch.softmax(logits + self._offsets, dim=1), value
+
+
+def _open_melds(obs: np.ndarray, seat: int) -> np.ndarray:
+    """How many exposed melds (chow, pung, exposed or added kong) relative seat ``seat`` shows, per row
+    (``meld_seq[seat, i, 0]`` is the kind of its i-th meld; relative seat 0 is the observer)."""
+    kinds = obs[:, O_MSEQ + 12 * seat : O_MSEQ + 12 * seat + 12 : 3]
+    return ((kinds >= 1) & (kinds <= 4)).sum(axis=1)
+
+
+class ContextPassPolicy(RowOffsetPolicy):
+    """The pass logit gets ``delta`` in the rows where the player's hand is still concealed (``when="concealed"``:
+    no chow, pung or exposed or added kong in its melds; a concealed kong keeps it concealed) or already open
+    (``when="open"``)."""
+
+    def __init__(self, net: ann.Net, when: str, delta: float, **kwargs: Any) -> None:
+        super().__init__(net, delta, **kwargs)
+        self.when = when
+
+    def row_offsets(self, obs: np.ndarray) -> np.ndarray:
+        opened = _open_melds(obs, 0) > 0
+        out = np.zeros((obs.shape[0], NUM_ACTIONS), np.float32)
+        out[:, PASS] = self.delta * (opened if self.when == "open" else ~opened)
+        return out
+
+
+class DefendPolicy(RowOffsetPolicy):
+    """The discards of the tiles an opponent with at least ``melds`` exposed melds has discarded itself get
+    ``delta`` (the union over such opponents). MCR has no furiten: a player may win on a tile it discarded, so such
+    a tile is only likelier safe (its owner chose to let it go), not sure."""
+
+    def __init__(self, net: ann.Net, delta: float, melds: int, **kwargs: Any) -> None:
+        super().__init__(net, delta, **kwargs)
+        self.melds = melds
+
+    def row_offsets(self, obs: np.ndarray) -> np.ndarray:
+        safe = np.zeros((obs.shape[0], NUM_TILE_TYPES), dtype=bool)
+        for p in (1, 2, 3):
+            threat = _open_melds(obs, p) >= self.melds
+            discarded = obs[:, O_DISCARDS + 136 * p : O_DISCARDS + 136 * p + NUM_TILE_TYPES] != 0  # [p, 0, t]
+            safe |= threat[:, None] & discarded
+        out = np.zeros((obs.shape[0], NUM_ACTIONS), np.float32)
+        out[:, DISCARD : DISCARD + NUM_TILE_TYPES] = self.delta * safe
+        return out
 
 
 def _finite(delta: Any) -> float:
@@ -140,6 +183,16 @@ def pass_offset(num_envs: int, seed: int, when: str, delta: float, checkpoint: s
         raise ValueError(f"when must be 'concealed' or 'open', got {when!r}")
     net = ann.load(checkpoint if checkpoint is not None else ann.BASELINE_PATH)
     return ContextPassPolicy(net, when, _finite(delta), seed=seed, device=device, greedy=greedy)
+
+
+def defend_offset(num_envs: int, seed: int, delta: float, melds: int = 3, checkpoint: str | None = None,
+                  device: str = "cpu", greedy: bool = True) -> DefendPolicy:  # fmt: skip
+    """The network of ``checkpoint`` (default the shipped one) with ``delta`` added to the logits of discarding a
+    tile that an opponent showing at least ``melds`` exposed melds has discarded itself."""
+    if isinstance(melds, bool) or not isinstance(melds, int) or not 1 <= melds <= 4:
+        raise ValueError(f"melds must be an int in 1..4, got {melds!r}")
+    net = ann.load(checkpoint if checkpoint is not None else ann.BASELINE_PATH)
+    return DefendPolicy(net, _finite(delta), melds, seed=seed, device=device, greedy=greedy)
 
 
 def discard_offset(num_envs: int, seed: int, group: str, delta: float, checkpoint: str | None = None,
