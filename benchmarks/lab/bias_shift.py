@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 import agents.nn as ann
+from agents._common import check_factory_args
 from mjenv import tiles as T
 from mjenv.actions import DISCARD, NUM_ACTIONS, NUM_TILE_TYPES, PASS
 from mjenv.observation import O_DISCARDS, O_MSEQ
@@ -85,31 +86,12 @@ def shift_biases(net: ann.Net, shifts: dict[str, float]) -> ann.Net:
     return net
 
 
-class OffsetPolicy(ann.NNPolicy):
-    """An :class:`agents.nn.NNPolicy` whose logits get ``offsets`` (one per action) added before the softmax."""
-
-    def __init__(self, net: ann.Net, offsets: np.ndarray, seed: int = 0, device: str = "cpu",
-                 greedy: bool = True) -> None:  # fmt: skip
-        super().__init__(net, seed=seed, device=device, greedy=greedy)
-        self.offsets = torch.as_tensor(np.asarray(offsets, dtype=np.float32), device=self.device)
-        if self.offsets.shape != (NUM_ACTIONS,):
-            raise ValueError(f"offsets must have shape ({NUM_ACTIONS},), got {tuple(self.offsets.shape)}")
-
-    def _probs(self, inputs: tuple[torch.Tensor, ...], m: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
-        mt = torch.from_numpy(np.ascontiguousarray(m)).to(self.device)
-        logits, value = self.net.forward_features(*inputs, mt)
-        return torch.softmax(logits + self.offsets, dim=1), value
-
-
 class RowOffsetPolicy(ann.NNPolicy):
     """An :class:`agents.nn.NNPolicy` whose logits get per-row offsets (:meth:`row_offsets` of the observation,
     ``[N, NUM_ACTIONS]``) added before the softmax."""
 
-    def __init__(
-        self, net: ann.Net, delta: float, seed: int = 0, device: str = "cpu", greedy: bool = True
-    ) -> None:
+    def __init__(self, net: ann.Net, seed: int = 0, device: str = "cpu", greedy: bool = True) -> None:
         super().__init__(net, seed=seed, device=device, greedy=greedy)
-        self.delta = float(delta)
         self._offsets = torch.zeros(0, NUM_ACTIONS)
 
     def row_offsets(self, obs: np.ndarray) -> np.ndarray:
@@ -126,6 +108,19 @@ class RowOffsetPolicy(ann.NNPolicy):
         return torch.softmax(logits + self._offsets, dim=1), value
 
 
+class OffsetPolicy(RowOffsetPolicy):
+    """The same ``offsets`` (one per action) in every row."""
+
+    def __init__(self, net: ann.Net, offsets: np.ndarray, **kwargs: Any) -> None:
+        super().__init__(net, **kwargs)
+        self.offsets = np.asarray(offsets, dtype=np.float32)
+        if self.offsets.shape != (NUM_ACTIONS,):
+            raise ValueError(f"offsets must have shape ({NUM_ACTIONS},), got {self.offsets.shape}")
+
+    def row_offsets(self, obs: np.ndarray) -> np.ndarray:
+        return np.repeat(self.offsets[None], obs.shape[0], axis=0)
+
+
 def _open_melds(obs: np.ndarray, seat: int) -> np.ndarray:
     """How many exposed melds (chow, pung, exposed or added kong) relative seat ``seat`` shows, per row
     (``meld_seq[seat, i, 0]`` is the kind of its i-th meld; relative seat 0 is the observer)."""
@@ -139,8 +134,8 @@ class ContextPassPolicy(RowOffsetPolicy):
     (``when="open"``)."""
 
     def __init__(self, net: ann.Net, when: str, delta: float, **kwargs: Any) -> None:
-        super().__init__(net, delta, **kwargs)
-        self.when = when
+        super().__init__(net, **kwargs)
+        self.when, self.delta = when, float(delta)
 
     def row_offsets(self, obs: np.ndarray) -> np.ndarray:
         opened = _open_melds(obs, 0) > 0
@@ -155,8 +150,8 @@ class DefendPolicy(RowOffsetPolicy):
     a tile is only likelier safe (its owner chose to let it go), not sure."""
 
     def __init__(self, net: ann.Net, delta: float, melds: int, **kwargs: Any) -> None:
-        super().__init__(net, delta, **kwargs)
-        self.melds = melds
+        super().__init__(net, **kwargs)
+        self.delta, self.melds = float(delta), melds
 
     def row_offsets(self, obs: np.ndarray) -> np.ndarray:
         safe = np.zeros((obs.shape[0], NUM_TILE_TYPES), dtype=bool)
@@ -179,6 +174,7 @@ def pass_offset(num_envs: int, seed: int, when: str, delta: float, checkpoint: s
                 device: str = "cpu", greedy: bool = True) -> ContextPassPolicy:  # fmt: skip
     """The network of ``checkpoint`` (default the shipped one) with ``delta`` added to the pass's logit where the
     player's hand is still concealed (``when="concealed"``) or already open (``when="open"``)."""
+    _, seed = check_factory_args(num_envs, seed)
     if when not in ("concealed", "open"):
         raise ValueError(f"when must be 'concealed' or 'open', got {when!r}")
     net = ann.load(checkpoint if checkpoint is not None else ann.BASELINE_PATH)
@@ -189,6 +185,7 @@ def defend_offset(num_envs: int, seed: int, delta: float, melds: int = 3, checkp
                   device: str = "cpu", greedy: bool = True) -> DefendPolicy:  # fmt: skip
     """The network of ``checkpoint`` (default the shipped one) with ``delta`` added to the logits of discarding a
     tile that an opponent showing at least ``melds`` exposed melds has discarded itself."""
+    _, seed = check_factory_args(num_envs, seed)
     if isinstance(melds, bool) or not isinstance(melds, int) or not 1 <= melds <= 4:
         raise ValueError(f"melds must be an int in 1..4, got {melds!r}")
     net = ann.load(checkpoint if checkpoint is not None else ann.BASELINE_PATH)
@@ -199,6 +196,7 @@ def discard_offset(num_envs: int, seed: int, group: str, delta: float, checkpoin
                    device: str = "cpu", greedy: bool = True) -> OffsetPolicy:  # fmt: skip
     """The network of ``checkpoint`` (default the shipped one) with ``delta`` added to the logits of discarding
     the tiles of ``group`` (:data:`TILE_GROUPS`)."""
+    _, seed = check_factory_args(num_envs, seed)
     if not isinstance(group, str) or group not in TILE_GROUPS:
         raise ValueError(f"unknown tile group {group!r}; groups: {', '.join(TILE_GROUPS)}")
     offsets = np.zeros(NUM_ACTIONS, dtype=np.float32)
