@@ -27,7 +27,6 @@ import numpy as np
 import torch
 
 import agents.nn as ann
-from agents._common import check_factory_args
 from mjenv import tiles as T
 from mjenv.actions import DISCARD, NUM_ACTIONS, NUM_TILE_TYPES, PASS
 from mjenv.observation import O_DISCARDS, O_MSEQ
@@ -88,7 +87,7 @@ def shift_biases(net: ann.Net, shifts: dict[str, float]) -> ann.Net:
 
 class RowOffsetPolicy(ann.NNPolicy):
     """An :class:`agents.nn.NNPolicy` whose logits get per-row offsets (:meth:`row_offsets` of the observation,
-    ``[N, NUM_ACTIONS]``) added before the softmax."""
+    ``[N, NUM_ACTIONS]``, or ``[1, NUM_ACTIONS]`` for the same offsets in every row) added before the softmax."""
 
     def __init__(self, net: ann.Net, seed: int = 0, device: str = "cpu", greedy: bool = True) -> None:
         super().__init__(net, seed=seed, device=device, greedy=greedy)
@@ -118,7 +117,7 @@ class OffsetPolicy(RowOffsetPolicy):
             raise ValueError(f"offsets must have shape ({NUM_ACTIONS},), got {self.offsets.shape}")
 
     def row_offsets(self, obs: np.ndarray) -> np.ndarray:
-        return np.repeat(self.offsets[None], obs.shape[0], axis=0)
+        return self.offsets[None]  # broadcast over the rows
 
 
 def _open_melds(obs: np.ndarray, seat: int) -> np.ndarray:
@@ -164,6 +163,16 @@ class DefendPolicy(RowOffsetPolicy):
         return out
 
 
+def _net_and_options(num_envs: int, seed: int, checkpoint: str | None, device: str, greedy: bool
+                     ) -> tuple[ann.Net, dict[str, Any]]:  # fmt: skip
+    """The network of ``checkpoint`` (default the shipped one) and the policy options, checked as
+    ``agents.nn:make`` checks them (``num_envs``, ``seed``, ``device``, ``greedy``)."""
+    base = ann.make(
+        num_envs, seed, checkpoint if checkpoint is not None else ann.BASELINE_PATH, device, greedy
+    )
+    return base.net, {"seed": int(seed), "device": str(base.device), "greedy": greedy}
+
+
 def _finite(delta: Any) -> float:
     if isinstance(delta, bool) or not isinstance(delta, (int, float)) or not math.isfinite(delta):
         raise ValueError(f"delta must be a finite number, got {delta!r}")
@@ -174,35 +183,34 @@ def pass_offset(num_envs: int, seed: int, when: str, delta: float, checkpoint: s
                 device: str = "cpu", greedy: bool = True) -> ContextPassPolicy:  # fmt: skip
     """The network of ``checkpoint`` (default the shipped one) with ``delta`` added to the pass's logit where the
     player's hand is still concealed (``when="concealed"``) or already open (``when="open"``)."""
-    _, seed = check_factory_args(num_envs, seed)
     if when not in ("concealed", "open"):
         raise ValueError(f"when must be 'concealed' or 'open', got {when!r}")
-    net = ann.load(checkpoint if checkpoint is not None else ann.BASELINE_PATH)
-    return ContextPassPolicy(net, when, _finite(delta), seed=seed, device=device, greedy=greedy)
+    delta = _finite(delta)
+    net, options = _net_and_options(num_envs, seed, checkpoint, device, greedy)
+    return ContextPassPolicy(net, when, delta, **options)
 
 
 def defend_offset(num_envs: int, seed: int, delta: float, melds: int = 3, checkpoint: str | None = None,
                   device: str = "cpu", greedy: bool = True) -> DefendPolicy:  # fmt: skip
     """The network of ``checkpoint`` (default the shipped one) with ``delta`` added to the logits of discarding a
     tile that an opponent showing at least ``melds`` exposed melds has discarded itself."""
-    _, seed = check_factory_args(num_envs, seed)
     if isinstance(melds, bool) or not isinstance(melds, int) or not 1 <= melds <= 4:
         raise ValueError(f"melds must be an int in 1..4, got {melds!r}")
-    net = ann.load(checkpoint if checkpoint is not None else ann.BASELINE_PATH)
-    return DefendPolicy(net, _finite(delta), melds, seed=seed, device=device, greedy=greedy)
+    delta = _finite(delta)
+    net, options = _net_and_options(num_envs, seed, checkpoint, device, greedy)
+    return DefendPolicy(net, delta, melds, **options)
 
 
 def discard_offset(num_envs: int, seed: int, group: str, delta: float, checkpoint: str | None = None,
                    device: str = "cpu", greedy: bool = True) -> OffsetPolicy:  # fmt: skip
     """The network of ``checkpoint`` (default the shipped one) with ``delta`` added to the logits of discarding
     the tiles of ``group`` (:data:`TILE_GROUPS`)."""
-    _, seed = check_factory_args(num_envs, seed)
     if not isinstance(group, str) or group not in TILE_GROUPS:
         raise ValueError(f"unknown tile group {group!r}; groups: {', '.join(TILE_GROUPS)}")
     offsets = np.zeros(NUM_ACTIONS, dtype=np.float32)
     offsets[DISCARD + np.flatnonzero(TILE_GROUPS[group])] = _finite(delta)
-    net = ann.load(checkpoint if checkpoint is not None else ann.BASELINE_PATH)
-    return OffsetPolicy(net, offsets, seed=seed, device=device, greedy=greedy)
+    net, options = _net_and_options(num_envs, seed, checkpoint, device, greedy)
+    return OffsetPolicy(net, offsets, **options)
 
 
 def main(argv: list[str] | None = None) -> None:
