@@ -38,6 +38,7 @@ import torch
 from torch import nn
 
 from agents import planes as P
+from agents import waits as W
 from agents._common import check_factory_args
 from agents.features import FEATURES_ID, NUM_GLOBAL_FEATURES, NUM_TILE_FEATURES, nn_features
 from agents.symmetry import VIEWS, View
@@ -548,10 +549,16 @@ class NNPolicy:
     needs_observations = True
     row_streams = True
 
-    def __init__(self, net: Net, seed: int = 0, device: str = "cpu", greedy: bool = False) -> None:
+    def __init__(
+        self, net: Net, seed: int = 0, device: str = "cpu", greedy: bool = False, waits: dict | None = None
+    ) -> None:
         self.device = torch.device(device)
         self.net = net.to(self.device).eval()
         self.greedy = bool(greedy)
+        #: the settings of :func:`agents.waits.check_discards` applied to every batch of actions, or None
+        self.waits = (
+            None if waits is None else dict(zip(("margin", "near", "p_self"), W.check_settings(**waits)))
+        )
         self.generator = torch.Generator(device=self.device)
         self.generator.manual_seed(int(seed))
 
@@ -559,9 +566,10 @@ class NNPolicy:
         """One line: the architecture, parameter count, device and features version."""
         c = self.net.config
         args = c.describe().split("(", 1)[1]
+        checked = "" if self.waits is None else f", discards checked by wait value ({self.waits})"
         return (
             f"agents.nn {type(self.net).__name__}({args}: "
-            f"{self.net.num_parameters:,} parameters on {self.device}, features {features_version(c)}"
+            f"{self.net.num_parameters:,} parameters on {self.device}, features {features_version(c)}{checked}"
         )
 
     @torch.no_grad()
@@ -581,7 +589,12 @@ class NNPolicy:
         else:
             actions = torch.zeros(0, dtype=torch.int64, device=self.device)
         info = {"probs": probs.float().cpu().numpy(), "value": value.float().cpu().numpy()}
-        return actions.cpu().numpy().astype(np.int64), info
+        actions = actions.cpu().numpy().astype(np.int64)
+        if (
+            self.waits is not None
+        ):  # the network's probabilities stay in info; the action may be a checked one
+            actions = W.check_discards(o, m, actions, **self.waits)
+        return actions, info
 
     def __call__(self, obs: Any, masks: Any, seats: Any = None, rng: Any = None) -> np.ndarray:
         return self.act_with_info(obs, masks, seats, rng)[0]
@@ -622,12 +635,15 @@ def make(
     arch: str | None = None,
     blocks: int | None = None,
     with_features: bool | None = None,
+    waits: bool | dict = False,
 ) -> NNPolicy:
     """``agents.nn:make``: an :class:`NNPolicy`, from ``checkpoint`` or freshly initialised from ``seed``.
 
     ``arch`` (``"mlp"`` or ``"planes"``), ``channels``, ``hidden``, ``blocks`` and ``with_features``
     (:class:`NNConfig`) shape a fresh network (or, with a checkpoint, must match it). ``device`` is any torch
-    device string (``"cpu"``, ``"cuda"``, ``"cuda:1"``).
+    device string (``"cpu"``, ``"cuda"``, ``"cuda:1"``). ``waits``: check the network's discards by the value
+    of the waits they leave (:func:`agents.waits.check_discards`): ``True`` for the shipped settings
+    (:data:`WAIT_CHECK`), or a dict of ``margin``, ``near`` and ``p_self``.
     """
     _, seed = check_factory_args(num_envs, seed)
     if not isinstance(device, (str, torch.device)):
@@ -640,6 +656,17 @@ def make(
         raise ValueError(f"device {device!r} asked for, but CUDA is not available")
     if not isinstance(greedy, bool):
         raise TypeError(f"greedy must be a bool, got {type(greedy).__name__}")
+    if isinstance(waits, bool):
+        checks = dict(WAIT_CHECK) if waits else None
+    elif isinstance(waits, dict):
+        unknown = set(waits) - {"margin", "near", "p_self"}
+        if unknown:
+            raise ValueError(f"waits takes margin, near and p_self, not {', '.join(sorted(unknown))}")
+        checks = {**WAIT_CHECK, **waits}
+    else:
+        raise TypeError(f"waits must be a bool or a dict, got {type(waits).__name__}")
+    if checks is not None:
+        W.check_settings(**checks)
     given = (("channels", channels), ("hidden", hidden), ("arch", arch), ("blocks", blocks),
              ("with_features", with_features))  # fmt: skip
     sizes = {k: v for k, v in given if v is not None}
@@ -653,7 +680,7 @@ def make(
         with torch.random.fork_rng(devices=[]):  # the initial weights follow the seed; global RNG untouched
             torch.manual_seed(seed)
             net = build_net(config)
-    return NNPolicy(net, seed=seed, device=str(dev), greedy=greedy)
+    return NNPolicy(net, seed=seed, device=str(dev), greedy=greedy, waits=checks)
 
 
 #: the shipped trained policy, the strongest measured single network: the tile-plane network planes 2 x 32 +
@@ -676,32 +703,46 @@ PLANES32_BASELINE_PATH = Path(__file__).with_name("planes32_baseline.safetensors
 MLP_BASELINE_PATH = Path(__file__).with_name("mlp_baseline.safetensors")
 
 
-def baseline(num_envs: int, seed: int, device: str = "cpu", greedy: bool = True) -> NNPolicy:
+#: the settings of the shipped wait check (:func:`agents.waits.check_discards`; docs/training.md, "Session 35")
+WAIT_CHECK: dict = {"margin": 0.5, "near": 0.5, "p_self": 0.3}
+
+
+def baseline(
+    num_envs: int, seed: int, device: str = "cpu", greedy: bool = True, waits: bool | dict = True
+) -> NNPolicy:
     """``agents.nn:baseline``: the shipped trained policy (:data:`BASELINE_PATH`, the tile-plane network), greedy
-    by default.
+    and with its discards checked by the value of the waits they leave (:data:`WAIT_CHECK`,
+    :func:`agents.waits.check_discards`) by default; ``waits=False`` is the network alone (the shipped policy of
+    sessions 28-34).
 
     ``mjenv eval --agent nn=agents.nn:baseline --agent rule=agents.rule:make --seating 1v3 --walls 1000``.
     """
-    return _shipped(BASELINE_PATH, "baseline", num_envs, seed, device, greedy)
+    return _shipped(BASELINE_PATH, "baseline", num_envs, seed, device, greedy, waits)
 
 
-def ens5_baseline(num_envs: int, seed: int, device: str = "cpu", greedy: bool = True) -> NNPolicy:
+def ens5_baseline(
+    num_envs: int, seed: int, device: str = "cpu", greedy: bool = True, waits: bool | dict = False
+) -> NNPolicy:
     """``agents.nn:ens5_baseline``: the shipped policy of sessions 21-27 (:data:`ENS5_BASELINE_PATH`, planes 2 x 32
     + features, the student of five PPO networks), greedy by default; weaker than :func:`baseline`, the same cost
     per decision."""
-    return _shipped(ENS5_BASELINE_PATH, "ens5_baseline", num_envs, seed, device, greedy)
+    return _shipped(ENS5_BASELINE_PATH, "ens5_baseline", num_envs, seed, device, greedy, waits)
 
 
-def planes32_baseline(num_envs: int, seed: int, device: str = "cpu", greedy: bool = True) -> NNPolicy:
+def planes32_baseline(
+    num_envs: int, seed: int, device: str = "cpu", greedy: bool = True, waits: bool | dict = False
+) -> NNPolicy:
     """``agents.nn:planes32_baseline``: the shipped policy of sessions 15-20 (:data:`PLANES32_BASELINE_PATH`, planes
     2 x 32 + features), greedy by default; weaker than :func:`ens5_baseline`, the same cost per decision."""
-    return _shipped(PLANES32_BASELINE_PATH, "planes32_baseline", num_envs, seed, device, greedy)
+    return _shipped(PLANES32_BASELINE_PATH, "planes32_baseline", num_envs, seed, device, greedy, waits)
 
 
-def mlp_baseline(num_envs: int, seed: int, device: str = "cpu", greedy: bool = True) -> NNPolicy:
+def mlp_baseline(
+    num_envs: int, seed: int, device: str = "cpu", greedy: bool = True, waits: bool | dict = False
+) -> NNPolicy:
     """``agents.nn:mlp_baseline``: the shipped policy before :func:`planes32_baseline` (:data:`MLP_BASELINE_PATH`,
     the mlp), greedy by default; weaker than both and about four times faster per decision than the latter."""
-    return _shipped(MLP_BASELINE_PATH, "mlp_baseline", num_envs, seed, device, greedy)
+    return _shipped(MLP_BASELINE_PATH, "mlp_baseline", num_envs, seed, device, greedy, waits)
 
 
 #: :class:`EnsemblePolicy`: the floor of each member's probabilities before their logs are summed
@@ -795,8 +836,9 @@ def symmetric(
     return ensemble(num_envs, seed, [path], device=device, views=views)
 
 
-def _shipped(path: Path, name: str, num_envs: int, seed: int, device: str, greedy: bool) -> NNPolicy:
+def _shipped(path: Path, name: str, num_envs: int, seed: int, device: str, greedy: bool, waits: bool | dict = False
+             ) -> NNPolicy:  # fmt: skip
     """The policy of a checkpoint shipped in ``agents/`` (a clear error when the file is missing)."""
     if not path.is_file():
         raise FileNotFoundError(f"the shipped {name} checkpoint is missing: {path}")
-    return make(num_envs, seed, checkpoint=path, device=device, greedy=greedy)
+    return make(num_envs, seed, checkpoint=path, device=device, greedy=greedy, waits=waits)
