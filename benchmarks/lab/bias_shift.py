@@ -2,8 +2,8 @@
 
     PYTHONPATH=. python benchmarks/lab/bias_shift.py --shift pass=-1 --out runs/s34/pass-1.safetensors
     python -m mjenv eval --agent new=agents.nn:make --agent-opt new.checkpoint=runs/s34/pass-1.safetensors \\
-        --agent-opt new.greedy=true --agent base=agents.nn:baseline --seating 1v3 --walls 5000 --seed 34001 \\
-        --threads 2
+        --agent-opt new.greedy=true --agent base=agents.nn:baseline --agent-opt base.waits=false --seating 1v3 \\
+        --walls 5000 --seed 34001 --threads 2
 
 Each policy head's bias is one logit shift per action class (a softmax over one class alone does not move, so a
 class's bias only matters where it competes with another). ``--shift CLASS=DELTA`` (repeat) adds ``DELTA`` to the

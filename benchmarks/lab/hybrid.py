@@ -5,7 +5,7 @@
 
 :func:`hybrid` is one chair played by two agents: in a claim window (a discard or an added kong on offer: the rows
 where passing is legal) the agent ``claims`` names decides, in the player's own turns (discard, kong, win) the
-other one. ``claims="rule"`` is the shipped network (``agents.nn:baseline``, greedy) with the rule agent's claims;
+other one. ``claims="rule"`` is the shipped network (``agents.nn:baseline`` without its wait check, greedy) with the rule agent's claims;
 ``claims="nn"`` is the rule agent with the network's claims. Played against three rule agents beside the network
 and the rule agent alone on the same walls, the four rows split the network's edge between the two kinds of
 decision (the split need not add up: the two kinds interact). docs/training.md, "Session 34", has the figures.
@@ -48,7 +48,7 @@ def hybrid(num_envs: int, seed: int, claims: str = "rule", device: str = "cpu") 
     the shipped network's claims."""
     if claims not in ("rule", "nn"):
         raise ValueError(f"claims must be 'rule' or 'nn', got {claims!r}")
-    net, agent = ann.baseline(num_envs, seed, device), rule.make(num_envs, seed)
+    net, agent = ann.baseline(num_envs, seed, device, waits=False), rule.make(num_envs, seed)
     if claims == "rule":
         return Hybrid(agent, net, ("the rule agent", "agents.nn:baseline"))
     return Hybrid(net, agent, ("agents.nn:baseline", "the rule agent"))

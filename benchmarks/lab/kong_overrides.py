@@ -2,7 +2,8 @@
 
     PYTHONPATH=. python benchmarks/lab/kong_overrides.py --tables 512 --steps 20000 --seed 31001
     python -m mjenv eval --agent new=benchmarks.lab.kong_overrides:pung_to_kong \\
-        --agent base=agents.nn:baseline --seating 1v3 --walls 10000 --seed 31003 --threads 2
+        --agent base=agents.nn:baseline --agent-opt base.waits=false --seating 1v3 --walls 10000 --seed 31003 \\
+        --threads 2
 
 The command plays ``steps`` batched decisions of self-play (every chair the greedy network, default
 ``agents/baseline.safetensors``) and counts, per kind of offer (a win; an exposed kong on a discard; a concealed
@@ -40,7 +41,7 @@ class KongOverride:
     def __init__(self, num_envs: int, seed: int, mode: str, device: str = "cpu") -> None:
         if mode not in ("pung", "pass"):
             raise ValueError(f"mode must be 'pung' or 'pass', got {mode!r}")
-        self.inner = ann.baseline(num_envs, seed, device)
+        self.inner = ann.baseline(num_envs, seed, device, waits=False)
         self.replaced = PUNG if mode == "pung" else PASS
         self.mode = mode
 

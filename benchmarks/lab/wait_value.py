@@ -1,0 +1,92 @@
+"""Lab probe (issue 25): the shipped network's choice of wait, checked by counting and scoring every wait.
+
+    python -m mjenv eval --agent new=benchmarks.lab.wait_value:wait_value --agent-opt new.margin=0.5 \\
+        --agent base=agents.nn:baseline --agent-opt base.waits=false --seating 1v3 --walls 5000 --seed 35002 \\
+        --threads 2
+
+At the player's own turn, a discard that leaves a waiting hand (tenpai) has a value that the rules core computes
+exactly from what the player sees: for each tile it waits on, the copies not yet visible (4 less those in its
+hand, in every exposed meld and in the unclaimed discards) and the fan of the win on it, by discard and by its
+own draw (:func:`mjenv.fans.score_batch`; a win needs 8 fan without the flowers). :func:`discard_values` gives
+
+    value(d) = sum over waits w of unseen(w) * [p * 3 (fan_self(w) + 8) * ok_self(w)
+                                                + (1 - p) * (fan_discard(w) + 24) * ok_discard(w)]
+
+(the winner's takings of a self-drawn win and of a win on a discard; ``p`` the share of wins that are self-drawn;
+``ok`` the 8-fan minimum). :class:`WaitValue` plays the network and, where the network discards into a waiting
+hand and another such discard has a value above ``(1 + margin)`` times that of the network's discard, plays that
+one instead (a large margin overrides only dead waits, whose value is 0). With ``keep=True`` it also plays the
+best-valued such discard where the network's discard leaves no waiting hand and a live wait (value above 0) is on
+offer. It does not weigh the danger of the discarded tile, which the network does. docs/training.md, "Session 35".
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import agents.nn as ann
+from agents.waits import discard_values, near_values
+from mjenv.actions import DISCARD, NUM_TILE_TYPES
+
+_T = NUM_TILE_TYPES
+
+
+class WaitValue:
+    """The shipped network, its discards into a waiting hand replaced by a better-valued one (module docstring);
+    with ``near`` (a margin) also its discards into a hand one tile from waiting, by :func:`near_values`."""
+
+    needs_observations = True
+
+    def __init__(self, net: Any, margin: float, p_self: float, keep: bool = False, near: float | None = None
+                 ) -> None:  # fmt: skip
+        self.net, self.margin, self.p_self, self.keep, self.near = net, margin, p_self, keep, near
+        self.changed = 0
+        self.asked = 0
+
+    def describe(self) -> str:
+        return (
+            f"agents.nn:baseline, its waits chosen by value (margin {self.margin}, p_self {self.p_self}, "
+            f"keep {self.keep}, near {self.near})"
+        )
+
+    def _override(self, actions: np.ndarray, vals: np.ndarray, margin: float, keep: bool) -> np.ndarray:
+        """The rows whose discard ``vals`` values and moves (their actions replaced in place)."""
+        rows = np.flatnonzero((actions < _T) & (vals.max(axis=1) >= 0))
+        if rows.size == 0:
+            return rows
+        own = vals[rows, actions[rows]]
+        best = vals[rows].argmax(axis=1)
+        top = vals[rows, best]
+        better = (own >= 0) & (top > (1 + margin) * own)
+        if keep:
+            better |= (own < 0) & (top > 0)
+        self.asked += int((own >= 0).sum())
+        self.changed += int(better.sum())
+        actions[rows[better]] = DISCARD + best[better]
+        return rows[better]
+
+    def __call__(self, obs: Any, masks: Any, seats: Any = None, rng: Any = None) -> np.ndarray:
+        obs, m = np.asarray(obs), np.asarray(masks, dtype=bool)
+        actions = np.asarray(self.net(obs, m, seats), dtype=np.int64).copy()
+        self._override(actions, discard_values(obs, m, self.p_self), self.margin, self.keep)
+        if self.near is not None:
+            self._override(actions, near_values(obs, m, self.p_self), self.near, False)
+        return actions
+
+
+def wait_value(num_envs: int, seed: int, margin: float = 0.5, p_self: float = 0.3, keep: bool = False,
+               near: float | None = None, device: str = "cpu") -> WaitValue:  # fmt: skip
+    """The shipped network (greedy) with its waits checked by value (module docstring)."""
+    for name, x in (("margin", margin), ("p_self", p_self), ("near", 0.0 if near is None else near)):
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not np.isfinite(x):
+            raise ValueError(f"{name} must be a finite number, got {x!r}")
+    if margin < 0 or (near is not None and near < 0):
+        raise ValueError(f"margin and near must be >= 0, got {margin!r} and {near!r}")
+    if not 0 <= p_self <= 1:
+        raise ValueError(f"p_self must be in [0, 1], got {p_self!r}")
+    if not isinstance(keep, bool):
+        raise ValueError(f"keep must be true or false, got {keep!r}")
+    net = ann.make(num_envs, seed, checkpoint=ann.BASELINE_PATH, device=device, greedy=True)
+    return WaitValue(net, float(margin), float(p_self), keep, None if near is None else float(near))
