@@ -19,7 +19,9 @@ Observations may be ``float32`` or ``uint8`` (``numpy`` arrays or ``torch`` tens
 on CPU, the network runs on CPU or CUDA. Checkpoints are safetensors files that carry the network config,
 its input layout (:func:`features_version`; the mlp's is ``NN_FEATURES_VERSION``, the observation layout and
 the feature layout) and a SHA-256 of the weights: loading one made for other inputs, another config, or with tampered or truncated bytes raises ``ValueError`` naming the
-problem. ``agents.nn:baseline`` plays the checkpoint shipped with the repository (``agents/baseline.safetensors``);
+problem. ``agents.nn:baseline`` plays the checkpoint shipped with the repository (``agents/baseline.safetensors``)
+with its discards checked by the value of the waits they leave (:mod:`agents.waits`; ``waits=False``: the network
+alone);
 ``agents.nn:ens5_baseline`` the previous one (``agents/ens5_baseline.safetensors``), ``agents.nn:planes32_baseline``
 the one before (``agents/planes32_baseline.safetensors``) and ``agents.nn:mlp_baseline`` the first
 (``agents/mlp_baseline.safetensors``).

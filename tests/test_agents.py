@@ -892,7 +892,9 @@ def test_nn_ensemble_of_checkpoints(tmp_path):
 
     obs, masks, _ = _rule_rollout(32, 12, seed=5)
     one = load_policy("agents.nn:ensemble", 32, 0, checkpoints=str(N.BASELINE_PATH))
-    base = load_policy("agents.nn:baseline", 32, 0, waits=False)  # the network alone, as an ensemble member plays
+    base = load_policy(
+        "agents.nn:baseline", 32, 0, waits=False
+    )  # the network alone, as an ensemble member plays
     np.testing.assert_array_equal(one(obs, masks), base(obs, masks))
     both = load_policy("agents.nn:ensemble", 32, 0, checkpoints=f"{N.BASELINE_PATH},{N.MLP_BASELINE_PATH}")
     assert "ensemble of 2" in both.describe()

@@ -1,5 +1,6 @@
 """Lab probe (issue 25): the shipped network's choice of wait, checked by counting and scoring every wait.
 
+    PYTHONPATH=. python benchmarks/lab/wait_value.py --tables 512 --steps 600   # how often the check moves
     python -m mjenv eval --agent new=benchmarks.lab.wait_value:wait_value --agent-opt new.margin=0.5 \\
         --agent base=agents.nn:baseline --agent-opt base.waits=false --seating 1v3 --walls 5000 --seed 35002 \\
         --threads 2
@@ -17,18 +18,25 @@ own draw (:func:`mjenv.fans.score_batch`; a win needs 8 fan without the flowers)
 hand and another such discard has a value above ``(1 + margin)`` times that of the network's discard, plays that
 one instead (a large margin overrides only dead waits, whose value is 0). With ``keep=True`` it also plays the
 best-valued such discard where the network's discard leaves no waiting hand and a live wait (value above 0) is on
-offer. It does not weigh the danger of the discarded tile, which the network does. docs/training.md, "Session 35".
+offer. It does not weigh the danger of the discarded tile, which the network does. The values are those of
+:mod:`agents.waits`, which ships the check (``agents.nn:baseline``); ``near`` (a margin) adds its second step.
+``main`` (the first command) counts how often the shipped check moves the network's discards, and its cost.
+docs/training.md, "Session 35".
 """
 
 from __future__ import annotations
 
+import argparse
+import time
 from typing import Any
 
 import numpy as np
 
 import agents.nn as ann
-from agents.waits import discard_values, near_values
-from mjenv.actions import DISCARD, NUM_TILE_TYPES
+from agents import rule
+from agents.waits import check_discards, discard_values, near_values
+from mjenv.actions import DISCARD, NUM_TILE_TYPES, PASS
+from mjenv.vector import VectorEnv
 
 _T = NUM_TILE_TYPES
 
@@ -90,3 +98,52 @@ def wait_value(num_envs: int, seed: int, margin: float = 0.5, p_self: float = 0.
         raise ValueError(f"keep must be true or false, got {keep!r}")
     net = ann.make(num_envs, seed, checkpoint=ann.BASELINE_PATH, device=device, greedy=True)
     return WaitValue(net, float(margin), float(p_self), keep, None if near is None else float(near))
+
+
+def moves(tables: int, steps: int, seed: int, threads: int = 1) -> dict[str, float]:
+    """How often the shipped check (``agents.nn:baseline``) moves the network's own-turn decisions, by its first
+    step (waiting hands) and its second (``near``), and its time per decision against the network alone's: the
+    checked network in chair ``i % 4`` of table ``i``, three rule agents in the others, the two timed on the same
+    batches."""
+    ann.set_torch_threads(threads)
+    env = VectorEnv(tables, seed=seed, threads=threads)
+    env.reset()
+    net, checked = ann.baseline(tables, 0, waits=False), ann.baseline(tables, 0)
+    opp = rule.make(tables, seed + 1)
+    chair = np.arange(tables) % 4
+    turns = first = second = 0
+    t_net = t_chk = 0.0
+    for _ in range(steps):
+        obs, m = env.obs, env.masks
+        mine = env.seats == chair
+        a = opp(obs, m, env.seats)
+        if mine.any():
+            o, mm = obs[mine], m[mine]
+            t0 = time.perf_counter()
+            b = net(o, mm)
+            t1 = time.perf_counter()
+            c = checked(o, mm)
+            t_net, t_chk = t_net + t1 - t0, t_chk + time.perf_counter() - t1
+            tenpai = check_discards(o, mm, b, margin=ann.WAIT_CHECK["margin"], near=None)
+            turns += int((~mm[:, PASS]).sum())
+            first, second = first + int((tenpai != b).sum()), second + int((c != tenpai).sum())
+            a[mine] = c
+        env.step(a)
+    return {"own_turns": turns, "moved_first": first / turns, "moved_near": second / turns,
+            "time_ratio": t_chk / t_net}  # fmt: skip
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=moves.__doc__)
+    ap.add_argument("--tables", type=int, default=512)
+    ap.add_argument("--steps", type=int, default=600)
+    ap.add_argument("--seed", type=int, default=35200)
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args(argv)
+    if args.tables < 1 or args.steps < 1 or args.seed < 0 or args.threads < 1:
+        ap.error("--tables, --steps and --threads must be >= 1 and --seed >= 0")
+    print(moves(args.tables, args.steps, args.seed, args.threads))
+
+
+if __name__ == "__main__":
+    main()
