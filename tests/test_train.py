@@ -353,7 +353,15 @@ def test_bc_teacher_options_reach_the_factory(tmp_path):
     ens = bc.generate_teacher(
         cfg.teacher, 400, num_envs=8, seed=5, threads=1, progress=False, teacher_kwargs=kw
     )
-    one = bc.generate_teacher("agents.nn:baseline", 400, num_envs=8, seed=5, threads=1, progress=False)
+    one = bc.generate_teacher(
+        "agents.nn:baseline",
+        400,
+        num_envs=8,
+        seed=5,
+        threads=1,
+        progress=False,
+        teacher_kwargs={"waits": False},
+    )
     for k in one:
         assert np.array_equal(ens[k], one[k]), k
     assert bc.teacher_kwargs(bc.BCConfig(teacher_opt=("greedy=false", "x=[1, 2]"))) == {
