@@ -111,19 +111,26 @@ def _take(ctx: dict[str, np.ndarray], idx: np.ndarray) -> dict[str, np.ndarray]:
     return {k: v[idx] for k, v in ctx.items()}
 
 
-def discard_values(obs: np.ndarray, masks: np.ndarray, p_self: float = 0.3) -> np.ndarray:
-    """``value(d)`` (module docstring) of each legal discard that leaves a waiting hand, ``-1`` elsewhere
-    (``float[N, 34]``); rows that are not the player's own turn are all ``-1``."""
+def _after_discards(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``(out, rows, unseen, ctx, r, d, hands)``: ``out`` all ``-1`` (``float[N, 34]``); the own-turn rows of
+    :func:`_turn_rows` with their unseen copies and context; and for each legal discard ``d`` of turn row
+    ``rows[r]``, the hand it leaves."""
     obs, m = np.asarray(obs), np.asarray(masks, dtype=bool)
     out = np.full((obs.shape[0], _T), -1.0)
     rows, hand, unseen, ctx = _turn_rows(obs, m)
-    if rows.size == 0:
-        return out
     r, d = np.nonzero(m[rows, DISCARD : DISCARD + _T])
-    cand = hand[r].copy()
-    cand[np.arange(r.size), d] -= 1
-    value, tenpai = _wait_values(cand, _take(ctx, r), unseen[r], p_self)
-    out[rows[r[tenpai]], d[tenpai]] = value[tenpai]
+    hands = hand[r].copy()
+    hands[np.arange(r.size), d] -= 1
+    return out, rows, unseen, ctx, r, d, hands
+
+
+def discard_values(obs: np.ndarray, masks: np.ndarray, p_self: float = 0.3) -> np.ndarray:
+    """``value(d)`` (module docstring) of each legal discard that leaves a waiting hand, ``-1`` elsewhere
+    (``float[N, 34]``); rows that are not the player's own turn are all ``-1``."""
+    out, rows, unseen, ctx, r, d, cand = _after_discards(obs, masks)
+    if r.size:
+        value, tenpai = _wait_values(cand, _take(ctx, r), unseen[r], p_self)
+        out[rows[r[tenpai]], d[tenpai]] = value[tenpai]
     return out
 
 
@@ -132,14 +139,9 @@ def near_values(obs: np.ndarray, masks: np.ndarray, p_self: float = 0.3) -> np.n
     waiting (shanten 1), ``sum over draws t of unseen(t) * max over discards d' of value(hand - d + t - d')``
     (the best wait each draw offers, 0 where it offers none; ``t``'s unseen copies one fewer after its draw);
     ``-1`` elsewhere (``float[N, 34]``)."""
-    obs, m = np.asarray(obs), np.asarray(masks, dtype=bool)
-    out = np.full((obs.shape[0], _T), -1.0)
-    rows, hand, unseen, ctx = _turn_rows(obs, m)
-    if rows.size == 0:
+    out, rows, unseen, ctx, r, d, cand = _after_discards(obs, masks)
+    if r.size == 0:
         return out
-    r, d = np.nonzero(m[rows, DISCARD : DISCARD + _T])
-    cand = hand[r].copy()
-    cand[np.arange(r.size), d] -= 1
     keep = batch_shanten(cand, ctx["n_melds"][r]) == 1
     r, d, cand = r[keep], d[keep], cand[keep]
     # every draw t with an unseen copy: the 14-tile hands, those that can reach a wait (shanten 0)
