@@ -557,10 +557,10 @@ class NNPolicy:
         self.device = torch.device(device)
         self.net = net.to(self.device).eval()
         self.greedy = bool(greedy)
-        #: the settings of :func:`agents.waits.check_discards` applied to every batch of actions, or None
-        self.waits = (
-            None if waits is None else dict(zip(("margin", "near", "p_self"), W.check_settings(**waits)))
-        )
+        #: the settings of :func:`agents.waits.check_discards` applied to every batch of actions (those given
+        #: over :data:`WAIT_CHECK`), or None
+        checked = None if waits is None else W.check_settings(**{**WAIT_CHECK, **waits})
+        self.waits = None if checked is None else dict(zip(("margin", "near", "p_self"), checked))
         self.generator = torch.Generator(device=self.device)
         self.generator.manual_seed(int(seed))
 
