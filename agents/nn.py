@@ -592,9 +592,8 @@ class NNPolicy:
             actions = torch.zeros(0, dtype=torch.int64, device=self.device)
         info = {"probs": probs.float().cpu().numpy(), "value": value.float().cpu().numpy()}
         actions = actions.cpu().numpy().astype(np.int64)
-        if (
-            self.waits is not None
-        ):  # the network's probabilities stay in info; the action may be a checked one
+        if self.waits is not None:
+            # the network's probabilities stay in info; the action may be a checked one
             actions = W.check_discards(o, m, actions, **self.waits)
         return actions, info
 
@@ -727,7 +726,7 @@ def ens5_baseline(
 ) -> NNPolicy:
     """``agents.nn:ens5_baseline``: the shipped policy of sessions 21-27 (:data:`ENS5_BASELINE_PATH`, planes 2 x 32
     + features, the student of five PPO networks), greedy by default; weaker than :func:`baseline`, the same cost
-    per decision."""
+    per decision as its network alone."""
     return _shipped(ENS5_BASELINE_PATH, "ens5_baseline", num_envs, seed, device, greedy, waits)
 
 
