@@ -14,9 +14,11 @@ them is dead)::
 self-drawn, ``ok`` the 8-fan minimum with the flowers then added). :func:`discard_values` gives it for each legal
 discard, :func:`near_values` one draw deeper for the discards that leave a hand one tile from waiting.
 :func:`check_discards` replaces a policy's discard into a waiting hand by the best-valued one where that is worth
-more than ``1 + margin`` times it (a dead wait, value 0, whenever a live one is on offer). A network does not
+more than ``1 + margin`` times it (a dead wait, value 0, whenever a live one is on offer), and with ``near`` then
+does the same among the discards into a hand one tile from waiting. A network does not
 compute fan: the shipped one left a dead wait where a live one was on offer at 2.4% of its discards into a
-waiting hand, and this check adds about a point per hand head to head (docs/training.md, "Session 35").
+waiting hand; the check of both steps (:data:`agents.nn.WAIT_CHECK`) adds +1.99 points per hand head to head
+(docs/training.md, "Session 35").
 It reads the observation and the legal mask only, never the table.
 """
 
