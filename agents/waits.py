@@ -3,7 +3,7 @@ by them (issue 25, docs/training.md, "Session 35").
 
 A discard that leaves a waiting hand (tenpai) has a value the rules core computes from what the player sees: for
 each tile it waits on, the copies not yet visible (4 less those in its hand, in every exposed meld and in the
-unclaimed discards: the observation's hand, melds and discard sequence) and the fan of the win on it, by a discard
+unclaimed discards, as the rule agent decodes them: :func:`agents.rule.decode_view`) and the fan of the win on it, by a discard
 and by its own draw (:func:`mjenv.fans.score_batch`; a win needs 8 fan without the flowers, so a wait short of
 them is dead)::
 
@@ -26,38 +26,48 @@ from __future__ import annotations
 
 import numpy as np
 
-from mjenv import game as G
+from agents import rule as R
+from agents.features import to_uint8
 from mjenv import melds as M
+from mjenv._jit import njit
 from mjenv.actions import DISCARD, NUM_TILE_TYPES, PASS
 from mjenv.fans import WIN_SELF_DRAWN, score_batch
 from mjenv.hand import batch_waits
-from mjenv.observation import O_DSEQ, O_FLOWERS, O_HAND, O_MELDS, O_MSEQ, O_PREV, O_SEAT
+from mjenv.observation import O_FLOWERS, O_MSEQ, O_PREV, O_SEAT
 from mjenv.shanten import batch_shanten
 
 _T = NUM_TILE_TYPES
-_MD = G.MAX_DISCARDS  # discards per seat in discard_seq
 
 
-def _hand_counts(obs: np.ndarray) -> np.ndarray:
-    """The observer's concealed tiles (``int8[N, 34]``) from the hand planes."""
-    return (obs[:, O_HAND : O_HAND + 4 * _T].reshape(-1, 4, _T) != 0).sum(axis=1).astype(np.int8)
+@njit(cache=True)
+def own_view_kernel(obs, hand, unseen, n_melds):
+    """Per row of ``obs`` (uint8): the observer's concealed tiles ``hand[i]``, the copies of each tile it cannot
+    see ``unseen[i]`` (4 less its hand, every seat's melds, its own concealed kongs included and others' faceless,
+    and the unclaimed discards: :func:`agents.rule.decode_view`'s visible tiles) and its melds ``n_melds[i]``."""
+    vis = np.zeros(34, np.int64)
+    dbo = np.zeros(34, np.bool_)
+    mk = np.zeros(5, np.int64)
+    mt = np.zeros(5, np.int64)
+    for i in range(obs.shape[0]):
+        _, nm = R.decode_view(obs[i], hand[i], vis, dbo, mk, mt, False)
+        for t in range(34):
+            unseen[i, t] = min(4, max(0, 4 - vis[t]))
+        n_melds[i] = nm
 
 
-def _unseen(obs: np.ndarray, hand: np.ndarray) -> np.ndarray:
-    """Copies of each tile the observer cannot see (``int[N, 34]``): 4 less its hand, every seat's melds (the
-    observer's concealed kongs included; others' are faceless) and the unclaimed discards."""
-    melds = (obs[:, O_MELDS : O_MELDS + 16 * _T].reshape(-1, 4, 4, _T) != 0).sum(axis=2).sum(axis=1)
-    seq = obs[:, O_DSEQ : O_DSEQ + 4 * _MD]
-    # the compact uint8 observation holds discard_seq as int8 two's complement (mjenv.observation.decode)
-    seq = (seq.view(np.int8) if seq.dtype == np.uint8 else np.rint(seq)).astype(np.int64)
-    river = np.zeros((obs.shape[0], _T + 1), np.int64)
-    rows = np.repeat(np.arange(obs.shape[0]), seq.shape[1])
-    np.add.at(river, (rows, np.where(seq > 0, seq, 0).ravel()), 1)
-    return np.clip(4 - hand - melds - river[:, 1:], 0, 4)
+def own_view(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(hand int8[N, 34], unseen int64[N, 34], n_melds int64[N])`` of :func:`own_view_kernel` for observations of
+    either dtype."""
+    ob8 = to_uint8(obs)
+    hand = np.zeros((ob8.shape[0], _T), np.int8)
+    unseen = np.zeros((ob8.shape[0], _T), np.int64)
+    n_melds = np.zeros(ob8.shape[0], np.int64)
+    own_view_kernel(ob8, hand, unseen, n_melds)
+    return hand, unseen, n_melds
 
 
-def _packed_melds(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The observer's melds packed as :mod:`mjenv.melds` (``int16[N, 4]``) and their number."""
+def _packed_melds(obs: np.ndarray) -> np.ndarray:
+    """The observer's melds packed as :mod:`mjenv.melds` (``int16[N, 4]``)."""
     seq = np.rint(obs[:, O_MSEQ : O_MSEQ + 12]).astype(np.int64).reshape(-1, 4, 3)
     kind, tile, offer = seq[..., 0], seq[..., 1] - 1, seq[..., 2]
     mk = np.select([kind == 1, kind == 2], [M.CHOW, M.PUNG], M.KONG)
@@ -67,8 +77,7 @@ def _packed_melds(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         | np.where(kind == 5, 0, offer) << 6
         | np.maximum(tile, 0)
     )
-    packed = np.where(kind > 0, packed, 0).astype(np.int16)
-    return packed, (kind > 0).sum(axis=1)
+    return np.where(kind > 0, packed, 0).astype(np.int16)
 
 
 def _wait_values(hands: np.ndarray, ctx: dict[str, np.ndarray], unseen: np.ndarray, p_self: float
@@ -97,16 +106,15 @@ def _turn_rows(
     """The rows of the player's own turn with a discard legal, their hands, unseen copies and context."""
     rows = np.flatnonzero(~m[:, PASS] & m[:, DISCARD : DISCARD + _T].any(axis=1))
     o = obs[rows]
-    hand = _hand_counts(o)
-    melds, n_melds = _packed_melds(o)
+    hand, unseen, n_melds = own_view(o)
     ctx = {
-        "melds": melds,
+        "melds": _packed_melds(o),
         "n_melds": n_melds,
         "seat": o[:, O_SEAT : O_SEAT + 4].argmax(axis=1),
         "prev": o[:, O_PREV : O_PREV + 4].argmax(axis=1),
         "flowers": np.rint(o[:, O_FLOWERS]).astype(np.int64),
     }
-    return rows, hand, _unseen(o, hand), ctx
+    return rows, hand, unseen, ctx
 
 
 def _take(ctx: dict[str, np.ndarray], idx: np.ndarray) -> dict[str, np.ndarray]:

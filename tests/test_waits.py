@@ -36,17 +36,21 @@ def _play(steps: int, n: int = 32, oracle: bool = False, seed: int = 35):
 
 def test_unseen_copies_and_melds_agree_with_the_table():
     """The copies the player cannot see are the other hands' and the wall's (where no other seat holds a faceless
-    concealed kong), and its melds packed from the observation are the table's."""
+    concealed kong), its hand is its concealed tiles and its melds packed from the observation are the table's."""
     hands, wall = ORACLE_OFFSETS["hands"], ORACLE_OFFSETS["wall_counts"]
     checked = 0
     for obs, masks, oracle, melds in _play(80, oracle=True):
-        packed, _ = W._packed_melds(obs)
+        packed = W._packed_melds(obs)
         assert np.array_equal(packed.astype(np.int64), melds.astype(np.int64))
+        hand, _, n_melds = W.own_view(obs)
+        assert np.array_equal(hand, oracle[:, hands : hands + T]) and np.array_equal(
+            n_melds, (melds != 0).sum(1)
+        )
         others_ckong = np.zeros(obs.shape[0], dtype=bool)
         for p in (1, 2, 3):
             others_ckong |= (obs[:, O_MSEQ + 12 * p : O_MSEQ + 12 * p + 12 : 3] == 5).any(axis=1)
         rows = ~masks[:, PASS] & ~others_ckong
-        unseen = W._unseen(obs[rows], W._hand_counts(obs[rows]))
+        _, unseen, _ = W.own_view(obs[rows])
         hidden = oracle[rows, hands + T : hands + 4 * T].reshape(-1, 3, T).sum(axis=1)
         assert np.array_equal(unseen, hidden + oracle[rows, wall : wall + T])
         checked += int(rows.sum())
@@ -61,9 +65,8 @@ def test_values_mark_the_discards_into_waiting_and_near_hands():
             vals = fn(obs, masks)
             assert (vals[masks[:, PASS]] == -1).all() and (vals[~legal] == -1).all()
             r, d = np.nonzero(vals >= 0)
-            hand = W._hand_counts(obs[r])
+            hand, _, n = W.own_view(obs[r])
             hand[np.arange(r.size), d] -= 1
-            _, n = W._packed_melds(obs[r])
             assert (batch_shanten(hand, n) == want).all()  # valued: the discard leaves that shanten
             if want == 0:
                 assert batch_waits(hand, n).any(axis=1).all()

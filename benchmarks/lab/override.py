@@ -32,9 +32,10 @@ import numpy as np
 
 import agents.nn as ann
 import agents.rule as rule
+from agents.waits import own_view
 from benchmarks.lab.bias_shift import _open_melds
 from mjenv.actions import ADDED_KONG, CHOW, CONCEALED_KONG, KONG, NUM_TILE_TYPES, PASS, PUNG, WIN
-from mjenv.observation import O_HAND, O_MSEQ, O_WALL
+from mjenv.observation import O_WALL
 from mjenv.shanten import batch_shanten
 
 KINDS = ("win", "chow", "pung", "kong_turn", "tenpai", "near", "far", "far_late", "threat")
@@ -67,9 +68,7 @@ def kind_rows(obs: np.ndarray, masks: np.ndarray, kind: str, late: int = 24) -> 
     out = np.zeros(obs.shape[0], dtype=bool)
     if rows.size == 0:
         return out
-    counts = obs[rows, O_HAND : O_HAND + 4 * NUM_TILE_TYPES].reshape(-1, 4, NUM_TILE_TYPES)
-    counts = (counts != 0).sum(axis=1).astype(np.int8)
-    n_melds = (obs[rows, O_MSEQ : O_MSEQ + 12 : 3] != 0).sum(axis=1).astype(np.int64)
+    counts, _, n_melds = own_view(obs[rows])
     sh = batch_shanten(counts, n_melds)
     pick = {"tenpai": sh <= 0, "near": sh == 1, "far": sh >= 2}.get(kind)
     if kind == "far_late":
