@@ -176,6 +176,19 @@ def near_values(obs: np.ndarray, masks: np.ndarray, p_self: float = 0.3) -> np.n
     return out
 
 
+def move_discards(actions: np.ndarray, values: np.ndarray, margin: float) -> np.ndarray:
+    """In place: each discard in ``actions`` that ``values`` (``float[N, 34]``, -1 where a discard is not valued)
+    values is replaced by the best-valued discard of its row where that is worth more than ``(1 + margin)`` times
+    it. Returns the rows moved."""
+    rows = np.flatnonzero((actions >= DISCARD) & (actions < DISCARD + _T))
+    rows = rows[values[rows].max(axis=1) >= 0]
+    own = values[rows, actions[rows] - DISCARD]
+    best = values[rows].argmax(axis=1)
+    better = (own >= 0) & (values[rows, best] > (1 + margin) * own)
+    actions[rows[better]] = DISCARD + best[better]
+    return rows[better]
+
+
 def check_discards(
     obs: np.ndarray,
     masks: np.ndarray,
@@ -186,22 +199,13 @@ def check_discards(
 ) -> np.ndarray:
     """``actions`` (``int[N]``, a policy's choices on ``obs`` and ``masks``) with each discard into a waiting hand
     replaced by the best-valued one (:func:`discard_values`) where that is worth more than ``(1 + margin)`` times
-    it; with ``near`` (a margin), each discard into a hand one tile from waiting likewise by :func:`near_values`.
-    A new array; other actions are kept."""
+    it; with ``near`` (a margin), each discard into a hand one tile from waiting likewise by :func:`near_values`
+    (:func:`move_discards`). A new array; other actions are kept."""
     obs, m = np.asarray(obs), np.asarray(masks, dtype=bool)
     out = np.array(actions, dtype=np.int64, copy=True)
-    for values, mg in ((discard_values, margin), (near_values, near)):
-        if mg is None:
-            continue
-        vals = values(obs, m, p_self)
-        rows = np.flatnonzero((out >= DISCARD) & (out < DISCARD + _T))
-        rows = rows[vals[rows].max(axis=1) >= 0]
-        if rows.size == 0:
-            continue
-        own = vals[rows, out[rows] - DISCARD]
-        best = vals[rows].argmax(axis=1)
-        better = (own >= 0) & (vals[rows, best] > (1 + mg) * own)
-        out[rows[better]] = DISCARD + best[better]
+    move_discards(out, discard_values(obs, m, p_self), margin)
+    if near is not None:
+        move_discards(out, near_values(obs, m, p_self), near)
     return out
 
 

@@ -34,7 +34,7 @@ import numpy as np
 
 import agents.nn as ann
 from agents import rule
-from agents.waits import check_discards, discard_values, near_values
+from agents.waits import check_discards, check_settings, discard_values, move_discards, near_values
 from mjenv.actions import DISCARD, NUM_TILE_TYPES, PASS
 from mjenv.vector import VectorEnv
 
@@ -50,8 +50,6 @@ class WaitValue:
     def __init__(self, net: Any, margin: float, p_self: float, keep: bool = False, near: float | None = None
                  ) -> None:  # fmt: skip
         self.net, self.margin, self.p_self, self.keep, self.near = net, margin, p_self, keep, near
-        self.changed = 0
-        self.asked = 0
 
     def describe(self) -> str:
         return (
@@ -60,20 +58,15 @@ class WaitValue:
         )
 
     def _override(self, actions: np.ndarray, vals: np.ndarray, margin: float, keep: bool) -> np.ndarray:
-        """The rows whose discard ``vals`` values and moves (their actions replaced in place)."""
-        rows = np.flatnonzero((actions < _T) & (vals.max(axis=1) >= 0))
-        if rows.size == 0:
-            return rows
-        own = vals[rows, actions[rows]]
-        best = vals[rows].argmax(axis=1)
-        top = vals[rows, best]
-        better = (own >= 0) & (top > (1 + margin) * own)
+        """:func:`agents.waits.move_discards`, and with ``keep`` each discard that ``vals`` does not value moved to
+        the best one where that is above 0 (in place); the rows moved."""
+        moved = move_discards(actions, vals, margin)
         if keep:
-            better |= (own < 0) & (top > 0)
-        self.asked += int((own >= 0).sum())
-        self.changed += int(better.sum())
-        actions[rows[better]] = DISCARD + best[better]
-        return rows[better]
+            rows = np.flatnonzero(actions < _T)
+            lost = rows[(vals[rows, actions[rows]] < 0) & (vals[rows].max(axis=1) > 0)]
+            actions[lost] = DISCARD + vals[lost].argmax(axis=1)
+            moved = np.concatenate([moved, lost])
+        return moved
 
     def __call__(self, obs: Any, masks: Any, seats: Any = None, rng: Any = None) -> np.ndarray:
         obs, m = np.asarray(obs), np.asarray(masks, dtype=bool)
@@ -87,17 +80,11 @@ class WaitValue:
 def wait_value(num_envs: int, seed: int, margin: float = 0.5, p_self: float = 0.3, keep: bool = False,
                near: float | None = None, device: str = "cpu") -> WaitValue:  # fmt: skip
     """The shipped network (greedy) with its waits checked by value (module docstring)."""
-    for name, x in (("margin", margin), ("p_self", p_self), ("near", 0.0 if near is None else near)):
-        if isinstance(x, bool) or not isinstance(x, (int, float)) or not np.isfinite(x):
-            raise ValueError(f"{name} must be a finite number, got {x!r}")
-    if margin < 0 or (near is not None and near < 0):
-        raise ValueError(f"margin and near must be >= 0, got {margin!r} and {near!r}")
-    if not 0 <= p_self <= 1:
-        raise ValueError(f"p_self must be in [0, 1], got {p_self!r}")
+    margin, near, p_self = check_settings(margin, near, p_self)
     if not isinstance(keep, bool):
         raise ValueError(f"keep must be true or false, got {keep!r}")
     net = ann.make(num_envs, seed, checkpoint=ann.BASELINE_PATH, device=device, greedy=True)
-    return WaitValue(net, float(margin), float(p_self), keep, None if near is None else float(near))
+    return WaitValue(net, margin, p_self, keep, near)
 
 
 def moves(tables: int, steps: int, seed: int, threads: int = 1) -> dict[str, float]:
