@@ -557,10 +557,8 @@ class NNPolicy:
         self.device = torch.device(device)
         self.net = net.to(self.device).eval()
         self.greedy = bool(greedy)
-        #: the settings of :func:`agents.waits.check_discards` applied to every batch of actions (those given
-        #: over :data:`WAIT_CHECK`), or None
-        checked = None if waits is None else W.check_settings(**{**WAIT_CHECK, **waits})
-        self.waits = None if checked is None else dict(zip(("margin", "near", "p_self"), checked))
+        #: the settings of :func:`agents.waits.check_discards` applied to every batch of actions, or None
+        self.waits = None if waits is None else wait_settings(waits)
         self.generator = torch.Generator(device=self.device)
         self.generator.manual_seed(int(seed))
 
@@ -658,16 +656,11 @@ def make(
     if not isinstance(greedy, bool):
         raise TypeError(f"greedy must be a bool, got {type(greedy).__name__}")
     if isinstance(waits, bool):
-        checks = dict(WAIT_CHECK) if waits else None
+        checks = wait_settings({}) if waits else None
     elif isinstance(waits, dict):
-        unknown = set(waits) - {"margin", "near", "p_self"}
-        if unknown:
-            raise ValueError(f"waits takes margin, near and p_self, not {', '.join(sorted(unknown))}")
-        checks = {**WAIT_CHECK, **waits}
+        checks = wait_settings(waits)
     else:
         raise TypeError(f"waits must be a bool or a dict, got {type(waits).__name__}")
-    if checks is not None:
-        W.check_settings(**checks)
     given = (("channels", channels), ("hidden", hidden), ("arch", arch), ("blocks", blocks),
              ("with_features", with_features))  # fmt: skip
     sizes = {k: v for k, v in given if v is not None}
@@ -706,6 +699,15 @@ MLP_BASELINE_PATH = Path(__file__).with_name("mlp_baseline.safetensors")
 
 #: the settings of the shipped wait check (:func:`agents.waits.check_discards`; docs/training.md, "Session 35")
 WAIT_CHECK: dict = {"margin": 0.5, "near": 0.5, "p_self": 0.3}
+
+
+def wait_settings(waits: dict) -> dict:
+    """``waits`` over :data:`WAIT_CHECK`, checked (:func:`agents.waits.check_settings`): a ``ValueError`` names an
+    unknown or bad setting."""
+    unknown = set(waits) - set(WAIT_CHECK)
+    if unknown:
+        raise ValueError(f"waits takes margin, near and p_self, not {', '.join(sorted(unknown))}")
+    return dict(zip(WAIT_CHECK, W.check_settings(**{**WAIT_CHECK, **waits})))
 
 
 def baseline(
