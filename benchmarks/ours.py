@@ -11,7 +11,8 @@ Specification in mjenv
 ----------------------
 Every vector entry runs a random legal policy applied in numpy over the whole batch
 (:func:`mjenv.vector.random_legal_actions`, its cost included), after a warm-up; the Numba compile (or cache
-load) is timed apart (``compile_s``). ``python -m benchmarks.ours`` runs only these entries through the suite.
+load) is timed apart (``compile_s``). ``python -m benchmarks.suite --only VectorEnv``
+runs some of them.
 """
 
 from __future__ import annotations
@@ -137,12 +138,3 @@ ALL = (
     ("mjenv AEC env", measure_aec),
 )
 
-
-def main(argv: list[str] | None = None) -> int:
-    from benchmarks import suite
-
-    return suite.main(argv, registry=list(ALL))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1093,7 +1093,7 @@ def _tie_prefers(fan_counts, best_fc):
     ``_regular_best``'s order wins, except when both count 一色三同顺 (built from different chows): then the
     earlier one stays (fixed chows 123 + 234, concealed 1122344, won on 3: the reference shows pair 11 + 234 +
     234 with 嵌张, not pair 44 + 123 + 123 with 边张; likewise its mirror 678 + 789). Found by black-box
-    experiment (scripts/tie_break_lab.py): every equal-score tie between readings that differ only in fans of 1
+    experiment (lab/scripts/tie_break_lab.py): every equal-score tie between readings that differ only in fans of 1
     or 2 points follows the reading order, both ways round; exhaustive one-suit hands with 0 to 3 fixed melds
     (``--family``) hold no other tie whose readings share a >= 16 point fan built from sets.
     """

@@ -273,7 +273,7 @@ def test_benchmark_quick_smoke():
 
 
 # Equal-scoring readings (就高不就低 leaves a tie): the reference's choice, found by black-box experiment
-# (scripts/tie_break_lab.py). (hand, win tile, melds, the reference's fans, why)
+# (lab/scripts/tie_break_lab.py). (hand, win tile, melds, the reference's fans, why)
 TIE_BREAKS = [
     # the fans of >= 16 points decide, in fan order: 三同刻 + 双暗刻 over 三暗刻 + 双同刻, whichever reading
     # comes first (the discarded win tile completes the 三同刻 pung, which is then exposed)
@@ -324,7 +324,7 @@ def test_tie_breaks(hand, win, pack, fans_zh, why):
 def test_tie_break_shared_pure_triple_chow(suit, chows, hand, win, wait):
     """Tied readings that both count 一色三同顺 (from different chows): the earlier reading stays. This was the
     one difference of scripts/diff_fans.py --seed 0 (250k cases); with 0-3 fixed melds no other one-suit hand
-    has such a tie (scripts/tie_break_lab.py --family)."""
+    has such a tie (lab/scripts/tie_break_lab.py --family)."""
     kw = dict(
         pack=tuple(("CHI", f"{suit}{c}", 1 + k) for k, c in enumerate(chows)),
         hand=tuple(f"{suit}{r}" for r in hand),

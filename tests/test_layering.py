@@ -68,6 +68,17 @@ def test_mjenv_never_imports_agents_or_train():
     assert not {k: v for k, v in offenders.items() if v}
 
 
+def test_the_product_never_imports_the_lab():
+    """``lab/`` (research probes, their tests, unshipped weights) sits beside the product: nothing in
+    ``mjenv``, ``agents``, ``train``, ``benchmarks`` or ``scripts`` imports it."""
+    offenders = {
+        str(p.relative_to(ROOT)): sorted(imported_roots(p) & {"lab"})
+        for pkg in ("mjenv", "agents", "train", "benchmarks", "scripts", "tests")
+        for p in (ROOT / pkg).rglob("*.py")
+    }
+    assert not {k: v for k, v in offenders.items() if v}
+
+
 def test_agents_never_import_train():
     agents = ROOT / "agents"
     if not agents.is_dir():
@@ -206,7 +217,7 @@ def test_no_mjenv_module_imports_the_package_face():
 # ``import a.b.c`` and ``from a.b import c`` name the deepest project module they reach (``from mjenv import
 # hand``: mjenv.hand, ``from mjenv.hand import waits``: mjenv.hand); relative imports are resolved. That a
 # package's ``__init__`` runs before its submodules is Python's machinery, not an edge.
-CYCLE_PACKAGES = ("mjenv", "agents", "train")
+CYCLE_PACKAGES = ("mjenv", "agents", "train", "benchmarks")
 
 
 def project_modules(root: Path = ROOT, packages=CYCLE_PACKAGES) -> dict[str, Path]:
