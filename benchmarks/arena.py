@@ -1,7 +1,7 @@
 """Arena throughput: hands/s of a duplicate evaluation (``mjenv.arena.run_arena``) on the vector env.
 
 Entries: 1v3 random vs random, 1v3 rule vs random (``agents.rule:make`` and ``agents.random:make``, imported by
-their import strings; skipped with a message when ``agents.rule`` is not there). The target of issue 11 is a 1v3
+their import strings; skipped with a message when ``agents.rule`` is not there). The target is a 1v3
 duplicate of the rule agent against random over 1,000 walls (4,000 hands) in <= 30 s on 2 cores.
 
 The compile (or cache load) of the kernels and a first short run of each pairing are done before the clock

@@ -1,4 +1,4 @@
-"""The local Botzone match runner against the judge's call-per-turn protocol, side by side (issue 14).
+"""The local Botzone match runner against the judge's call-per-turn protocol, side by side.
 
 The target: a game through the local runner (:func:`mjenv.botzone.runner.play_match`) with four in-process
 policies >= 100x faster than the same game through the C++ judge's call-per-turn protocol, in which Botzone

@@ -1,4 +1,4 @@
-"""Distributed PPO on Ray (issue 13): ``PYTHONPATH=. python -m benchmarks.distributed [--json out.json]``.
+"""Distributed PPO on Ray: ``PYTHONPATH=. python -m benchmarks.distributed [--json out.json]``.
 
 Three measurements in one local Ray session (``--cpus``, default 2), with the default :class:`train.ppo.PPOConfig`
 (256 tables x 32 steps per rollout, the default network) unless told otherwise:

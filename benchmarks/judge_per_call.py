@@ -1,4 +1,4 @@
-"""CPU per call of the drop-in judge started as Botzone starts it: a new process per round (issue 26).
+"""CPU per call of the drop-in judge started as Botzone starts it: a new process per round.
 
 Botzone (and botzone-local) start the judge program once per round with the whole log so far on stdin. This
 times ``python -m mjenv.botzone.judge`` that way: the CPU time (user + system, from
@@ -44,7 +44,7 @@ from pathlib import Path
 
 import mjenv
 
-TARGET_S = 0.7  # issue 26: CPU per judge call, median, warm kernel cache
+TARGET_S = 0.7  # the target: CPU per judge call, median, warm kernel cache
 _NUMBA = [sys.executable, "-c", "import numba"]
 _JUDGE = [sys.executable, "-m", "mjenv.botzone.judge"]
 _RUNNER_SRC = (

@@ -137,4 +137,3 @@ ALL = (
     ("VectorEnv obs", measure_vector_obs),
     ("mjenv AEC env", measure_aec),
 )
-

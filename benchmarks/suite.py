@@ -12,7 +12,7 @@ Not a rules module. Units (the same for every entry; see :mod:`benchmarks.harnes
 
 Specification in mjenv
 ----------------------
-``python -m benchmarks.suite [--quick] [--seconds S] [--repeats R] [--only SUBSTR ...] [--out DIR]`` runs
+``python -m benchmarks.suite [--quick] [--seconds S] [--repeats R] [--only SUBSTR ...] [--out DIR] [--json PATH]`` runs
 every entry of :data:`REGISTRY` (warm-up, ``R`` timed repeats of ``S`` seconds each, medians), shows a
 progress bar, and writes to ``benchmarks/results/``:
 
@@ -22,7 +22,10 @@ progress bar, and writes to ``benchmarks/results/``:
 * ``<date>.png``: decisions/s against batch size for entries with a ``batch_size`` (one line per ``series``),
   and every other entry with a decisions/s figure as a horizontal reference line.
 
-``--quick`` writes ``<date>-quick.*`` so a smoke run never overwrites a full one.
+``--quick`` writes ``<date>-quick.*`` so a smoke run never overwrites a full one. ``--json PATH`` writes the
+JSON record to ``PATH`` too (the README's is ``benchmarks/results/readme.json``), and ``--readme-table PATH``
+prints the README's performance table from such a record (:func:`readme_table`; ``tests/test_readme.py``
+checks that the README holds exactly that table).
 
 Registering a measurement
 -------------------------
@@ -122,8 +125,25 @@ def _dist_version(dist: str) -> str | None:
         return None
 
 
+def git_commit(root: Path | None = None) -> str | None:
+    """The checkout's short commit, with ``+dirty`` when tracked files differ from it; None outside git."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1] if root is None else root
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short=7", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True, text=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return head + ("+dirty" if dirty else "")
+
+
 def machine_info() -> dict:
-    """CPU, cores, load and the versions that a throughput figure depends on."""
+    """CPU, cores, load, the commit and the versions that a throughput figure depends on."""
     try:
         usable = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
@@ -133,6 +153,7 @@ def machine_info() -> dict:
     except OSError:
         load = None
     return {
+        "commit": git_commit(),
         "cpu_model": _cpu_model(),
         "cpu_count": os.cpu_count(),
         "cpu_usable": usable,
@@ -156,6 +177,55 @@ def machine_info() -> dict:
             )
         },
     }
+
+
+# ------------------------------------------------------------------------------------------- README table
+#: the README's performance rows: (label, entry name in the suite's results, figure key)
+README_ROWS = (
+    ("`VectorEnv`, 1024 tables, 2 threads, masks only", "VectorEnv masks-only b=1024 t=2", "decisions_per_s"),
+    (
+        "`VectorEnv`, 1024 tables, 2 threads, float32 observations",
+        "VectorEnv obs b=1024 t=2",
+        "decisions_per_s",
+    ),
+    ("PettingZoo AEC env `mjenv.env()`, one table", "mjenv AEC env (PettingZoo)", "decisions_per_s"),
+    ("riichienv (Rust, Japanese mahjong), one table", "riichienv", "decisions_per_s"),
+    ("RLCard mahjong, one table", "RLCard mahjong", "decisions_per_s"),
+    (
+        "PyMahjongGB `MahjongFanCalculator` (C++ scorer), calls",
+        "PyMahjongGB MahjongFanCalculator",
+        "calls_per_s",
+    ),
+)
+
+
+def _host(machine: dict) -> str:
+    cpu = str(machine.get("cpu_model") or "?")
+    for brand in ("AMD EPYC", "Intel Xeon", "Apple", "AMD Ryzen", "Intel Core"):
+        if brand.lower() in cpu.lower():
+            cpu = brand
+            break
+    return f"{cpu}, {machine.get('cpu_usable', '?')} cores"
+
+
+def readme_table(record: dict) -> str:
+    """The README's performance table (<= 6 rows) from one record of ``python -m benchmarks.suite --json``:
+    each row with its figure per second, the date, the commit and the host it was measured on. Rows whose entry
+    was skipped or not run are left out."""
+    by_name = {r["name"]: r for r in record["results"]}
+    date = record["settings"]["date"]
+    commit = record["machine"].get("commit") or "?"
+    host = _host(record["machine"])
+    lines = [
+        "| what (random legal play) | per second | date | commit | host |",
+        "| --- | ---: | --- | --- | --- |",
+    ]
+    for label, name, key in README_ROWS:
+        r = by_name.get(name)
+        if r is None or r.get(key) is None:
+            continue
+        lines.append(f"| {label} | {r[key]:,.0f} | {date} | `{commit}` | {host} |")
+    return "\n".join(lines) + "\n"
 
 
 # ------------------------------------------------------------------------------------------------ running
@@ -368,7 +438,15 @@ def main(argv: list[str] | None = None, registry: Sequence[tuple[str, Measuremen
     p.add_argument("--date", default=None, help="file stem date (default today, UTC, YYYY-MM-DD)")
     p.add_argument("--list", action="store_true", help="list registered entries and exit")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--json", type=Path, default=None, help="also write the JSON record to this path")
+    p.add_argument(
+        "--readme-table", type=Path, default=None, metavar="JSON",
+        help="print the README's performance table from a record written by --json, and exit",
+    )  # fmt: skip
     args = p.parse_args(argv)
+    if args.readme_table is not None:
+        print(readme_table(json.loads(args.readme_table.read_text(encoding="utf-8"))), end="")
+        return 0
     registry = REGISTRY if registry is None else registry
     if args.list:
         for name, _ in registry:
@@ -398,6 +476,10 @@ def main(argv: list[str] | None = None, registry: Sequence[tuple[str, Measuremen
         p.error(str(e))
     settings["wall_s"] = time.perf_counter() - t0
     paths = write_results(rows, info, settings, args.out)
+    if args.json is not None:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(paths["json"].read_text(encoding="utf-8"), encoding="utf-8")
+        paths["json_copy"] = args.json
     print(paths["md"].read_text(encoding="utf-8"))
     print("wrote " + ", ".join(str(v) for v in paths.values()))
     return 0

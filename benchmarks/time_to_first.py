@@ -1,6 +1,6 @@
 """Seconds from starting a shell command to the first line of its output that contains a marker.
 
-Used for issue 10's cold-start target (``pip install -e . && mjenv selfplay`` shows its first result in <= 60 s on
+Used for the cold-start target (``pip install -e . && mjenv selfplay`` shows its first result in <= 60 s on
 a fresh clone): the first result is the first progress line of ``mjenv selfplay`` with a decisions/s figure.
 
     git clone -q /work/main /tmp/fc && cd /tmp/fc

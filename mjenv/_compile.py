@@ -32,7 +32,7 @@ _TASKS = {
     "vector": ("mjenv.hand", "mjenv.fans", "mjenv.game"),
 }
 #: Cold CPU seconds of each task alone, and of starting a worker process: only their ratios matter, to spread
-#: the tasks evenly over the processes. Session 8, one period on the 2-core machine under load (user CPU of
+#: the tasks evenly over the processes. Measured 2026-12-01, one period on the 2-core machine under load (user CPU of
 #: ``benchmarks/profile_compile.py --task NAME`` in an empty cache): hand 33.0, fans 29.9, game 21.7, vector 23.8
 #: (``vecfast``'s larger ``_step_batch``); hand scaled by its A/B with its big inlined helpers typed once (37.7 ->
 #: 28.5 CPU-s, -24%): 25; ``hand`` without its warmup (the win test's shared kernel) ~5.5.

@@ -93,7 +93,8 @@ beyond int64 a ``ValueError``, in every illegal mode, with nothing changed (a ca
 ``mjenv.record.replay(log)`` reproduces every state.
 
 ### Version History
-* v0: initial release (mjenv 0.1.0).
+* v0: initial release (mjenv 0.1.0, 2026-12-07, `f98e335`); unchanged in mjenv 0.2.0 (same rules, observation
+  layout, action space and rewards: records and agents of 0.1.0 play identically).
 """
 
 from __future__ import annotations

@@ -21,13 +21,17 @@ import json
 import os
 import subprocess
 import time
+from pathlib import Path
 
 from tqdm import tqdm
 
 CORPUS = os.path.join(
     os.path.dirname(__file__), "..", "..", "..", "shared", "botzone", "judge_games_dev.jsonl.gz"
 )
-CORPUS = os.environ.get("MJENV_BOTZONE_CORPUS", "/work/shared/botzone/judge_games_dev.jsonl.gz")
+CORPUS = os.environ.get(
+    "MJENV_BOTZONE_CORPUS",
+    str(Path(__file__).resolve().parents[2] / "shared/botzone/judge_games_dev.jsonl.gz"),
+)
 
 
 def load(path: str = CORPUS) -> list[dict]:

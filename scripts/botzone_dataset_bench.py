@@ -2,7 +2,7 @@
 
 ``PYTHONPATH=. python scripts/botzone_dataset_bench.py [--rounds 2000]``: (1) the text format (``data.txt``
 grammar) of engine games played by a shanten-free eager policy and written with ``humanlog.export_text``, (2) the
-Botzone judge corpus when present (not part of the repository: ``/work/shared/botzone/judge_games_dev.jsonl.gz``
+Botzone judge corpus when present (not part of the repository: ``shared/botzone/judge_games_dev.jsonl.gz``
 on the project's machines; ``docs/botzone.md``). Each is timed warm (kernels compiled by a first small call),
 median of 3 runs, wall and process CPU time (the machine may be shared: rounds per CPU-second is the figure to
 compare).
@@ -23,9 +23,7 @@ from mjenv import actions as A
 from mjenv.botzone import dataset as D
 from mjenv.botzone import humanlog as H
 
-CORPUS = Path(__file__).resolve().parents[1] / ".." / ".." / "shared" / "botzone" / "judge_games_dev.jsonl.gz"
-if not CORPUS.exists():
-    CORPUS = Path("/work/shared/botzone/judge_games_dev.jsonl.gz")
+CORPUS = Path(__file__).resolve().parents[2] / "shared/botzone/judge_games_dev.jsonl.gz"
 
 
 def engine_text(n: int, seed: int = 0) -> str:

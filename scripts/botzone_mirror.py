@@ -1,4 +1,4 @@
-"""A correct Botzone bot is never faulted by the adapter (issue 26): a bot program mirroring a deterministic agent
+"""A correct Botzone bot is never faulted by the adapter: a bot program mirroring a deterministic agent
 through the Botzone protocol gives that agent's own duplicate report bit for bit.
 
 ``PYTHONPATH=. python scripts/botzone_mirror.py --mode keep --walls 2500`` (10,000 hands in 1v3): mjenv's rule

@@ -63,7 +63,7 @@ def bot_command(name: str) -> str:
     return f"sh {path}" if name.endswith(".sh") else f"{sys.executable} {path}"
 
 
-#: the behaviours of issue 26 item 4: (id, seat spec, verdict of every hand or None when it never faults)
+#: the faulting behaviours a Botzone bot can show: (id, seat spec, verdict of every hand or None when it never faults)
 BEHAVIOURS = [
     ("reads-to-end+multiline+data", "json:" + bot_command("mirror_turn.sh"), None),
     ("multiline-keep-running", "json-keep:" + bot_command("multiline.py"), None),

@@ -9,7 +9,17 @@ from __future__ import annotations
 import functools
 import gzip
 import json
+import os
 from pathlib import Path
+
+#: the corpus: ``MJENV_BOTZONE_CORPUS``, else ``shared/botzone/`` beside the repository (where the project's
+#: machines and CI lay ``shared/``); the tests that read it skip when it is absent
+CORPUS = Path(
+    os.environ.get(
+        "MJENV_BOTZONE_CORPUS",
+        Path(__file__).resolve().parents[2] / "shared" / "botzone" / "judge_games_dev.jsonl.gz",
+    )
+)
 
 
 @functools.cache

@@ -1,4 +1,4 @@
-"""benchmarks/time_to_first.py: the time to a marker in a command's output (issue 10's first-result figure)."""
+"""benchmarks/time_to_first.py: the time to a marker in a command's output (the cold start's first-result figure)."""
 
 from __future__ import annotations
 

@@ -27,12 +27,10 @@ from mjenv.botzone.runner import (
 from mjenv.observation import views
 from mjenv.tiles import BOTZONE_CODES
 from tests._bz_policies import HashPolicy
+from tests._corpus import CORPUS
 from tests._corpus import records as corpus_records
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent.parent / "shared" / "botzone" / "judge_games_dev.jsonl.gz"
-if not CORPUS.exists():
-    CORPUS = Path("/work/shared/botzone/judge_games_dev.jsonl.gz")
 BOTS = Path(__file__).resolve().parent / "bz_bots"
 _T = {c: i for i, c in enumerate(BOTZONE_CODES)}
 

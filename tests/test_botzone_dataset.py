@@ -2,7 +2,6 @@
 claims as labels, bad input."""
 
 import gzip
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,11 +11,8 @@ from mjenv import game as G
 from mjenv.botzone import dataset as D
 from mjenv.botzone import humanlog as H
 from mjenv.observation import OBS_SIZE, observe_kernel
+from tests._corpus import CORPUS
 from tests._corpus import records as corpus_records
-
-CORPUS = Path(__file__).resolve().parents[1] / ".." / ".." / "shared" / "botzone" / "judge_games_dev.jsonl.gz"
-if not CORPUS.exists():
-    CORPUS = Path("/work/shared/botzone/judge_games_dev.jsonl.gz")
 
 
 def _unpack(m):

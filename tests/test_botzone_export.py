@@ -3,8 +3,6 @@ kong-happy and rule-agent play) and on the judge corpus, where the exported judg
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -14,11 +12,8 @@ from mjenv.botzone import humanlog as H
 from mjenv.botzone import replay_human_log
 from mjenv.botzone.export import export_human_log, export_match_log, main
 from mjenv.observation import OBS_SIZE, observe_kernel
+from tests._corpus import CORPUS
 from tests._corpus import records as corpus_records
-
-CORPUS = Path(__file__).resolve().parents[1] / ".." / ".." / "shared" / "botzone" / "judge_games_dev.jsonl.gz"
-if not CORPUS.exists():
-    CORPUS = Path("/work/shared/botzone/judge_games_dev.jsonl.gz")
 
 
 def _kong_happy(rng):

@@ -1,18 +1,13 @@
 """Human logs (mjenv.botzone.humanlog): the corpus JSON logs, export/import of engine games, bad input."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from mjenv import game as G
 from mjenv.botzone import humanlog as H
 from mjenv.botzone import replay_human_log
+from tests._corpus import CORPUS
 from tests._corpus import records as corpus_records
-
-CORPUS = Path(__file__).resolve().parents[1] / ".." / ".." / "shared" / "botzone" / "judge_games_dev.jsonl.gz"
-if not CORPUS.exists():
-    CORPUS = Path("/work/shared/botzone/judge_games_dev.jsonl.gz")
 
 
 def _games(seed, n):

@@ -1,7 +1,7 @@
 """The Botzone variant (RuleConfig.botzone) and the drop-in judge against the corpus of real judge outputs.
 
 The corpus (``judge_games_dev.jsonl.gz``, 600 games, 78,756 judge outputs; not part of the repository, read from
-``/work/shared/botzone/`` or ``MJENV_BOTZONE_CORPUS``) is the oracle; the tests skip when it is not there.
+``shared/botzone/`` beside the repository, or ``MJENV_BOTZONE_CORPUS``) is the oracle; the tests skip when it is not there.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from mjenv import _jit
 from mjenv import game as G
 from mjenv.botzone.judge import Judge, judge, parse_walltiles
 from mjenv.rules import RuleConfig
+from tests._corpus import CORPUS as _CORPUS
 from tests._corpus import records as corpus_records
 
-CORPUS = os.environ.get("MJENV_BOTZONE_CORPUS", "/work/shared/botzone/judge_games_dev.jsonl.gz")
+CORPUS = str(_CORPUS)
 needs_corpus = pytest.mark.skipif(not os.path.exists(CORPUS), reason="Botzone judge corpus not found")
 
 # two games of each ending and feature: WA, HUANG, HU, robbed kong, flowers, WH, kong-replacement win, claims on

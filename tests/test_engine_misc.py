@@ -63,7 +63,7 @@ def test_cli_play(capsys, tmp_path):
 
 
 def test_cli_help_texts_show_percent_signs_once():
-    """Issue 27: ``mjenv eval --help`` printed ``95%%`` (argparse %-formats help= strings, not description=)."""
+    """Found 2026-12-03: ``mjenv eval --help`` printed ``95%%`` (argparse %-formats help= strings, not description=)."""
     import argparse
 
     from mjenv.cli import build_parser

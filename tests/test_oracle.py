@@ -1,4 +1,4 @@
-"""The oracle block (issue 25): VectorEnv(oracle=True) fills the hidden state of the chair to act, for a
+"""The oracle block: VectorEnv(oracle=True) fills the hidden state of the chair to act, for a
 training-only critic; it never reaches the actor, a policy, or an evaluation."""
 
 from __future__ import annotations

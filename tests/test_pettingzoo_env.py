@@ -105,7 +105,7 @@ _NOT_INTEGERS = ["5", None, 3.0, [5], True, np.bool_(False), np.array([5]), np.a
 
 @pytest.mark.parametrize("illegal", ["terminate", "raise", "penalty"])
 def test_step_takes_integer_scalars_and_rejects_other_types(illegal):
-    """Issue 27: a 0-d integer array (``tensor.numpy()``) or a numpy integer is the action it holds; any other
+    """Found 2026-12-03: a 0-d integer array (``tensor.numpy()``) or a numpy integer is the action it holds; any other
     type is a TypeError in every illegal mode (a caller's bug, never a move to penalise) and an integer beyond
     int64 a ValueError, with the env unchanged."""
     e = raw_env(illegal=illegal)
@@ -294,7 +294,7 @@ def _reshuffle_unseen(st, keep, rng, tab):
 
 @pytest.mark.parametrize("flowers", [False, True])
 def test_unasked_observation_does_not_tell_whether_a_window_is_open(flowers):
-    """Issue 27: in the default mode (only seats with a claim are asked) a seat that is not asked must see the
+    """Found 2026-12-03: in the default mode (only seats with a claim are asked) a seat that is not asked must see the
     same table whether or not anyone can claim a discard. After each discard of random play, the tiles that an
     observer cannot see are reshuffled (which changes who can claim) and the discard is played in both tables:
     every observer that is not to act in either sees the same observation in both. With flowers the views may

@@ -98,7 +98,7 @@ def _section(heading: str) -> str:
 
 
 def test_readme_states_what_a_new_user_hit():
-    """Issue 27: the compile time on a loaded machine, that the browser tests skip without Chromium, and what
+    """What new users hit (reported 2026-12-03): the compile time on a loaded machine, that the browser tests skip without Chromium, and what
     a winner of -1 means in quick-start 3."""
     setup = " ".join(_section("Set-up").split())
     assert "up to ~2 minutes on a loaded one" in setup
@@ -126,7 +126,7 @@ def test_browser_tests_skip_without_chromium(tmp_path):
 
 
 def test_viewer_example_is_a_won_hand_and_prints_one_line(tmp_path, monkeypatch, capsys):
-    """Issue 27: the README's viewer example used a seed whose hand ends in a draw, and ``--html`` printed the
+    """The README's viewer example (fixed 2026-12-03) used a seed whose hand ends in a draw, and ``--html`` printed the
     whole text replay; its seed now gives a won hand and the command prints one line."""
     import json
 

@@ -59,7 +59,7 @@ def test_bad_rule_options_are_clear_errors():
 
 
 def test_numpy_scalars_are_normalised_so_records_stay_json():
-    """Issue 27: ``RuleConfig(dealer=np.int64(2))`` was accepted but broke ``to_dict()`` / ``hand_log()``."""
+    """Found 2026-12-03: ``RuleConfig(dealer=np.int64(2))`` was accepted but broke ``to_dict()`` / ``hand_log()``."""
     rules = RuleConfig(
         dealer=np.int64(2), prevalent_wind=np.int8(1), min_fan=np.uint16(6), flowers=np.bool_(True)
     )
@@ -72,7 +72,7 @@ def test_numpy_scalars_are_normalised_so_records_stay_json():
 
 
 def test_reset_options_are_validated_as_the_rule_config_validates():
-    """Issue 27: ``reset(options={"dealer": 1.7, "prevalent_wind": True})`` and ``"1"`` were taken as dealer 1
+    """Found 2026-12-03: ``reset(options={"dealer": 1.7, "prevalent_wind": True})`` and ``"1"`` were taken as dealer 1
     and wind South; now the same check as ``RuleConfig``'s, and nothing changes on error."""
     e = raw_env()
     e.reset(seed=5, options={"dealer": 3, "prevalent_wind": np.int64(2)})
@@ -215,7 +215,7 @@ def _obs(st, seat):
 
 
 def test_issue_example_player_not_asked_sees_no_window():
-    """Issue 27's example: mid-window, the players not asked see what they would see had nobody been able to
+    """The example reported 2026-12-03: mid-window, the players not asked see what they would see had nobody been able to
     claim the discard (the next player has drawn and is to play), not a state that only a window produces."""
     e = mjenv.env()
     e.reset(seed=1000000)

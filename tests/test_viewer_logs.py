@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,10 +20,8 @@ from mjenv.record import make_log, replay
 from mjenv.rules import RuleConfig
 from mjenv.viewer import build_view, load_records
 from mjenv.viewer.logs import records_from_log
+from tests._corpus import CORPUS
 
-CORPUS = Path(__file__).resolve().parents[1] / "shared" / "botzone" / "judge_games_dev.jsonl.gz"
-if not CORPUS.exists():
-    CORPUS = Path("/work/shared/botzone/judge_games_dev.jsonl.gz")
 needs_corpus = pytest.mark.skipif(not CORPUS.exists(), reason="shared Botzone corpus not present")
 
 
