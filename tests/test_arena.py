@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -403,6 +406,55 @@ def test_eval_cli_table_json_and_plot(tmp_path, capsys):
     assert "NAME=module:factory" in capsys.readouterr().err
     assert main(["eval", "--agent", "a=nope:make", "--agent", f"b={RANDOM}", "--no-progress"]) == 2
     assert "cannot import" in capsys.readouterr().err
+
+
+def _git(cwd, *args):
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd,
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+
+
+def test_report_names_the_code_that_made_it(tmp_path):
+    """``report["mjenv"]``: the version, the commit of the package's checkout and whether it was dirty; the
+    markdown says it too. Outside a checkout (or without git) the commit and the flag are None."""
+    import mjenv
+    from mjenv.arena import format_markdown, provenance
+
+    rep = run_arena({"a": RANDOM, "b": RANDOM}, walls=1, tables=4, records=0, progress=False)
+    code = rep["mjenv"]
+    assert set(code) == {"version", "commit", "dirty"}
+    assert code["version"] == mjenv.__version__ == rep["versions"]["mjenv"]
+    pkg = Path(mjenv.__file__).resolve().parent
+    if shutil.which("git") and subprocess.run(["git", "ls-files", "--error-unmatch", "__init__.py"], cwd=pkg,
+                                              capture_output=True).returncode == 0:  # fmt: skip
+        assert code["commit"] == _git(pkg, "rev-parse", "HEAD") and isinstance(code["dirty"], bool)
+        assert f"code: mjenv {code['version']}, commit {code['commit'][:12]}" in format_markdown(rep)
+    else:
+        assert code["commit"] is None and code["dirty"] is None
+    # a checkout of its own: clean, then dirty (a tracked file changed; an untracked one does not count)
+    if shutil.which("git") is None:
+        return
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text("x = 1\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "pkg/__init__.py")
+    _git(repo, "commit", "-q", "-m", "one")
+    head = _git(repo, "rev-parse", "HEAD")
+    (repo / "pkg" / "new.py").write_text("")
+    assert provenance(repo / "pkg") == {"version": mjenv.__version__, "commit": head, "dirty": False}
+    (repo / "pkg" / "__init__.py").write_text("x = 2\n")
+    assert provenance(repo / "pkg")["dirty"] is True
+    rep["mjenv"] = provenance(repo / "pkg")
+    assert f"commit {head[:12]} with uncommitted changes" in format_markdown(rep)
+    (tmp_path / "loose").mkdir()
+    (tmp_path / "loose" / "__init__.py").write_text("")
+    assert provenance(tmp_path / "loose") == {"version": mjenv.__version__, "commit": None, "dirty": None}
+    rep["mjenv"] = provenance(tmp_path / "loose")
+    assert "code: mjenv" in format_markdown(rep) and "no git commit known" in format_markdown(rep)
+    with pytest.raises(ValueError, match="directory"):
+        provenance(tmp_path / "missing")
+    with pytest.raises(TypeError, match="path or None"):
+        provenance(3)
 
 
 def test_arena_benchmark_smoke(capsys):

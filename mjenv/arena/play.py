@@ -533,9 +533,10 @@ def run_arena(
     Returns
     -------
     dict
-        ``versions``, ``settings``, ``seeds``, ``agents`` (per agent statistics), ``differences``, ``table``
-        (outcomes of all hands), ``convergence``, ``illegal_actions``, ``records``, ``timing``. Every entry but
-        ``timing`` is reproducible bit for bit.
+        ``versions``, ``mjenv`` (the code's version, git commit and whether its checkout was dirty:
+        :func:`mjenv.arena.report.provenance`), ``settings``, ``seeds``, ``agents`` (per agent statistics),
+        ``differences``, ``table`` (outcomes of all hands), ``convergence``, ``illegal_actions``, ``records``,
+        ``timing``. Every entry but ``timing``, ``versions`` and ``mjenv`` is reproducible bit for bit.
 
     Raises
     ------
