@@ -23,7 +23,7 @@ from mjenv.arena import (
     wall_schedule,
 )
 from mjenv.observation import OBS_SIZE, observe_kernel
-from mjenv.policy import random_legal_actions
+from mjenv.policy import RandomPolicy, random_legal_actions, takes_option
 from mjenv.record import replay
 from mjenv.rules import RuleConfig
 
@@ -455,6 +455,92 @@ def test_report_names_the_code_that_made_it(tmp_path):
         provenance(tmp_path / "missing")
     with pytest.raises(TypeError, match="path or None"):
         provenance(3)
+
+
+# ------------------------------------------------------------------------------------------------ threads
+#: the ``threads`` each call of a spy factory got, and torch's thread count inside each call of the nn spy
+THREADS_SEEN: list = []
+TORCH_SEEN: list = []
+
+
+def make_threads_spy(num_envs, seed, threads=None):
+    THREADS_SEEN.append(threads)
+    return RandomPolicy(seed)
+
+
+def make_nn_spy(num_envs, seed, threads=None):
+    """A fresh ``agents.nn`` network whose forward pass notes torch's thread count."""
+    import torch
+
+    from agents import nn as NN
+
+    pol = NN.make(num_envs, seed, arch="mlp", threads=threads)
+    forward = pol.net.forward_features
+
+    def spy(*args, **kwargs):
+        TORCH_SEEN.append(torch.get_num_threads())
+        return forward(*args, **kwargs)
+
+    pol.net.forward_features = spy
+    return pol
+
+
+def test_the_thread_setting_reaches_the_factories_that_take_it():
+    """``threads`` goes to a factory that names a ``threads`` option (not to one that takes only ``**kwargs``:
+    the random agent, which refuses any option, plays on); an explicit option wins; the report is the same."""
+    assert takes_option(make_threads_spy, "threads") and takes_option("agents.nn:baseline", "threads")
+    assert not takes_option(RANDOM, "threads") and not takes_option("agents.rule:make", "threads")
+    kw = dict(walls=2, tables=4, records=0, progress=False)
+    agents = {"spy": make_threads_spy, "random": RANDOM}
+    THREADS_SEEN.clear()
+    one = run_arena(agents, threads=1, **kw)
+    assert THREADS_SEEN == [1]
+    THREADS_SEEN.clear()
+    default = run_arena(agents, **kw)
+    assert THREADS_SEEN == [None]
+    THREADS_SEEN.clear()
+    run_arena(agents, threads=1, shards=2, **kw)
+    assert THREADS_SEEN == [1, 1]  # one policy per shard
+    THREADS_SEEN.clear()
+    run_arena(agents, threads=1, agent_kwargs={"spy": {"threads": 2}}, **kw)
+    assert THREADS_SEEN == [2]
+    assert _no_timing(one) == _no_timing(default)
+    with pytest.raises(ValueError, match="threads"):
+        run_arena(agents, threads=0, **kw)
+    with pytest.raises(TypeError, match="threads"):
+        run_arena(agents, threads="1", **kw)
+
+
+def test_nn_agent_computes_with_the_eval_threads_and_restores_the_callers():
+    """``mjenv eval --threads 1``: the network's forward passes run with one torch thread, and the caller's
+    torch setting is as it was after the evaluation; without ``--threads`` the caller's setting is used."""
+    torch = pytest.importorskip("torch")
+    from agents import nn as NN
+    from mjenv.cli import main
+
+    prev = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        argv = ["eval", "--agent", "nn=tests.test_arena:make_nn_spy", "--agent", f"random={RANDOM}",
+                "--walls", "1", "--tables", "4", "--records", "0", "--no-progress"]  # fmt: skip
+        TORCH_SEEN.clear()
+        assert main([*argv, "--threads", "1"]) == 0
+        assert TORCH_SEEN and set(TORCH_SEEN) == {1}
+        assert torch.get_num_threads() == 2
+        TORCH_SEEN.clear()
+        assert main(argv) == 0
+        assert TORCH_SEEN and set(TORCH_SEEN) == {2}
+        with NN.torch_threads(1):
+            assert torch.get_num_threads() == 1
+        with NN.torch_threads(None):
+            assert torch.get_num_threads() == 2
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(prev)
+    with pytest.raises(ValueError, match="threads"):
+        NN.make(1, 0, arch="mlp", threads=0)
+    with pytest.raises(TypeError, match="threads"):
+        NN.baseline(1, 0, threads=1.5)
 
 
 def test_arena_benchmark_smoke(capsys):

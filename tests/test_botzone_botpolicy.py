@@ -234,3 +234,39 @@ def test_mirror_keep_running(walls):
     )
     _same_play(a, b)
     assert a["agents"]["bot"]["bot"]["faults_count"] == 0 and a["agents"]["bot"]["win_rate"] > 0
+
+
+def test_thread_setting_bounds_the_bot_programs(tmp_path):
+    """``mjenv eval --threads N`` reaches the bot policy (its factory takes ``threads``): each program runs with
+    ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` and ``NUMBA_NUM_THREADS`` = N, and N turns
+    run at once unless ``jobs`` says otherwise."""
+    import shlex
+    import sys
+
+    from mjenv.botzone.runner import THREAD_VARS, make_bot, thread_env
+    from mjenv.policy import takes_option
+
+    assert takes_option(BOT, "threads")
+    assert thread_env(None) is None and thread_env(None, {"A": "1"}) == {"A": "1"}
+    assert thread_env(2, {"A": "1"}) == {"A": "1", **dict.fromkeys(THREAD_VARS, "2")}
+    with pytest.raises(ValueError, match="threads"):
+        thread_env(0)
+    with pytest.raises(TypeError, match="threads"):
+        thread_env("2")
+    with pytest.raises(ValueError, match="threads"):
+        bot_policy(1, 0, bot="simple:true", threads=0)
+    pol = bot_policy(1, 0, bot="simple:true", threads=1)
+    assert pol.jobs == 1 and bot_policy(1, 0, bot="simple:true", threads=1, jobs=3).jobs == 3
+    assert pol._factory().env["OMP_NUM_THREADS"] == "1"
+    seat = make_bot("agent:tests._bz_policies:make_hash", threads=3)
+    assert all(seat.env[k] == "3" for k in THREAD_VARS) and "PYTHONPATH" in seat.env
+    assert make_bot("simple:true").env is None  # no setting: the program inherits this environment
+    # a program that writes its environment, then plays as the draw-player
+    out = tmp_path / "env.txt"
+    player = bot_command("drawplayer.py").split(" ", 1)[1]
+    script = f"env > {shlex.quote(str(out))}; exec {shlex.quote(sys.executable)} {shlex.quote(player)}"
+    spec = "simple-keep:sh -c " + shlex.quote(script)
+    rep = _arena({"bot": BOT, "hash": HASH}, walls=1, threads=1, agent_kwargs={"bot": {"bot": spec}})
+    assert rep["agents"]["bot"]["bot"]["faults_count"] == 0
+    env = dict(line.split("=", 1) for line in out.read_text().splitlines() if "=" in line)
+    assert all(env[k] == "1" for k in THREAD_VARS)

@@ -13,6 +13,9 @@ Specification in mjenv
   The arena passes each row's table (``tables=``; the policy says ``wants_tables``), tells it when hands end
   (:meth:`BotPolicy.hands_done`: their programs are stopped) and plays at most ``max_tables`` tables with it;
   the turns of different seats run concurrently (``jobs`` at a time), so an evaluation uses the machine's cores.
+  The arena's thread setting (``threads``, ``mjenv eval --threads``) is the default of ``jobs`` and bounds
+  each program's threads (``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``,
+  ``NUMBA_NUM_THREADS`` in its environment).
 * **The bot's view is built from Botzone requests derived from the observations** (the policy sees nothing
   else, as every policy): at each decision of its seat the policy works out, from the public facts of the
   observation (discards in order with their claimed marks, melds in order with where they came from, its own
@@ -234,11 +237,14 @@ class BotPolicy:
         memory_limit: float | None = DEFAULT_MEMORY_LIMIT,
         jobs: int | None = None,
         max_tables: int | None = 64,
+        threads: int | None = None,
     ) -> None:
         from mjenv.botzone.runner import make_bot
 
         if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
             raise ValueError(f"jobs must be a positive int, got {jobs!r}")
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+            raise ValueError(f"threads must be a positive int or None, got {threads!r}")
         if max_tables is not None and (not isinstance(max_tables, int) or max_tables < 1):
             raise ValueError(f"max_tables must be a positive int or None, got {max_tables!r}")
         self.globaldata: dict = {}  # Botzone's per-program store, shared by every seat of this policy
@@ -247,7 +253,7 @@ class BotPolicy:
         if isinstance(bot, str):
             probe = make_bot(bot, **limits)  # a bad spec or limit is an error now, before any table
             shown = {k: getattr(probe, k, v) for k, v in shown.items()}  # the limits it runs with
-            self._factory = lambda: make_bot(bot, **limits, globaldata=self.globaldata)
+            self._factory = lambda: make_bot(bot, **limits, globaldata=self.globaldata, threads=threads)
             self._single = None
             self.spec = bot
         elif hasattr(bot, "send") and hasattr(bot, "receive"):
@@ -263,7 +269,8 @@ class BotPolicy:
                 f"bot must be a seat spec, a seat object or a factory of them, got {type(bot).__name__}"
             )
         self.limits = shown
-        self.jobs = jobs or os.cpu_count() or 1
+        self.threads = threads
+        self.jobs = jobs or threads or os.cpu_count() or 1
         self.max_tables = max_tables
         self.hands = 0
         self.counts = dict.fromkeys(_VERDICTS, 0)
@@ -568,14 +575,18 @@ def bot_policy(
     memory_limit: float | None = DEFAULT_MEMORY_LIMIT,
     jobs: int | None = None,
     max_tables: int | None = 64,
+    threads: int | None = None,
 ) -> BotPolicy:
     """Factory (``"mjenv.botzone.botpolicy:bot_policy"``): a Botzone bot as a policy. ``bot`` is a seat spec of
     :func:`mjenv.botzone.runner.make_bot` (``"simple:<command>"``, ``"json-keep:<command>"``,
     ``"agent:module:factory"``, ...), a zero-argument factory of seat objects, or one seat object (one seat of
     one table). ``time_limit`` / ``first_time_limit`` (seconds per answer) and ``memory_limit`` (MB per process)
-    are Botzone's limits; ``jobs`` bot turns run at once (default: the CPU count); the arena plays at most
-    ``max_tables`` tables with this policy (each of its seats is a process)."""
+    are Botzone's limits; ``jobs`` bot turns run at once (default: ``threads``, else the CPU count); the arena
+    plays at most ``max_tables`` tables with this policy (each of its seats is a process). ``threads`` (the
+    arena fills it from ``mjenv eval --threads``): the default of ``jobs``, and each program of a spec string
+    runs with ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` and ``NUMBA_NUM_THREADS`` set
+    to it (:func:`mjenv.botzone.runner.thread_env`)."""
     return BotPolicy(
         bot, time_limit=time_limit, first_time_limit=first_time_limit, memory_limit=memory_limit, jobs=jobs,
-        max_tables=max_tables,
+        max_tables=max_tables, threads=threads,
     )  # fmt: skip
