@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from mjenv import actions as A
 from mjenv.arena import run_arena
 from mjenv.botzone.botpolicy import BotPolicy, bot_policy
 from mjenv.botzone.runner import PolicyBot
@@ -270,3 +271,59 @@ def test_thread_setting_bounds_the_bot_programs(tmp_path):
     assert rep["agents"]["bot"]["bot"]["faults_count"] == 0
     env = dict(line.split("=", 1) for line in out.read_text().splitlines() if "=" in line)
     assert all(env[k] == "1" for k in THREAD_VARS)
+
+
+class _Answers:
+    """A seat object: ``on_draw`` to its own draws (default: plays the tile drawn), ``on_play(tile)`` to another
+    seat's discard (default ``PASS``), ``PASS`` to everything else."""
+
+    def __init__(self, on_draw=None, on_play=None) -> None:
+        self.on_draw, self.on_play = on_draw, on_play
+        self.request = ""
+        self.me = ""
+
+    def send(self, request, history) -> None:
+        self.request = request
+        if request.startswith("0 "):
+            self.me = request.split(" ")[1]
+
+    def receive(self) -> dict:
+        w = self.request.split(" ")
+        if w[0] == "2":
+            resp = self.on_draw or f"PLAY {w[1]}"
+        elif w[0] == "3" and w[1] != self.me and w[2] == "PLAY" and self.on_play is not None:
+            resp = self.on_play(w[3])
+        else:
+            resp = "PASS"
+        return {"verdict": "OK", "response": resp, "time": 0.0}
+
+
+def test_wa_and_wh_verdicts_say_which_move_and_why():
+    """A false ``HU`` (WH) and an illegal claim (WA) are named in the report with the engine's reason: the
+    action, its tile and why (not a winning hand, with the tiles; a pung without two copies in hand), in the
+    faults and in the records' notes; the policy's own list names the move."""
+    import re
+
+    pol = BotPolicy(lambda: _Answers("HU", lambda t: "HU"))
+    rep = _arena({"bot": lambda n, s, **kw: pol, "hash": HASH}, walls=1)
+    faults = rep["agents"]["bot"]["bot"]["faults"]
+    assert len(faults) == 4 and {f["verdict"] for f in faults} == {"WH"}
+    for f in faults:
+        assert f["action"] == A.WIN and f["answer"] == "HU"
+        assert re.fullmatch(r"win on [WBTFJ]\d: not a winning hand \(.+ \+ [WBTFJ]\d\)", f["why"]), f["why"]
+    notes = [i["note"] for r in rep["records"] for i in r["info"] if i and "note" in i]
+    assert len(notes) == 4 and all("bot fault WH" in n and "not a winning hand" in n for n in notes)
+    assert [v["why"] for v in pol.verdicts] == ["an illegal move (win)"] * 4
+
+    def peng(tile):  # claim every discard for a pung (and discard the same tile if it goes through)
+        return f"PENG {tile}"
+
+    kw = {"bot": {"bot": lambda: _Answers(on_play=peng)}}
+    rep = _arena({"bot": BOT, "hash": HASH}, walls=2, agent_kwargs=kw)
+    faults = rep["agents"]["bot"]["bot"]["faults"]
+    assert faults and {f["verdict"] for f in faults} == {"WA"}
+    for f in faults:
+        tile = f["request"].split(" ")[3]
+        assert f["action"] == A.PUNG and f["answer"] == f"PENG {tile}"
+        want = rf"pung {tile} (with [01] {tile} in hand \(a pung needs 2\)|on the last discard: .+)"
+        assert re.fullmatch(want, f["why"]), f["why"]

@@ -287,6 +287,9 @@ def play_shard(
                 if take_notes[k] is not None:
                     for i, note in sorted(take_notes[k]().items()):
                         r = int(rows[i])
+                        if "action" in note:  # a move the mask forbids: the engine says why, from the state
+                            why = G.illegal_reason(env.states[r], int(seats[r]), int(note["action"]))
+                            note = {**note, "why": why}
                         j = int(cur_job[r])
                         where = {"wall": j // n_orders, "order": j % n_orders, "chair": int(seats[r])}
                         out.agents[k].bot_faults.append({**where, "decision": int(hand_pos[r]), **note})

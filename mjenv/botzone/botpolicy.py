@@ -35,6 +35,10 @@ Specification in mjenv
   (``WA``; a false ``HU`` is ``WH``), or a non-``PASS`` answer to a request that needs ``PASS`` (``WA``, at
   that request: the later requests are not sent) becomes an *illegal action*, so the env's illegal mode
   (``"terminate"`` in the variant: offender -30, others +10) pays what the judge pays; the program is stopped.
+  For an answer that parses to a move the mask forbids the note holds the move (``action``) and the arena's
+  report says why the engine refuses it (:func:`mjenv.game.illegal_reason`: e.g. ``pung W5 on the last
+  discard: the next seat's part of the wall is empty, ...``, ``win on T5 with 6 fan (< 8): Concealed Hand 2,
+  ...``).
   :attr:`BotPolicy.verdicts` lists each fault (verdict, request, answer, why, the hand's requests and
   responses, the end of standard error), :meth:`BotPolicy.take_notes` gives the last call's by row (the arena
   puts them in its report and records) and :meth:`BotPolicy.bot_summary` counts the verdicts and keeps the
@@ -432,10 +436,9 @@ class BotPolicy:
         action, discard = _parse(resp, dec, now)
         if action is None:
             return self._fault(i, st, "WA", req, resp, "not an answer to this request", mask)
-        if not mask[action]:
-            return self._fault(
-                i, st, "WH" if action == A.WIN else "WA", req, resp, "an illegal move", mask, action
-            )
+        if not mask[action]:  # the arena replaces the why by the engine's (mjenv.game.illegal_reason)
+            why = f"an illegal move ({A.action_to_str(action)})"
+            return self._fault(i, st, "WH" if action == A.WIN else "WA", req, resp, why, mask, action)
         st.pending_discard = discard
         return action
 
@@ -451,6 +454,8 @@ class BotPolicy:
         }
         if stderr:
             note["stderr"] = stderr
+        if action is not None:
+            note["action"] = int(action)  # the move the answer parsed to, which the mask forbids
         self.verdicts.append(note)
         self._notes[i] = note
         st.last = None
@@ -459,7 +464,9 @@ class BotPolicy:
 
     def take_notes(self) -> dict[int, dict]:
         """The faults of the last call, by row: ``{row: {"verdict", "request", "answer", "why", "requests",
-        "responses"[, "stderr"]}}`` (the arena puts them in its report and records)."""
+        "responses"[, "stderr"][, "action"]}}`` (the arena puts them in its report and records). ``action``: for
+        an answer that parses to a move the mask forbids (``WA``, ``WH``), that move's action id; the arena then
+        says why it is illegal from the table's state (:func:`mjenv.game.illegal_reason`)."""
         out, self._notes = self._notes, {}
         return out
 
