@@ -327,3 +327,11 @@ def test_wa_and_wh_verdicts_say_which_move_and_why():
         assert f["action"] == A.PUNG and f["answer"] == f"PENG {tile}"
         want = rf"pung {tile} (with [01] {tile} in hand \(a pung needs 2\)|on the last discard: .+)"
         assert re.fullmatch(want, f["why"]), f["why"]
+    # an answer that is no move at all says what the request takes
+    kw = {"bot": {"bot": lambda: _Answers(on_play=lambda t: f"PLAY {t}")}}
+    faults = _arena({"bot": BOT, "hash": HASH}, walls=1, agent_kwargs=kw)["agents"]["bot"]["bot"]["faults"]
+    assert faults and all("action" not in f for f in faults)
+    assert {f["why"] for f in faults} == {
+        "not an answer to this request (a discard takes PASS, HU, GANG, PENG t or CHI mid t with mid next to or "
+        "on the discard)"
+    }

@@ -435,7 +435,9 @@ class BotPolicy:
         st.last = ("draw", resp) if dec[0] == "draw" else (*dec, resp)
         action, discard = _parse(resp, dec, now)
         if action is None:
-            return self._fault(i, st, "WA", req, resp, "not an answer to this request", mask)
+            return self._fault(
+                i, st, "WA", req, resp, f"not an answer to this request ({_ANSWERS[dec[0]]})", mask
+            )
         if not mask[action]:  # the arena replaces the why by the engine's (mjenv.game.illegal_reason)
             why = f"an illegal move ({A.action_to_str(action)})"
             return self._fault(i, st, "WH" if action == A.WIN else "WA", req, resp, why, mask, action)
@@ -538,6 +540,14 @@ def _close_bot(bot: Any) -> None:
 def _illegal(mask: np.ndarray) -> int:
     """An action the mask forbids (the env's illegal mode then ends the hand as the judge's WA would)."""
     return int(np.flatnonzero(~mask)[0])
+
+
+#: the answers Botzone takes to each kind of request (the why of an answer that is none of them)
+_ANSWERS = {
+    "draw": "its own draw takes PLAY t, GANG t, BUGANG t or HU",
+    "window": "a discard takes PASS, HU, GANG, PENG t or CHI mid t with mid next to or on the discard",
+    "rob": "an added kong takes PASS or HU",
+}
 
 
 def _parse(resp: str, dec: tuple, now: _Public) -> tuple[int | None, int]:
