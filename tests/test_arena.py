@@ -530,11 +530,16 @@ def test_nn_agent_computes_with_the_eval_threads_and_restores_the_callers():
         TORCH_SEEN.clear()
         assert main(argv) == 0
         assert TORCH_SEEN and set(TORCH_SEEN) == {2}
+        import numba
+
+        nb = numba.get_num_threads()
         with NN.torch_threads(1):
-            assert torch.get_num_threads() == 1
+            assert torch.get_num_threads() == 1 and numba.get_num_threads() == 1
         with NN.torch_threads(None):
             assert torch.get_num_threads() == 2
-        assert torch.get_num_threads() == 2
+        assert torch.get_num_threads() == 2 and numba.get_num_threads() == nb
+        assert NN.baseline(1, 0, threads=1).threads == 1
+        assert NN.symmetric(1, 0, views=1, threads=1).threads == 1
     finally:
         torch.set_num_threads(prev)
     with pytest.raises(ValueError, match="threads"):
