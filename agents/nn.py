@@ -29,6 +29,8 @@ the one before (``agents/planes32_baseline.safetensors``) and ``agents.nn:mlp_ba
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import json
 from dataclasses import asdict, dataclass
@@ -449,6 +451,55 @@ def set_torch_threads(n: int) -> None:
     torch.set_num_threads(n)
 
 
+def check_threads(threads: Any) -> int | None:
+    """A policy's ``threads`` option: None or a positive int (``TypeError`` / ``ValueError`` otherwise)."""
+    if threads is None:
+        return None
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
+        raise TypeError(f"threads must be an int or None, got {type(threads).__name__}")
+    if threads < 1:
+        raise ValueError(f"threads must be >= 1, got {threads}")
+    return int(threads)
+
+
+@contextlib.contextmanager
+def torch_threads(n: int | None):
+    """torch's intra-op threads (and Numba's, in this thread) at ``n`` for the block, the caller's counts put back
+    after it; nothing changes with ``n`` None. Numba's threading layer is started first (see
+    :func:`set_torch_threads`). Setting the count costs well under a microsecond; measured on the 2-core host,
+    one decision (one row) of :func:`baseline` took ~0.75 ms with 1 torch thread and 8-17 ms with 2."""
+    if n is None:
+        yield
+        return
+    import numba
+
+    nb_prev = numba.get_num_threads()  # starts the threading layer (a no-op once started)
+    nb = min(n, numba.config.NUMBA_NUM_THREADS)
+    prev = torch.get_num_threads()
+    if nb != nb_prev:
+        numba.set_num_threads(nb)
+    if prev != n:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        if prev != n:
+            torch.set_num_threads(prev)
+        if nb != nb_prev:
+            numba.set_num_threads(nb_prev)
+
+
+def _bounded(method):
+    """``method`` of a policy run under :func:`torch_threads` of the policy's ``threads``."""
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with torch_threads(self.threads):
+            return method(self, *args, **kwargs)
+
+    return run
+
+
 # ------------------------------------------------------------------------------------------------ checkpoints
 def _digest(state: dict[str, torch.Tensor]) -> str:
     h = hashlib.sha256()
@@ -552,8 +603,16 @@ class NNPolicy:
     row_streams = True
 
     def __init__(
-        self, net: Net, seed: int = 0, device: str = "cpu", greedy: bool = False, waits: dict | None = None
+        self,
+        net: Net,
+        seed: int = 0,
+        device: str = "cpu",
+        greedy: bool = False,
+        waits: dict | None = None,
+        threads: int | None = None,
     ) -> None:
+        #: torch's (and Numba's) thread count during each call (:func:`torch_threads`), None: the caller's
+        self.threads = check_threads(threads)
         self.device = torch.device(device)
         self.net = net.to(self.device).eval()
         self.greedy = bool(greedy)
@@ -572,6 +631,7 @@ class NNPolicy:
             f"{self.net.num_parameters:,} parameters on {self.device}, features {features_version(c)}{checked}"
         )
 
+    @_bounded
     @torch.no_grad()
     def act_with_info(
         self, obs: Any, masks: Any, seats: Any = None, rng: Any = None
@@ -635,6 +695,7 @@ def make(
     blocks: int | None = None,
     with_features: bool | None = None,
     waits: bool | dict = False,
+    threads: int | None = None,
 ) -> NNPolicy:
     """``agents.nn:make``: an :class:`NNPolicy`, from ``checkpoint`` or freshly initialised from ``seed``.
 
@@ -642,9 +703,12 @@ def make(
     (:class:`NNConfig`) shape a fresh network (or, with a checkpoint, must match it). ``device`` is any torch
     device string (``"cpu"``, ``"cuda"``, ``"cuda:1"``). ``waits``: check the network's discards by the value
     of the waits they leave (:func:`agents.waits.check_discards`): ``True`` for the shipped settings
-    (:data:`WAIT_CHECK`), or a dict of ``margin``, ``near`` and ``p_self``.
+    (:data:`WAIT_CHECK`), or a dict of ``margin``, ``near`` and ``p_self``. ``threads``: torch's (and Numba's)
+    thread count during each call, the caller's put back after it (:func:`torch_threads`; ``mjenv eval
+    --threads`` fills it); default: unchanged.
     """
     _, seed = check_factory_args(num_envs, seed)
+    threads = check_threads(threads)
     if not isinstance(device, (str, torch.device)):
         raise TypeError(f"device must be a str, got {type(device).__name__}")
     try:
@@ -674,7 +738,7 @@ def make(
         with torch.random.fork_rng(devices=[]):  # the initial weights follow the seed; global RNG untouched
             torch.manual_seed(seed)
             net = build_net(config)
-    return NNPolicy(net, seed=seed, device=str(dev), greedy=greedy, waits=checks)
+    return NNPolicy(net, seed=seed, device=str(dev), greedy=greedy, waits=checks, threads=threads)
 
 
 #: the shipped trained policy, the strongest measured single network: the tile-plane network planes 2 x 32 +
@@ -711,7 +775,12 @@ def wait_settings(waits: dict) -> dict:
 
 
 def baseline(
-    num_envs: int, seed: int, device: str = "cpu", greedy: bool = True, waits: bool | dict = True
+    num_envs: int,
+    seed: int,
+    device: str = "cpu",
+    greedy: bool = True,
+    waits: bool | dict = True,
+    threads: int | None = None,
 ) -> NNPolicy:
     """``agents.nn:baseline``: the shipped trained policy (:data:`BASELINE_PATH`, the tile-plane network), greedy
     and with its discards checked by the value of the waits they leave (:data:`WAIT_CHECK`,
@@ -720,32 +789,49 @@ def baseline(
 
     ``mjenv eval --agent nn=agents.nn:baseline --agent rule=agents.rule:make --seating 1v3 --walls 1000``.
     """
-    return _shipped(BASELINE_PATH, "baseline", num_envs, seed, device, greedy, waits)
+    return _shipped(BASELINE_PATH, "baseline", num_envs, seed, device, greedy, waits, threads)
 
 
 def ens5_baseline(
-    num_envs: int, seed: int, device: str = "cpu", greedy: bool = True, waits: bool | dict = False
+    num_envs: int,
+    seed: int,
+    device: str = "cpu",
+    greedy: bool = True,
+    waits: bool | dict = False,
+    threads: int | None = None,
 ) -> NNPolicy:
     """``agents.nn:ens5_baseline``: the shipped policy of sessions 21-27 (:data:`ENS5_BASELINE_PATH`, planes 2 x 32
     + features, the student of five PPO networks), greedy by default; weaker than :func:`baseline`, the same cost
     per decision as its network alone."""
-    return _shipped(ENS5_BASELINE_PATH, "ens5_baseline", num_envs, seed, device, greedy, waits)
+    return _shipped(ENS5_BASELINE_PATH, "ens5_baseline", num_envs, seed, device, greedy, waits, threads)
 
 
 def planes32_baseline(
-    num_envs: int, seed: int, device: str = "cpu", greedy: bool = True, waits: bool | dict = False
+    num_envs: int,
+    seed: int,
+    device: str = "cpu",
+    greedy: bool = True,
+    waits: bool | dict = False,
+    threads: int | None = None,
 ) -> NNPolicy:
     """``agents.nn:planes32_baseline``: the shipped policy of sessions 15-20 (:data:`PLANES32_BASELINE_PATH`, planes
     2 x 32 + features), greedy by default; weaker than :func:`ens5_baseline`, the same cost per decision."""
-    return _shipped(PLANES32_BASELINE_PATH, "planes32_baseline", num_envs, seed, device, greedy, waits)
+    return _shipped(
+        PLANES32_BASELINE_PATH, "planes32_baseline", num_envs, seed, device, greedy, waits, threads
+    )
 
 
 def mlp_baseline(
-    num_envs: int, seed: int, device: str = "cpu", greedy: bool = True, waits: bool | dict = False
+    num_envs: int,
+    seed: int,
+    device: str = "cpu",
+    greedy: bool = True,
+    waits: bool | dict = False,
+    threads: int | None = None,
 ) -> NNPolicy:
     """``agents.nn:mlp_baseline``: the shipped policy before :func:`planes32_baseline` (:data:`MLP_BASELINE_PATH`,
     the mlp), greedy by default; weaker than both and about four times faster per decision than the latter."""
-    return _shipped(MLP_BASELINE_PATH, "mlp_baseline", num_envs, seed, device, greedy, waits)
+    return _shipped(MLP_BASELINE_PATH, "mlp_baseline", num_envs, seed, device, greedy, waits, threads)
 
 
 #: :class:`EnsemblePolicy`: the floor of each member's probabilities before their logs are summed
@@ -763,7 +849,9 @@ class EnsemblePolicy:
     needs_observations = True
     row_streams = True
 
-    def __init__(self, members: list[NNPolicy], views: int = 1) -> None:
+    def __init__(self, members: list[NNPolicy], views: int = 1, threads: int | None = None) -> None:
+        #: torch's (and Numba's) thread count during each call (:func:`torch_threads`), None: the caller's
+        self.threads = check_threads(threads)
         if not members:
             raise ValueError("an ensemble needs at least one member")
         if isinstance(views, bool) or not isinstance(views, (int, np.integer)):
@@ -780,6 +868,7 @@ class EnsemblePolicy:
             m.describe() for m in self.members
         )
 
+    @_bounded
     @torch.no_grad()
     def __call__(self, obs: Any, masks: Any, seats: Any = None, rng: Any = None) -> np.ndarray:
         o, m = _check_batch(obs, masks)
@@ -800,7 +889,12 @@ class EnsemblePolicy:
 
 
 def ensemble(
-    num_envs: int, seed: int, checkpoints: str | Path | list | tuple, device: str = "cpu", views: int = 1
+    num_envs: int,
+    seed: int,
+    checkpoints: str | Path | list | tuple,
+    device: str = "cpu",
+    views: int = 1,
+    threads: int | None = None,
 ) -> EnsemblePolicy:
     """``agents.nn:ensemble``: an :class:`EnsemblePolicy` of the ``agents.nn`` checkpoints ``checkpoints`` (a
     list of paths, or one string of paths separated by commas), greedy; ``views`` > 1 also averages each
@@ -826,22 +920,27 @@ def ensemble(
     if not paths:
         raise ValueError("checkpoints: give at least one checkpoint")
     members = [make(num_envs, seed, checkpoint=p, device=device, greedy=True) for p in paths]
-    return EnsemblePolicy(members, views=views)
+    return EnsemblePolicy(members, views=views, threads=threads)
 
 
 def symmetric(
-    num_envs: int, seed: int, checkpoint: str | Path | None = None, device: str = "cpu", views: int = 12
+    num_envs: int,
+    seed: int,
+    checkpoint: str | Path | None = None,
+    device: str = "cpu",
+    views: int = 12,
+    threads: int | None = None,
 ) -> EnsemblePolicy:
     """``agents.nn:symmetric``: one network (``checkpoint``, default the shipped :data:`BASELINE_PATH`) averaged
     over ``views`` tile symmetries (:mod:`agents.symmetry`: the suits relabelled, the ranks reversed; 12 =
     all), greedy: an :class:`EnsemblePolicy` of one member, ``views`` times its cost per decision."""
     path = BASELINE_PATH if checkpoint is None else checkpoint
-    return ensemble(num_envs, seed, [path], device=device, views=views)
+    return ensemble(num_envs, seed, [path], device=device, views=views, threads=threads)
 
 
-def _shipped(path: Path, name: str, num_envs: int, seed: int, device: str, greedy: bool, waits: bool | dict = False
-             ) -> NNPolicy:  # fmt: skip
+def _shipped(path: Path, name: str, num_envs: int, seed: int, device: str, greedy: bool, waits: bool | dict = False,
+             threads: int | None = None) -> NNPolicy:  # fmt: skip
     """The policy of a checkpoint shipped in ``agents/`` (a clear error when the file is missing)."""
     if not path.is_file():
         raise FileNotFoundError(f"the shipped {name} checkpoint is missing: {path}")
-    return make(num_envs, seed, checkpoint=path, device=device, greedy=greedy, waits=waits)
+    return make(num_envs, seed, checkpoint=path, device=device, greedy=greedy, waits=waits, threads=threads)

@@ -374,7 +374,10 @@ def _register_eval(sub) -> None:
     p.add_argument("--seating", default="1v3", help="1v3 (default), 2v2 or perm24")
     p.add_argument("--walls", type=int, default=100, help="walls (default 100); hands = walls x 4 / 6 / 24")
     p.add_argument("--seed", type=int, default=0, help="seed of the walls and the agents (default 0)")
-    p.add_argument("--threads", type=int, default=None, help="Numba threads (default: all cores)")
+    p.add_argument("--threads", type=int, default=None, help="threads of the evaluation (default: all cores): "
+                   "the env's Numba threads, and every agent factory that takes a threads option gets it "
+                   "(agents.nn: torch threads during its calls; Botzone bots: OMP/MKL/OPENBLAS/NUMBA_NUM_THREADS "
+                   "of their programs and turns run at once)")  # fmt: skip
     p.add_argument("--tables", type=int, default=1024, help="tables stepped together (default 1024)")
     _add_rule_args(p, illegal="terminate")
     p.add_argument("--records", type=int, default=10, help="keep the records of the N largest-swing hands "

@@ -1310,6 +1310,120 @@ def step(state: np.ndarray, action: int) -> np.ndarray:
     return rewards
 
 
+def illegal_reason(state: np.ndarray, seat: int, action: int) -> str:
+    """Why ``action`` of ``seat`` is not legal in ``state``, in one line that names the action and its tile.
+
+    The answer follows :func:`_legal`'s checks in its order, each made by the engine's own kernels (the wall
+    kernels, :func:`pung_index_kernel`, :func:`_chow_ok`; for a win the scorer through :func:`raw_score_kernel`
+    with the flags the engine cached for that win, so a false win names its fan count against the minimum and
+    the fans), e.g. ``"pung W5 on the last discard: the next seat's part of the wall is empty, so only a win may
+    claim it"`` or ``"win on W5 with 6 fan (< 8): All Chows 2, Concealed Hand 2, Short Straight 1 x2"``. A legal
+    action gives ``"<action> is legal"``.
+    """
+    from mjenv.fans import ERR_NOT_WIN, FAN_NAME_EN, FAN_POINTS
+    from mjenv.tiles import BOTZONE_CODES
+
+    check_state(state)
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat <= 3:
+        raise ValueError(f"seat must be 0..3, got {seat!r}")
+    s, a = int(seat), A.as_action(action)
+    if not 0 <= a < NUM_ACTIONS:
+        return f"action {a} is not an action (0..{NUM_ACTIONS - 1})"
+    ph, cur = int(state[PHASE]), int(state[CUR])
+    name = A.action_to_str(a)
+    if ph == PH_OVER:
+        return f"{name}: the hand is over"
+    if s != cur:
+        return f"{name}: seat {s} is not to act (seat {cur} is)"
+    if _legal(state, s, a):
+        return f"{name} is legal"
+    hand = state[HAND + 34 * s : HAND + 34 * s + 34]
+
+    def code(t: int) -> str:
+        return BOTZONE_CODES[t]
+
+    def held(t: int) -> str:
+        return f"{int(hand[t])} {code(t)} in hand"
+
+    def wall_reason(who: int, own: bool) -> str:
+        """Why the wall blocks ``who``'s kong (``own``: its own part counts) or the claim of its discard."""
+        if not state[PRIVATE_WALLS]:
+            return "the wall is empty"
+        if own and state[PWALL + who] <= 0:
+            return "its own part of the wall is empty"
+        return "the next seat's part of the wall is empty"
+
+    def win_reason(tile: int, in_hand: bool) -> str:
+        if tile < 0:
+            return f"{name}: no tile to win on"
+        on = f"win on {code(tile)}"
+        if state[NO_WIN + s] != 0:
+            return f"{on}: the seat lost the right to win this hand (an earlier false win)"
+        counts = np.zeros(NUM_FANS, np.int16)
+        total = int(raw_score_kernel(state, s, tile, int(state[WIN_FLAGS_P + s]), in_hand, counts))
+        if total < 0:
+            tiles = [t for t in range(34) for _ in range(int(hand[t]) - (in_hand and t == tile))]
+            melds = int(state[N_MELDS + s])
+            shown = " ".join(code(t) for t in tiles) + (f" and {melds} melds" if melds else "")
+            what = "not a winning hand" if total == ERR_NOT_WIN else f"the scorer's error {total}"
+            return f"{on}: {what} ({shown} + {code(tile)})"
+        flowers = int(state[FLOWERS + s])
+        base, need = total - flowers, int(state[MIN_FAN])
+        fans = ", ".join(
+            f"{FAN_NAME_EN[f]} {int(FAN_POINTS[f])}" + (f" x{int(n)}" if n > 1 else "")
+            for f, n in enumerate(counts)
+            if n
+        )
+        extra = f" (flowers do not count toward the {need})" if flowers else ""
+        return f"{on} with {base} fan (< {need}): {fans}{extra}"
+
+    if ph == PH_TURN:
+        claimed = state[JUST_CLAIMED] != 0
+        if a < A_CHOW:
+            return f"{name} with no {code(a)} in hand"
+        if a == A_WIN:
+            if claimed:
+                return f"{name} right after a chow or pung: the claimer must discard"
+            return win_reason(int(state[DRAWN]), True)
+        if not A_CONCEALED_KONG <= a < A_WIN:
+            return f"{name} on its own turn: no discard is on offer"
+        t = (a - A_CONCEALED_KONG) % 34
+        if claimed:
+            return f"{name} right after a chow or pung: the claimer must discard"
+        if kong_blocked_kernel(state, s):
+            return f"{name} while {wall_reason(s, True)}"
+        if a < A_ADDED_KONG:
+            return f"{name} with {held(t)} (a concealed kong needs 4)"
+        if hand[t] == 0:
+            return f"{name} with no {code(t)} in hand"
+        return f"{name} with no exposed pung of {code(t)} to add it to"
+    t, o = int(state[OFFER_TILE]), int(state[OFFER_SEAT])
+    what = f"seat {o}'s added kong of {code(t)}" if ph == PH_ROB else f"seat {o}'s discard {code(t)}"
+    if a == A_WIN:
+        return win_reason(t, False)
+    if a < A_CHOW or a >= A_CONCEALED_KONG:
+        return f"{name} out of turn: seat {s} is answering {what}"
+    claim = f"{name} {code(t)}" if a != A_PASS else name
+    if ph == PH_ROB:
+        return f"{claim} on {what}: only a win (robbing the kong) or a pass may answer it"
+    if last_tile_kernel(state, o):
+        return f"{claim} on the last discard: {wall_reason(o, False)}, so only a win may claim it"
+    if a == A_PUNG:
+        return f"{claim} with {held(t)} (a pung needs 2)"
+    if a == A_KONG:
+        return f"{claim} with {held(t)} (an exposed kong needs 3)"
+    p = a - A_CHOW
+    if s != (o + 1) % 4:
+        return f"{claim}: only the next seat ({(o + 1) % 4}) may chow seat {o}'s discard"
+    if t >= 27:
+        return f"{claim}: an honour makes no run"
+    lo = t - p
+    if lo % 9 > 6 or lo // 9 != t // 9 or lo < 0:
+        return f"{claim}: {code(t)} cannot be the {('low', 'middle', 'high')[p]} tile of a run"
+    need = [lo + i for i in range(3) if i != p]
+    return f"{claim} needs {code(need[0])} and {code(need[1])} in hand ({held(need[0])}, {held(need[1])})"
+
+
 def seat_hand(state: np.ndarray, seat: int) -> np.ndarray:
     """``int8[34]`` concealed tiles of ``seat`` (a copy)."""
     return state[HAND + 34 * seat : HAND + 34 * seat + 34].astype(np.int8)

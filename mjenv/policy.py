@@ -25,6 +25,12 @@ Specification in mjenv
   with clear errors. A module that is not importable is looked for in the working directory too (so the
   ``mjenv`` command run from a checkout finds its ``agents/``). mjenv itself never imports ``agents`` or
   ``train``.
+* **Optional factory keyword** ``threads`` (``int``): the most threads the policy may compute with in
+  parallel (torch's intra-op threads, Numba's, its subprocesses'). A factory that names ``threads`` in its
+  signature (:func:`takes_option`; ``**kwargs`` alone does not count) gets the arena's thread setting
+  (``mjenv eval --threads``) unless the option was given explicitly; the policy should hold to it during its
+  calls and leave the caller's own settings as they were (``agents.nn`` sets torch's count around each call
+  and restores it).
 * **Per-agent adapter** (:class:`AgentPolicy`): ``(observation, action_mask) -> action`` for the AEC and
   Gymnasium fronts, over a batched policy called with batches of one.
 """
@@ -278,6 +284,22 @@ def factory_options(factory: Callable[..., Any]) -> list[str] | None:
     named = [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][:2]
     return [p.name for p in named if p not in positional]
+
+
+def takes_option(spec: str | Callable[..., Any], name: str) -> bool:
+    """Whether the factory ``spec`` (an import string or a factory) names the keyword option ``name`` in its
+    signature (a factory that takes only ``**kwargs`` does not count; ``ValueError`` for a bad import string)."""
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__}")
+    factory = resolve_factory(spec) if isinstance(spec, str) else spec
+    if not callable(factory):
+        raise TypeError(f"an agent factory must be callable, got {type(factory).__name__}")
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):  # builtins without a signature
+        return False
+    p = params.get(name)
+    return p is not None and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
 
 
 def option_value(text: str) -> Any:

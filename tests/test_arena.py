@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,7 +23,7 @@ from mjenv.arena import (
     wall_schedule,
 )
 from mjenv.observation import OBS_SIZE, observe_kernel
-from mjenv.policy import random_legal_actions
+from mjenv.policy import RandomPolicy, random_legal_actions, takes_option
 from mjenv.record import replay
 from mjenv.rules import RuleConfig
 
@@ -403,6 +406,146 @@ def test_eval_cli_table_json_and_plot(tmp_path, capsys):
     assert "NAME=module:factory" in capsys.readouterr().err
     assert main(["eval", "--agent", "a=nope:make", "--agent", f"b={RANDOM}", "--no-progress"]) == 2
     assert "cannot import" in capsys.readouterr().err
+
+
+def _git(cwd, *args):
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd,
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+
+
+def test_report_names_the_code_that_made_it(tmp_path):
+    """``report["mjenv"]``: the version, the commit of the package's checkout and whether it was dirty; the
+    markdown says it too. Outside a checkout (or without git) the commit and the flag are None."""
+    import mjenv
+    from mjenv.arena import format_markdown, provenance
+
+    rep = run_arena({"a": RANDOM, "b": RANDOM}, walls=1, tables=4, records=0, progress=False)
+    code = rep["mjenv"]
+    assert set(code) == {"version", "commit", "dirty"}
+    assert code["version"] == mjenv.__version__ == rep["versions"]["mjenv"]
+    pkg = Path(mjenv.__file__).resolve().parent
+    if shutil.which("git") and subprocess.run(["git", "ls-files", "--error-unmatch", "__init__.py"], cwd=pkg,
+                                              capture_output=True).returncode == 0:  # fmt: skip
+        assert code["commit"] == _git(pkg, "rev-parse", "HEAD") and isinstance(code["dirty"], bool)
+        assert f"code: mjenv {code['version']}, commit {code['commit'][:12]}" in format_markdown(rep)
+    else:
+        assert code["commit"] is None and code["dirty"] is None
+    # a checkout of its own: clean, then dirty (a tracked file changed; an untracked one does not count)
+    if shutil.which("git") is None:
+        return
+    repo = tmp_path / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "pkg" / "__init__.py").write_text("x = 1\n")
+    _git(repo, "init", "-q")
+    _git(repo, "add", "pkg/__init__.py")
+    _git(repo, "commit", "-q", "-m", "one")
+    head = _git(repo, "rev-parse", "HEAD")
+    (repo / "pkg" / "new.py").write_text("")
+    assert provenance(repo / "pkg") == {"version": mjenv.__version__, "commit": head, "dirty": False}
+    (repo / "pkg" / "__init__.py").write_text("x = 2\n")
+    assert provenance(repo / "pkg")["dirty"] is True
+    rep["mjenv"] = provenance(repo / "pkg")
+    assert f"commit {head[:12]} with uncommitted changes" in format_markdown(rep)
+    (tmp_path / "loose").mkdir()
+    (tmp_path / "loose" / "__init__.py").write_text("")
+    assert provenance(tmp_path / "loose") == {"version": mjenv.__version__, "commit": None, "dirty": None}
+    rep["mjenv"] = provenance(tmp_path / "loose")
+    assert "code: mjenv" in format_markdown(rep) and "no git commit known" in format_markdown(rep)
+    with pytest.raises(ValueError, match="directory"):
+        provenance(tmp_path / "missing")
+    with pytest.raises(TypeError, match="path or None"):
+        provenance(3)
+
+
+# ------------------------------------------------------------------------------------------------ threads
+#: the ``threads`` each call of a spy factory got, and torch's thread count inside each call of the nn spy
+THREADS_SEEN: list = []
+TORCH_SEEN: list = []
+
+
+def make_threads_spy(num_envs, seed, threads=None):
+    THREADS_SEEN.append(threads)
+    return RandomPolicy(seed)
+
+
+def make_nn_spy(num_envs, seed, threads=None):
+    """A fresh ``agents.nn`` network whose forward pass notes torch's thread count."""
+    import torch
+
+    from agents import nn as NN
+
+    pol = NN.make(num_envs, seed, arch="mlp", threads=threads)
+    forward = pol.net.forward_features
+
+    def spy(*args, **kwargs):
+        TORCH_SEEN.append(torch.get_num_threads())
+        return forward(*args, **kwargs)
+
+    pol.net.forward_features = spy
+    return pol
+
+
+def test_the_thread_setting_reaches_the_factories_that_take_it():
+    """``threads`` goes to a factory that names a ``threads`` option (not to one that takes only ``**kwargs``:
+    the random agent, which refuses any option, plays on); an explicit option wins; the report is the same."""
+    assert takes_option(make_threads_spy, "threads") and takes_option("agents.nn:baseline", "threads")
+    assert not takes_option(RANDOM, "threads") and not takes_option("agents.rule:make", "threads")
+    kw = dict(walls=2, tables=4, records=0, progress=False)
+    agents = {"spy": make_threads_spy, "random": RANDOM}
+    THREADS_SEEN.clear()
+    one = run_arena(agents, threads=1, **kw)
+    assert THREADS_SEEN == [1]
+    THREADS_SEEN.clear()
+    default = run_arena(agents, **kw)
+    assert THREADS_SEEN == [None]
+    THREADS_SEEN.clear()
+    run_arena(agents, threads=1, shards=2, **kw)
+    assert THREADS_SEEN == [1, 1]  # one policy per shard
+    THREADS_SEEN.clear()
+    run_arena(agents, threads=1, agent_kwargs={"spy": {"threads": 2}}, **kw)
+    assert THREADS_SEEN == [2]
+    assert _no_timing(one) == _no_timing(default)
+    with pytest.raises(ValueError, match="threads"):
+        run_arena(agents, threads=0, **kw)
+    with pytest.raises(TypeError, match="threads"):
+        run_arena(agents, threads="1", **kw)
+
+
+def test_nn_agent_computes_with_the_eval_threads_and_restores_the_callers():
+    """``mjenv eval --threads 1``: the network's forward passes run with one torch thread, and the caller's
+    torch setting is as it was after the evaluation; without ``--threads`` the caller's setting is used."""
+    torch = pytest.importorskip("torch")
+    from agents import nn as NN
+    from mjenv.cli import main
+
+    prev = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        argv = ["eval", "--agent", "nn=tests.test_arena:make_nn_spy", "--agent", f"random={RANDOM}",
+                "--walls", "1", "--tables", "4", "--records", "0", "--no-progress"]  # fmt: skip
+        TORCH_SEEN.clear()
+        assert main([*argv, "--threads", "1"]) == 0
+        assert TORCH_SEEN and set(TORCH_SEEN) == {1}
+        assert torch.get_num_threads() == 2
+        TORCH_SEEN.clear()
+        assert main(argv) == 0
+        assert TORCH_SEEN and set(TORCH_SEEN) == {2}
+        import numba
+
+        nb = numba.get_num_threads()
+        with NN.torch_threads(1):
+            assert torch.get_num_threads() == 1 and numba.get_num_threads() == 1
+        with NN.torch_threads(None):
+            assert torch.get_num_threads() == 2
+        assert torch.get_num_threads() == 2 and numba.get_num_threads() == nb
+        assert NN.baseline(1, 0, threads=1).threads == 1
+        assert NN.symmetric(1, 0, views=1, threads=1).threads == 1
+    finally:
+        torch.set_num_threads(prev)
+    with pytest.raises(ValueError, match="threads"):
+        NN.make(1, 0, arch="mlp", threads=0)
+    with pytest.raises(TypeError, match="threads"):
+        NN.baseline(1, 0, threads=1.5)
 
 
 def test_arena_benchmark_smoke(capsys):

@@ -4,8 +4,9 @@ deterministic agent that plays illegal actions, a uniform agent that reports pol
 
 The arena's code may be rearranged freely; these reports must not change. A change of the reports on purpose
 (e.g. of the agents' random streams) regenerates the digests in a commit of its own that says why:
-``PYTHONPATH=$PWD python tests/test_arena_digest.py`` prints them. The ``"timing"`` entry (wall-clock) and the
-``"versions"`` entry (numpy, numba, python of the host) are left out of the digest; everything else is in it.
+``PYTHONPATH=$PWD python tests/test_arena_digest.py`` prints them. The ``"timing"`` entry (wall-clock), the
+``"versions"`` entry (numpy, numba, python of the host) and the ``"mjenv"`` entry (the code's version and git
+commit) are left out of the digest; everything else is in it.
 """
 
 from __future__ import annotations
@@ -122,10 +123,11 @@ DIGESTS = {
 
 
 def report_digest(name: str) -> str:
-    """SHA-256 of case ``name``'s report (JSON, sorted keys, without timing and versions) and its markdown."""
+    """SHA-256 of case ``name``'s report (JSON, sorted keys, without timing, versions and mjenv) and its
+    markdown."""
     agents, kw = CASES[name]
     rep = run_arena(agents, progress=False, **kw)
-    rep = {k: v for k, v in rep.items() if k not in ("timing", "versions")}
+    rep = {k: v for k, v in rep.items() if k not in ("timing", "versions", "mjenv")}
     h = hashlib.sha256(json.dumps(rep, sort_keys=True).encode())
     h.update(b"\0")
     h.update(format_markdown(rep).encode())

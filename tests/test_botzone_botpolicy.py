@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+from mjenv import actions as A
 from mjenv.arena import run_arena
 from mjenv.botzone.botpolicy import BotPolicy, bot_policy
 from mjenv.botzone.runner import PolicyBot
@@ -234,3 +235,103 @@ def test_mirror_keep_running(walls):
     )
     _same_play(a, b)
     assert a["agents"]["bot"]["bot"]["faults_count"] == 0 and a["agents"]["bot"]["win_rate"] > 0
+
+
+def test_thread_setting_bounds_the_bot_programs(tmp_path):
+    """``mjenv eval --threads N`` reaches the bot policy (its factory takes ``threads``): each program runs with
+    ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` and ``NUMBA_NUM_THREADS`` = N, and N turns
+    run at once unless ``jobs`` says otherwise."""
+    import shlex
+    import sys
+
+    from mjenv.botzone.runner import THREAD_VARS, make_bot, thread_env
+    from mjenv.policy import takes_option
+
+    assert takes_option(BOT, "threads")
+    assert thread_env(None) is None and thread_env(None, {"A": "1"}) == {"A": "1"}
+    assert thread_env(2, {"A": "1"}) == {"A": "1", **dict.fromkeys(THREAD_VARS, "2")}
+    with pytest.raises(ValueError, match="threads"):
+        thread_env(0)
+    with pytest.raises(TypeError, match="threads"):
+        thread_env("2")
+    with pytest.raises(ValueError, match="threads"):
+        bot_policy(1, 0, bot="simple:true", threads=0)
+    pol = bot_policy(1, 0, bot="simple:true", threads=1)
+    assert pol.jobs == 1 and bot_policy(1, 0, bot="simple:true", threads=1, jobs=3).jobs == 3
+    assert pol._factory().env["OMP_NUM_THREADS"] == "1"
+    seat = make_bot("agent:tests._bz_policies:make_hash", threads=3)
+    assert all(seat.env[k] == "3" for k in THREAD_VARS) and "PYTHONPATH" in seat.env
+    assert make_bot("simple:true").env is None  # no setting: the program inherits this environment
+    # a program that writes its environment, then plays as the draw-player
+    out = tmp_path / "env.txt"
+    player = bot_command("drawplayer.py").split(" ", 1)[1]
+    script = f"env > {shlex.quote(str(out))}; exec {shlex.quote(sys.executable)} {shlex.quote(player)}"
+    spec = "simple-keep:sh -c " + shlex.quote(script)
+    rep = _arena({"bot": BOT, "hash": HASH}, walls=1, threads=1, agent_kwargs={"bot": {"bot": spec}})
+    assert rep["agents"]["bot"]["bot"]["faults_count"] == 0
+    env = dict(line.split("=", 1) for line in out.read_text().splitlines() if "=" in line)
+    assert all(env[k] == "1" for k in THREAD_VARS)
+
+
+class _Answers:
+    """A seat object: ``on_draw`` to its own draws (default: plays the tile drawn), ``on_play(tile)`` to another
+    seat's discard (default ``PASS``), ``PASS`` to everything else."""
+
+    def __init__(self, on_draw=None, on_play=None) -> None:
+        self.on_draw, self.on_play = on_draw, on_play
+        self.request = ""
+        self.me = ""
+
+    def send(self, request, history) -> None:
+        self.request = request
+        if request.startswith("0 "):
+            self.me = request.split(" ")[1]
+
+    def receive(self) -> dict:
+        w = self.request.split(" ")
+        if w[0] == "2":
+            resp = self.on_draw or f"PLAY {w[1]}"
+        elif w[0] == "3" and w[1] != self.me and w[2] == "PLAY" and self.on_play is not None:
+            resp = self.on_play(w[3])
+        else:
+            resp = "PASS"
+        return {"verdict": "OK", "response": resp, "time": 0.0}
+
+
+def test_wa_and_wh_verdicts_say_which_move_and_why():
+    """A false ``HU`` (WH) and an illegal claim (WA) are named in the report with the engine's reason: the
+    action, its tile and why (not a winning hand, with the tiles; a pung without two copies in hand), in the
+    faults and in the records' notes; the policy's own list names the move."""
+    import re
+
+    pol = BotPolicy(lambda: _Answers("HU", lambda t: "HU"))
+    rep = _arena({"bot": lambda n, s, **kw: pol, "hash": HASH}, walls=1)
+    faults = rep["agents"]["bot"]["bot"]["faults"]
+    assert len(faults) == 4 and {f["verdict"] for f in faults} == {"WH"}
+    for f in faults:
+        assert f["action"] == A.WIN and f["answer"] == "HU"
+        assert re.fullmatch(r"win on [WBTFJ]\d: not a winning hand \(.+ \+ [WBTFJ]\d\)", f["why"]), f["why"]
+    notes = [i["note"] for r in rep["records"] for i in r["info"] if i and "note" in i]
+    assert len(notes) == 4 and all("bot fault WH" in n and "not a winning hand" in n for n in notes)
+    assert [v["why"] for v in pol.verdicts] == ["an illegal move (win)"] * 4
+
+    def peng(tile):  # claim every discard for a pung (and discard the same tile if it goes through)
+        return f"PENG {tile}"
+
+    kw = {"bot": {"bot": lambda: _Answers(on_play=peng)}}
+    rep = _arena({"bot": BOT, "hash": HASH}, walls=2, agent_kwargs=kw)
+    faults = rep["agents"]["bot"]["bot"]["faults"]
+    assert faults and {f["verdict"] for f in faults} == {"WA"}
+    for f in faults:
+        tile = f["request"].split(" ")[3]
+        assert f["action"] == A.PUNG and f["answer"] == f"PENG {tile}"
+        want = rf"pung {tile} (with [01] {tile} in hand \(a pung needs 2\)|on the last discard: .+)"
+        assert re.fullmatch(want, f["why"]), f["why"]
+    # an answer that is no move at all says what the request takes
+    kw = {"bot": {"bot": lambda: _Answers(on_play=lambda t: f"PLAY {t}")}}
+    faults = _arena({"bot": BOT, "hash": HASH}, walls=1, agent_kwargs=kw)["agents"]["bot"]["bot"]["faults"]
+    assert faults and all("action" not in f for f in faults)
+    assert {f["why"] for f in faults} == {
+        "not an answer to this request (a discard takes PASS, HU, GANG, PENG t or CHI mid t with mid next to or "
+        "on the discard)"
+    }

@@ -353,3 +353,58 @@ def test_random_play_invariants_and_oracle():
             assert r["fan_total"] - r["hand"]["flowerCount"] >= 8
             assert r["fans"] == oracle_fans(r["hand"]), r
     assert wins > 0
+
+
+def test_illegal_reason_names_the_move_and_the_rule():
+    """mjenv.game.illegal_reason: the action, its tile and the engine's reason, branch by branch (a false win's
+    fan count against the minimum, with the fans, from the scorer)."""
+    from mjenv.rules import RuleConfig
+
+    why = G.illegal_reason
+    hands = {0: "EEESSSWWWNNCC5p", 1: WAIT_5P, 2: "2233667788999s", 3: "123m456m789mCPPP"}
+    st = build_state(hands, turn=0, drawn="5p")
+    assert why(st, 0, A.DISCARD + T("1m")) == "discard W1 with no W1 in hand"
+    assert why(st, 0, A.WIN).startswith("win on B5: not a winning hand (F1 F1 F1 ")
+    assert (
+        why(st, 0, A.CONCEALED_KONG + T("E"))
+        == "concealed_kong F1 with 3 F1 in hand (a concealed kong needs 4)"
+    )
+    assert why(st, 0, A.ADDED_KONG + T("E")) == "added_kong F1 with no exposed pung of F1 to add it to"
+    assert why(st, 0, A.PUNG) == "pung on its own turn: no discard is on offer"
+    assert why(st, 1, A.PASS) == "pass: seat 1 is not to act (seat 0 is)"
+    assert why(st, 0, A.DISCARD + T("5p")) == "discard B5 is legal"
+    G.step(st, A.DISCARD + T("5p"))
+    assert why(st, 1, A.PUNG) == "pung B5 with 0 B5 in hand (a pung needs 2)"
+    assert why(st, 1, A.CHOW) == "chow low B5 needs B6 and B7 in hand (1 B6 in hand, 0 B7 in hand)"
+    assert why(st, 1, A.DISCARD) == "discard W1 out of turn: seat 1 is answering seat 0's discard B5"
+    st = build_state(hands, turn=0, drawn="5p", wall_left=0)
+    assert why(st, 0, A.CONCEALED_KONG + T("E")) == "concealed_kong F1 while the wall is empty"
+    # the Botzone variant: every seat is asked in every window; private walls
+    hands = {0: "EEESSSWWWNNCC5s", 1: "123m456m789s234p5s", 2: "2233667788999p", 3: "11m99m11s55s567pCC"}
+    st = build_state(hands, turn=0, drawn="5s", rules=RuleConfig.botzone())
+    st[G.PWALL : G.PWALL + 4] = 5
+    G.step(st, A.DISCARD + T("5s"))
+    assert why(st, 1, A.WIN) == (
+        "win on T5 with 6 fan (< 8): Concealed Hand 2, All Chows 2, Short Straight 1, Single Wait 1"
+    )
+    assert why(st, 1, A.CHOW + 2) == "chow high T5 needs T3 and T4 in hand (0 T3 in hand, 0 T4 in hand)"
+    G.step(st, A.PASS)
+    G.step(st, A.PASS)
+    assert why(st, 3, A.KONG) == "kong T5 with 2 T5 in hand (an exposed kong needs 3)"
+    assert why(st, 3, A.CHOW + 1) == "chow mid T5: only the next seat (1) may chow seat 0's discard"
+    st = build_state(hands, turn=0, drawn="5s", rules=RuleConfig.botzone(), flowers={1: 3})
+    st[G.PWALL : G.PWALL + 4] = 5
+    G.step(st, A.DISCARD + T("5s"))
+    assert why(st, 1, A.WIN).endswith("Flower Tiles 1 x3 (flowers do not count toward the 8)")
+    st = build_state(hands, turn=0, drawn="5s", rules=RuleConfig.botzone())
+    st[G.PWALL : G.PWALL + 4] = [5, 0, 5, 5]  # the next seat's part is empty: the discard is the last one
+    G.step(st, A.DISCARD + T("5s"))
+    G.step(st, A.PASS)
+    G.step(st, A.PASS)
+    assert why(st, 3, A.PUNG) == (
+        "pung T5 on the last discard: the next seat's part of the wall is empty, so only a win may claim it"
+    )
+    with pytest.raises(ValueError, match="seat"):
+        why(st, 4, A.PASS)
+    with pytest.raises(TypeError, match="state"):
+        why([0], 0, A.PASS)

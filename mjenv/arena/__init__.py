@@ -38,8 +38,9 @@ Specification in mjenv
   illegal actions by name. For every pair of agents: the mean per-wall difference of their points per hand,
   its 95% CI, the two-sided p-value of the paired t-test and whether it is significant at 5%.
 * **Reproducible.** The report is a function of (agents, seating, walls, seed, rules, illegal mode): the same
-  inputs give the same report bit for bit, except its ``"timing"`` entry and the ``settings`` that say how it
-  was run (``tables``, ``shards``); the thread count, the tables, the shards (the walls split into contiguous
+  inputs give the same report bit for bit, except its ``"timing"`` entry, the ``settings`` that say how it
+  was run (``tables``, ``shards``) and what says which code ran it (``"versions"``, and ``"mjenv"``: its
+  version, git commit and whether the checkout had uncommitted changes, :func:`provenance`); the thread count, the tables, the shards (the walls split into contiguous
   blocks, each played on its own env, the per-hand outcomes merged by hand index) and Ray workers
   (``workers=N``) do not change it. For that, a stochastic policy draws from per-table random streams
   (``row_streams = True``, :class:`mjenv.policy.TableStreams`) that the arena keys at each hand by (seed,
@@ -65,7 +66,7 @@ field goes into :class:`AgentOutcome` (its value, its merge and its report entry
 
 from mjenv.arena.outcome import AgentOutcome, Outcome, merge_outcomes
 from mjenv.arena.play import action_name, play_shard, run_arena
-from mjenv.arena.report import build_records, build_report, format_markdown, plot_report
+from mjenv.arena.report import build_records, build_report, format_markdown, plot_report, provenance
 from mjenv.arena.schedule import (
     SEATINGS,
     Entrant,
@@ -95,6 +96,7 @@ __all__ = [
     "num_agents",
     "play_shard",
     "plot_report",
+    "provenance",
     "run_arena",
     "seating_agents",
     "seating_orders",

@@ -173,7 +173,8 @@ def play_shard(
     chair_agent, n_orders = sch.chair_agent, sch.n_orders
     n_jobs = j1 - j0
     n_tab = min(setup.tables, n_jobs)
-    policies = [e.make(n_tab) for e in setup.entrants]
+    # the thread setting goes to the factories that take a threads option
+    policies = [e.make(n_tab, threads) for e in setup.entrants]
     # a policy may cap the tables (a Botzone bot policy: each of its seats is a process)
     caps = [int(p.max_tables) for p in policies if getattr(p, "max_tables", None)]
     n_tab = min([n_tab, *caps])
@@ -286,6 +287,9 @@ def play_shard(
                 if take_notes[k] is not None:
                     for i, note in sorted(take_notes[k]().items()):
                         r = int(rows[i])
+                        if "action" in note:  # a move the mask forbids: the engine says why, from the state
+                            why = G.illegal_reason(env.states[r], int(seats[r]), int(note["action"]))
+                            note = {**note, "why": why}
                         j = int(cur_job[r])
                         where = {"wall": j // n_orders, "order": j % n_orders, "chair": int(seats[r])}
                         out.agents[k].bot_faults.append({**where, "decision": int(hand_pos[r]), **note})
@@ -494,7 +498,12 @@ def run_arena(
     tables : int
         Tables of the vector env (at most the number of hands); more tables, fewer Python steps.
     threads : int, optional
-        Numba threads of the env (the report does not depend on it).
+        Threads of the evaluation (default: all cores): the env's Numba threads, and the ``threads`` option of
+        every agent factory that names one in its signature (``agents.nn``: torch's threads during its calls;
+        the Botzone bot policy: its bots' concurrent turns and its programs' ``OMP_NUM_THREADS``,
+        ``MKL_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` and ``NUMBA_NUM_THREADS``) unless ``agent_kwargs`` gives
+        it. The report does not depend on it for agents whose actions do not (a network's float32 outputs may
+        differ in the last bits with the thread count, as with the batch size).
     rules : RuleConfig, optional
         Table rules (minimum fan); dealer and prevailing wind come from the wall schedule.
     illegal : str
@@ -533,9 +542,10 @@ def run_arena(
     Returns
     -------
     dict
-        ``versions``, ``settings``, ``seeds``, ``agents`` (per agent statistics), ``differences``, ``table``
-        (outcomes of all hands), ``convergence``, ``illegal_actions``, ``records``, ``timing``. Every entry but
-        ``timing`` is reproducible bit for bit.
+        ``versions``, ``mjenv`` (the code's version, git commit and whether its checkout was dirty:
+        :func:`mjenv.arena.report.provenance`), ``settings``, ``seeds``, ``agents`` (per agent statistics),
+        ``differences``, ``table`` (outcomes of all hands), ``convergence``, ``illegal_actions``, ``records``,
+        ``timing``. Every entry but ``timing``, ``versions`` and ``mjenv`` is reproducible bit for bit.
 
     Raises
     ------
@@ -576,6 +586,8 @@ def run_arena(
         for k, nm in enumerate(names)
     )
     setup = Setup(schedule, entrants, tables, rules, records, illegal_records, bool(record_info))
+    if threads is not None:
+        threads = _check_int(threads, "threads", 1)
     workers = _check_int(workers, "workers", 0)
     shards = max(workers, 1) if shards is None else _check_int(shards, "shards", 1)
     shards = min(shards, walls)

@@ -4,7 +4,9 @@ hands' records (:mod:`mjenv.record` logs), the markdown tables and the plot."""
 from __future__ import annotations
 
 import itertools
+import os
 import platform
+import subprocess
 from typing import Any
 
 import numpy as np
@@ -12,6 +14,43 @@ import numpy as np
 from mjenv.arena.outcome import Outcome
 from mjenv.arena.schedule import Setup, seating_players
 from mjenv.arena.stats import mean_ci, ranks
+
+
+def _git(args: list[str], cwd: str) -> str | None:
+    """``git args`` run in ``cwd``: its standard output stripped, or None when git is missing or fails."""
+    try:
+        r = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=20, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+def provenance(package_dir: str | os.PathLike | None = None) -> dict[str, Any]:
+    """The code that made a report: ``{"version", "commit", "dirty"}``.
+
+    ``version`` is mjenv's; ``commit`` the ``git rev-parse HEAD`` of the checkout the imported ``mjenv``
+    package belongs to (its ``__init__.py`` tracked by that checkout's git), None when it is not in one (an
+    installed package) or git is missing; ``dirty`` whether that checkout's tracked files differ from the commit
+    (``git status --porcelain --untracked-files=no``: untracked files do not count), None without a commit.
+    ``package_dir``: look there instead of at the imported package (a directory holding ``__init__.py``)."""
+    from mjenv._version import __version__
+
+    if package_dir is None:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # mjenv/arena/.. = mjenv
+    elif isinstance(package_dir, (str, os.PathLike)):
+        root = os.fspath(package_dir)
+        if not os.path.isdir(root):
+            raise ValueError(f"package_dir must be a directory, got {root!r}")
+    else:
+        raise TypeError(f"package_dir must be a path or None, got {type(package_dir).__name__}")
+    commit = None
+    dirty = None
+    if _git(["ls-files", "--error-unmatch", "__init__.py"], root) is not None:
+        commit = _git(["rev-parse", "HEAD"], root)
+        if commit is not None:
+            status = _git(["status", "--porcelain", "--untracked-files=no"], root)
+            dirty = None if status is None else bool(status)
+    return {"version": __version__, "commit": commit, "dirty": dirty}
 
 
 def build_report(setup: Setup, outcome: Outcome, curve_points: int) -> dict[str, Any]:
@@ -91,6 +130,7 @@ def build_report(setup: Setup, outcome: Outcome, curve_points: int) -> dict[str,
             "numba": numba.__version__,
             "python": platform.python_version(),
         },
+        "mjenv": provenance(),
         "settings": {
             "seating": seating,
             "walls": walls,
@@ -236,6 +276,13 @@ def format_markdown(report: dict) -> str:
             f"illegal actions: {sum(a['illegal_actions']['count'] for a in report['agents'].values())}"
             f" (first: {report['illegal_actions'][0]})"
         )
+    code = report.get("mjenv")
+    if code:
+        if code.get("commit"):
+            at = f"commit {code['commit'][:12]}" + (" with uncommitted changes" if code.get("dirty") else "")
+        else:
+            at = "no git commit known"
+        lines.append(f"code: mjenv {code.get('version')}, {at}")
     return "\n".join(lines)
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from mjenv.policy import load_policy
+from mjenv.policy import load_policy, takes_option
 from mjenv.rng import GOLDEN, splitmix64
 
 SEATINGS = ("1v3", "2v2", "perm24")
@@ -164,9 +164,14 @@ class Entrant:
         """The spec as the report names it: the import string, else the factory's qualified name."""
         return self.spec if isinstance(self.spec, str) else getattr(self.spec, "__qualname__", "factory")
 
-    def make(self, num_envs: int) -> Any:
-        """A policy for ``num_envs`` tables (:func:`mjenv.policy.load_policy`)."""
-        return load_policy(self.spec, num_envs, self.seed, **dict(self.kwargs))
+    def make(self, num_envs: int, threads: int | None = None) -> Any:
+        """A policy for ``num_envs`` tables (:func:`mjenv.policy.load_policy`). ``threads``: the evaluation's
+        thread setting, passed as the factory's ``threads`` option when its signature names one
+        (:func:`mjenv.policy.takes_option`) and the option was not given explicitly."""
+        kwargs = dict(self.kwargs)
+        if threads is not None and "threads" not in kwargs and takes_option(self.spec, "threads"):
+            kwargs["threads"] = threads
+        return load_policy(self.spec, num_envs, self.seed, **kwargs)
 
 
 @dataclass(frozen=True, eq=False)

@@ -13,6 +13,9 @@ Specification in mjenv
   The arena passes each row's table (``tables=``; the policy says ``wants_tables``), tells it when hands end
   (:meth:`BotPolicy.hands_done`: their programs are stopped) and plays at most ``max_tables`` tables with it;
   the turns of different seats run concurrently (``jobs`` at a time), so an evaluation uses the machine's cores.
+  The arena's thread setting (``threads``, ``mjenv eval --threads``) is the default of ``jobs`` and bounds
+  each program's threads (``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``, ``OPENBLAS_NUM_THREADS``,
+  ``NUMBA_NUM_THREADS`` in its environment).
 * **The bot's view is built from Botzone requests derived from the observations** (the policy sees nothing
   else, as every policy): at each decision of its seat the policy works out, from the public facts of the
   observation (discards in order with their claimed marks, melds in order with where they came from, its own
@@ -32,6 +35,10 @@ Specification in mjenv
   (``WA``; a false ``HU`` is ``WH``), or a non-``PASS`` answer to a request that needs ``PASS`` (``WA``, at
   that request: the later requests are not sent) becomes an *illegal action*, so the env's illegal mode
   (``"terminate"`` in the variant: offender -30, others +10) pays what the judge pays; the program is stopped.
+  For an answer that parses to a move the mask forbids the note holds the move (``action``) and the arena's
+  report says why the engine refuses it (:func:`mjenv.game.illegal_reason`: e.g. ``pung W5 on the last
+  discard: the next seat's part of the wall is empty, ...``, ``win on T5 with 6 fan (< 8): Concealed Hand 2,
+  ...``).
   :attr:`BotPolicy.verdicts` lists each fault (verdict, request, answer, why, the hand's requests and
   responses, the end of standard error), :meth:`BotPolicy.take_notes` gives the last call's by row (the arena
   puts them in its report and records) and :meth:`BotPolicy.bot_summary` counts the verdicts and keeps the
@@ -234,11 +241,14 @@ class BotPolicy:
         memory_limit: float | None = DEFAULT_MEMORY_LIMIT,
         jobs: int | None = None,
         max_tables: int | None = 64,
+        threads: int | None = None,
     ) -> None:
         from mjenv.botzone.runner import make_bot
 
         if jobs is not None and (not isinstance(jobs, int) or jobs < 1):
             raise ValueError(f"jobs must be a positive int, got {jobs!r}")
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+            raise ValueError(f"threads must be a positive int or None, got {threads!r}")
         if max_tables is not None and (not isinstance(max_tables, int) or max_tables < 1):
             raise ValueError(f"max_tables must be a positive int or None, got {max_tables!r}")
         self.globaldata: dict = {}  # Botzone's per-program store, shared by every seat of this policy
@@ -247,7 +257,7 @@ class BotPolicy:
         if isinstance(bot, str):
             probe = make_bot(bot, **limits)  # a bad spec or limit is an error now, before any table
             shown = {k: getattr(probe, k, v) for k, v in shown.items()}  # the limits it runs with
-            self._factory = lambda: make_bot(bot, **limits, globaldata=self.globaldata)
+            self._factory = lambda: make_bot(bot, **limits, globaldata=self.globaldata, threads=threads)
             self._single = None
             self.spec = bot
         elif hasattr(bot, "send") and hasattr(bot, "receive"):
@@ -263,7 +273,8 @@ class BotPolicy:
                 f"bot must be a seat spec, a seat object or a factory of them, got {type(bot).__name__}"
             )
         self.limits = shown
-        self.jobs = jobs or os.cpu_count() or 1
+        self.threads = threads
+        self.jobs = jobs or threads or os.cpu_count() or 1
         self.max_tables = max_tables
         self.hands = 0
         self.counts = dict.fromkeys(_VERDICTS, 0)
@@ -424,11 +435,12 @@ class BotPolicy:
         st.last = ("draw", resp) if dec[0] == "draw" else (*dec, resp)
         action, discard = _parse(resp, dec, now)
         if action is None:
-            return self._fault(i, st, "WA", req, resp, "not an answer to this request", mask)
-        if not mask[action]:
             return self._fault(
-                i, st, "WH" if action == A.WIN else "WA", req, resp, "an illegal move", mask, action
+                i, st, "WA", req, resp, f"not an answer to this request ({_ANSWERS[dec[0]]})", mask
             )
+        if not mask[action]:  # the arena replaces the why by the engine's (mjenv.game.illegal_reason)
+            why = f"an illegal move ({A.action_to_str(action)})"
+            return self._fault(i, st, "WH" if action == A.WIN else "WA", req, resp, why, mask, action)
         st.pending_discard = discard
         return action
 
@@ -444,6 +456,8 @@ class BotPolicy:
         }
         if stderr:
             note["stderr"] = stderr
+        if action is not None:
+            note["action"] = int(action)  # the move the answer parsed to, which the mask forbids
         self.verdicts.append(note)
         self._notes[i] = note
         st.last = None
@@ -452,7 +466,9 @@ class BotPolicy:
 
     def take_notes(self) -> dict[int, dict]:
         """The faults of the last call, by row: ``{row: {"verdict", "request", "answer", "why", "requests",
-        "responses"[, "stderr"]}}`` (the arena puts them in its report and records)."""
+        "responses"[, "stderr"][, "action"]}}`` (the arena puts them in its report and records). ``action``: for
+        an answer that parses to a move the mask forbids (``WA``, ``WH``), that move's action id; the arena then
+        says why it is illegal from the table's state (:func:`mjenv.game.illegal_reason`)."""
         out, self._notes = self._notes, {}
         return out
 
@@ -526,6 +542,14 @@ def _illegal(mask: np.ndarray) -> int:
     return int(np.flatnonzero(~mask)[0])
 
 
+#: the answers Botzone takes to each kind of request (the why of an answer that is none of them)
+_ANSWERS = {
+    "draw": "its own draw takes PLAY t, GANG t, BUGANG t or HU",
+    "window": "a discard takes PASS, HU, GANG, PENG t or CHI mid t with mid next to or on the discard",
+    "rob": "an added kong takes PASS or HU",
+}
+
+
 def _parse(resp: str, dec: tuple, now: _Public) -> tuple[int | None, int]:
     """(action, discard after a claim or -1) of a Botzone answer in decision ``dec``; (None, -1) if it does not
     parse as an answer to that request."""
@@ -568,14 +592,18 @@ def bot_policy(
     memory_limit: float | None = DEFAULT_MEMORY_LIMIT,
     jobs: int | None = None,
     max_tables: int | None = 64,
+    threads: int | None = None,
 ) -> BotPolicy:
     """Factory (``"mjenv.botzone.botpolicy:bot_policy"``): a Botzone bot as a policy. ``bot`` is a seat spec of
     :func:`mjenv.botzone.runner.make_bot` (``"simple:<command>"``, ``"json-keep:<command>"``,
     ``"agent:module:factory"``, ...), a zero-argument factory of seat objects, or one seat object (one seat of
     one table). ``time_limit`` / ``first_time_limit`` (seconds per answer) and ``memory_limit`` (MB per process)
-    are Botzone's limits; ``jobs`` bot turns run at once (default: the CPU count); the arena plays at most
-    ``max_tables`` tables with this policy (each of its seats is a process)."""
+    are Botzone's limits; ``jobs`` bot turns run at once (default: ``threads``, else the CPU count); the arena
+    plays at most ``max_tables`` tables with this policy (each of its seats is a process). ``threads`` (the
+    arena fills it from ``mjenv eval --threads``): the default of ``jobs``, and each program of a spec string
+    runs with ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``, ``OPENBLAS_NUM_THREADS`` and ``NUMBA_NUM_THREADS`` set
+    to it (:func:`mjenv.botzone.runner.thread_env`)."""
     return BotPolicy(
         bot, time_limit=time_limit, first_time_limit=first_time_limit, memory_limit=memory_limit, jobs=jobs,
-        max_tables=max_tables,
+        max_tables=max_tables, threads=threads,
     )  # fmt: skip

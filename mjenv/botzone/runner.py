@@ -69,12 +69,14 @@ from mjenv.rules import RuleConfig
 from mjenv.tiles import BOTZONE_CODES
 
 __all__ = [
+    "THREAD_VARS",
     "PolicyBot",
     "SubprocessBot",
     "make_bot",
     "play_engine",
     "play_match",
     "random_initdata",
+    "thread_env",
     "write_log",
 ]
 
@@ -131,6 +133,26 @@ DEFAULT_MEMORY_LIMIT = 256
 #: markers of an allocation failure in a dead bot's standard error: the verdict is MLE rather than RE
 _MEMORY_ERRORS = ("MemoryError", "std::bad_alloc", "Cannot allocate memory", "out of memory")
 _STDERR_TAIL = 2000
+
+
+#: the environment variables that bound a program's compute threads (OpenMP: torch and Numba's OpenMP layer;
+#: MKL; OpenBLAS; Numba), all set to the thread count by :func:`thread_env`
+THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NUMBA_NUM_THREADS")
+
+
+def thread_env(threads: int | None, env: dict | None = None) -> dict | None:
+    """The environment of a bot program whose compute threads are bounded by ``threads``: ``env`` (default a
+    copy of this process's) with every variable of :data:`THREAD_VARS` set to ``threads``; ``env`` as given
+    when ``threads`` is None."""
+    if threads is None:
+        return env
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)):
+        raise TypeError(f"threads must be an int or None, got {type(threads).__name__}")
+    if threads < 1:
+        raise ValueError(f"threads must be >= 1, got {threads}")
+    out = dict(os.environ if env is None else env)
+    out.update(dict.fromkeys(THREAD_VARS, str(int(threads))))
+    return out
 
 
 def _with_memory_limit(command: list[str], limit_mb: float | None) -> list[str]:
@@ -548,6 +570,7 @@ def make_bot(
     memory_limit: float | None = DEFAULT_MEMORY_LIMIT,
     seed: int = 0,
     globaldata: dict | None = None,
+    threads: int | None = None,
 ) -> Any:
     """A seat from a spec: a bot object (returned as is); ``"policy:module:factory"`` (an mjenv policy in
     process); an external program ``"simple:<command>"`` / ``"json:<command>"`` (one process per turn) or
@@ -555,28 +578,33 @@ def make_bot(
     :class:`SubprocessBot`); ``"agent:module:factory"`` / ``"agent-json:module:factory"`` (an mjenv policy
     wrapped as a keep-running Botzone bot program, ``python -m mjenv.botzone.bot``, in a subprocess: no memory
     limit, 10 s for the first answer unless given, as it loads mjenv). ``globaldata``: the store shared by the
-    seats of one program (see :class:`SubprocessBot`)."""
+    seats of one program (see :class:`SubprocessBot`). ``threads``: bound the seat's compute threads: a
+    program's environment gets :data:`THREAD_VARS` set to it (:func:`thread_env`), an in-process policy's
+    factory its ``threads`` option when it names one (:func:`mjenv.policy.takes_option`)."""
     if not isinstance(spec, str):
         if hasattr(spec, "send") and hasattr(spec, "receive"):
             return spec
         raise TypeError(f"a seat is a spec string or a bot object, got {type(spec).__name__}")
     kind, _, rest = spec.partition(":")
+    env = thread_env(threads)  # checks threads
     if kind == "policy":
-        from mjenv.policy import load_policy
+        from mjenv.policy import load_policy, takes_option
 
-        return PolicyBot(load_policy(rest, 1, seed), name=spec)
+        kw = {"threads": threads} if threads is not None and takes_option(rest, "threads") else {}
+        return PolicyBot(load_policy(rest, 1, seed, **kw), name=spec)
     if kind in _KINDS:
         if not rest.strip():
             raise ValueError(f"seat spec {spec!r} names no command")
         return SubprocessBot(
             rest, kind.split("-")[0], keep_running=kind.endswith("-keep"), time_limit=time_limit,
-            first_time_limit=first_time_limit, memory_limit=memory_limit, name=spec, globaldata=globaldata,
+            first_time_limit=first_time_limit, memory_limit=memory_limit, name=spec, env=env,
+            globaldata=globaldata,
         )  # fmt: skip
     if kind in ("agent", "agent-json"):
         import sys
 
         cmd = [sys.executable, "-m", "mjenv.botzone.bot", "--agent", rest, "--seed", str(seed)]
-        env = dict(os.environ)
+        env = dict(os.environ) if env is None else env
         env["PYTHONPATH"] = os.pathsep.join([os.getcwd(), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
         return SubprocessBot(
             cmd, "json" if kind == "agent-json" else "simple", keep_running=True, time_limit=time_limit,
