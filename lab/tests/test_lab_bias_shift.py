@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 from lab.probes.bias_shift import CLASSES, main, parse_shift, shift_biases  # noqa: E402
 from mjenv import actions as A  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ACTIONS = {
     "discard": range(A.DISCARD, A.DISCARD + A.NUM_TILE_TYPES),
     "concealed_kong": range(A.CONCEALED_KONG, A.CONCEALED_KONG + A.NUM_TILE_TYPES),

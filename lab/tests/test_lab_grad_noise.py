@@ -18,7 +18,7 @@ torch = pytest.importorskip("torch")
 from lab.probes.grad_noise import finite_json, jackknife, noise_stats  # noqa: E402 (after the importorskip)
 from lab.probes.temperature import at_temperature  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _synthetic(k: int, p: int, g_norm: float, noise_sd: float, seed: int) -> np.ndarray:
