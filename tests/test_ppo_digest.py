@@ -118,6 +118,33 @@ def test_resumed_run_has_the_pinned_digest(tmp_path):
     assert run_digest(tmp_path / "resumed", "oracle", stop_after=2) == DIGESTS["oracle"]
 
 
+#: every option of ``python -m train.ppo`` with its default, as at commit f98e335 (the settings now come from
+#: several modules: train.run, train.opponents and the research options' modules)
+OPTIONS = {
+    "anchor_kl": 0.0, "anneal_lr": True, "arch": "mlp", "blocks": None, "channels": 16, "clip_coef": 0.2,
+    "critic": "shared", "critic_channels": 32, "critic_hidden": 256, "device": "auto", "ent_coef": 0.002,
+    "epochs": 3, "eval_every": 100, "eval_seed": 12345, "eval_walls": 200, "gae_lambda": 0.95, "gamma": 1.0,
+    "hidden": 128, "init_from": None, "keep_eval_policies": True, "lr": 0.0015, "lr_warmup": 0,
+    "max_grad_norm": 0.5, "min_fan": 8, "minibatch_size": 4096, "num_envs": 512, "opponent_prob": 0.75,
+    "opponents": ("rule",), "pool_every": 25, "pool_ratings": False, "pool_size": 8, "progress": True,
+    "ray_address": None, "ray_num_cpus": None, "ray_ship_code": False, "resume": False, "reward_scale": 0.03125,
+    "rollout_steps": 64, "run_dir": "runs/ppo", "save_every": 25, "seed": 0, "target_kl": 0.03, "threads": 2,
+    "time_budget_s": None, "torch_threads": 2, "updates": 1200, "value_warmup": 10, "vf_coef": 0.5,
+    "with_features": False, "workers": 0,
+}  # fmt: skip
+
+
+def test_every_option_keeps_its_name_and_default(capsys, monkeypatch):
+    tyro = pytest.importorskip("tyro")
+    monkeypatch.setenv("COLUMNS", "200")  # one line per option
+    assert dataclasses.asdict(PPOConfig()) == OPTIONS
+    with pytest.raises(SystemExit):
+        tyro.cli(PPOConfig, args=["--help"])
+    shown = capsys.readouterr().out
+    missing = [k for k in OPTIONS if f"--{k.replace('_', '-')}" not in shown]
+    assert not missing and "--no-progress" in shown and "--opponents [STR [STR ...]]" in shown
+
+
 if __name__ == "__main__":
     import sys
     import tempfile
