@@ -64,6 +64,9 @@ Specification in mjenv
   also the behaviour when nothing is ever scheduled) or stops (``after_schedule="stop"``): ``active[i]``
   becomes False, its mask row is all False, ``n_legal[i] = 0``, ``seats[i] = -1``, its action is ignored and
   it never terminates again, until the next ``reset``. ``reset`` empties the queues.
+* **Snapshots**: :meth:`VectorEnv.snapshot` copies the whole state (every array but the kernels' scratch) and
+  :meth:`VectorEnv.restore` continues from one, in this env or another of the same settings, exactly (a
+  training checkpoint's resume); :meth:`VectorEnv.copy_tables` continues single tables of another env.
 * ``threads`` sets Numba's thread count for this env's kernels (default: every thread Numba has). Importing
   this module sets ``OMP_WAIT_POLICY=PASSIVE`` unless it is set already (Numba's OpenMP threads otherwise spin
   between steps and starve the working threads on a shared machine); set it to ``ACTIVE`` before importing
@@ -95,6 +98,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numba
@@ -1010,6 +1014,88 @@ class VectorEnv:
             self.obs[d] = src.obs[s]
         if self.oracle is not None:
             self.oracle[d] = src.oracle[s]
+
+    #: the seed schedule's queues: their second dimension (the capacity) may differ between envs
+    _QUEUES = ("_sq_seed", "_sq_dealer", "_sq_prev")
+
+    def _state_views(self) -> dict[str, np.ndarray]:
+        """Every array of the env but the kernels' scratch (``SCRATCH_ARRAYS``), the live ones, by name."""
+        out = {
+            k: v for k, v in vars(self).items() if isinstance(v, np.ndarray) and k not in self.SCRATCH_ARRAYS
+        }
+        out.update({f"results.{k}": v for k, v in vars(self.results).items() if isinstance(v, np.ndarray)})
+        return out
+
+    def snapshot(self) -> dict[str, np.ndarray]:
+        """A copy of the env's whole state, for :meth:`restore` (e.g. in a training checkpoint).
+
+        Returns a dict of numpy arrays (copies) named after the env's attributes (private ones included, and
+        ``results.<field>`` for :attr:`results`): every array of the env but the kernels' scratch
+        (``SCRATCH_ARRAYS``), whose contents follow the threads' schedule. Treat it as opaque: the names and
+        shapes follow this version of the env, and :meth:`restore` checks them.
+        """
+        return {k: v.copy() for k, v in self._state_views().items()}
+
+    def restore(self, arrays: Mapping[str, np.ndarray]) -> None:
+        """Continue from ``arrays``, a :meth:`snapshot` of this env or of another one with the same settings.
+
+        Afterwards the env is started (no :meth:`reset` needed) and is, table for table, the env the snapshot
+        was taken from: the same actions give the same observations, masks, seats, rewards, terminations,
+        results and oracle blocks, and the same next hands. The thread count may differ. Some arrays of the
+        env are views of others (``seats`` is a row of a packed buffer); a snapshot's copies of them must
+        agree, as a snapshot's do.
+
+        Raises
+        ------
+        TypeError
+            ``arrays`` is not a mapping of names to arrays.
+        ValueError
+            A missing or unknown name, a shape or dtype other than this env's (other ``num_envs``,
+            observation settings, ``obs_dtype`` or ``oracle``), another encoding of the rules (the
+            ``_rules`` entry, which is compared, never copied), seed-schedule queues of different
+            capacities, or copies of the same memory that disagree. Nothing changes then.
+        """
+        if not isinstance(arrays, Mapping):
+            raise TypeError(
+                f"arrays must be a mapping of names to arrays (a snapshot), got {type(arrays).__name__}"
+            )
+        mine = self._state_views()
+        missing, unknown = sorted(set(mine) - set(arrays)), sorted(set(arrays) - set(mine))
+        if missing or unknown:
+            raise ValueError(f"not a snapshot of this env: missing {missing}, unknown {unknown}")
+        caps = {np.shape(arrays[k])[1:] for k in self._QUEUES}
+        if len(caps) != 1 or len(cap := caps.pop()) != 1 or cap[0] < 1:
+            raise ValueError(f"the seed schedule's queues {self._QUEUES} must have the same capacity >= 1")
+        src: dict[str, np.ndarray] = {}
+        for k, cur in mine.items():
+            a = np.asarray(arrays[k])
+            want = (self.num_envs, *cap) if k in self._QUEUES else cur.shape
+            if a.shape != want or a.dtype != cur.dtype:
+                raise ValueError(
+                    f"snapshot array {k!r} is {a.dtype}{a.shape}, this env's is {cur.dtype}{want}"
+                )
+            src[k] = a
+        if not np.array_equal(src.pop("_rules"), self._rules):
+            raise ValueError("the snapshot is of an env with other rules")
+        backup = self.snapshot()
+        old_queues = [getattr(self, k) for k in self._QUEUES]
+        if src["_sq_seed"].shape != self._sq_seed.shape:  # another capacity: new queues
+            for k in self._QUEUES:
+                setattr(self, k, np.zeros_like(src[k]))
+        views = self._state_views()
+        for k, a in src.items():
+            np.copyto(views[k], a)
+        if not all(
+            np.array_equal(views[k], a) for k, a in src.items()
+        ):  # a later copy overwrote an earlier one
+            for k, q in zip(self._QUEUES, old_queues, strict=True):
+                setattr(self, k, q)
+            views = self._state_views()
+            for k, a in backup.items():
+                np.copyto(views[k], a)
+            raise ValueError("the snapshot's copies of the same memory disagree (e.g. seats and _i32)")
+        self._bind()
+        self._started = True
 
     @property
     def nbytes(self) -> int:

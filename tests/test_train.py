@@ -525,7 +525,7 @@ def test_checkpoint_env_arrays_are_every_env_array_but_the_kernels_scratch():
     kernel's work counters, whose leftovers follow the threads' schedule and would make two runs' checkpoints
     differ)."""
     from mjenv.vector import VectorEnv
-    from train.ppo import _env_arrays
+    from train.run import _env_arrays
 
     env = VectorEnv(40, threads=2, obs_dtype=np.uint8)
     names = {k for k, v in vars(env).items() if isinstance(v, np.ndarray)}

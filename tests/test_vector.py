@@ -472,3 +472,81 @@ def test_copy_tables_continue_exactly_as_their_sources():
         dst.copy_tables(other, s[:1], d[:1])
     with pytest.raises(RuntimeError, match="reset"):
         VectorEnv(6, seed=0, obs_dtype=np.uint8).copy_tables(src, s, d)
+
+
+def _same_state(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_restore_continues_exactly_as_the_snapshotted_env():
+    """A snapshot restored into a fresh env (other seed, other thread count, a seed schedule of another
+    capacity) plays on exactly as the env it was taken from: every output of every step, the hands that
+    follow, and the state itself."""
+    import numba
+
+    rng = np.random.default_rng(5)
+    src = VectorEnv(8, seed=3, threads=1, obs_dtype=np.uint8, oracle=True)
+    _, masks, _ = src.reset()
+    for _ in range(30):
+        _, masks, _, _, _ = src.step(random_legal_actions(masks, rng))
+    src.schedule(np.arange(24).reshape(8, 3) + 1000)  # queued hands: the schedule grows past its capacity 1
+    snap = src.snapshot()
+    dst = VectorEnv(
+        8, seed=77, threads=min(2, numba.config.NUMBA_NUM_THREADS), obs_dtype=np.uint8, oracle=True
+    )
+    assert dst._sq_seed.shape != snap["_sq_seed"].shape
+    dst.restore(snap)
+    snap["states"][:] = 0  # the env holds copies
+    assert _same_state(dst.snapshot(), src.snapshot())
+    finished = 0
+    for _ in range(400):
+        a = random_legal_actions(src.masks, rng)
+        out_s, out_d = src.step(a), dst.step(a)
+        for x, y in zip(out_s, out_d, strict=True):
+            assert np.array_equal(x, y)
+        assert np.array_equal(src.oracle, dst.oracle) and np.array_equal(src.scheduled, dst.scheduled)
+        for name in vars(src.results):
+            assert np.array_equal(getattr(src.results, name), getattr(dst.results, name)), name
+        finished += int(src.terminated.sum())
+    assert finished > 8 * 3 and not src.scheduled.any()  # past the queued hands, into the tables' own RNGs
+    assert _same_state(dst.snapshot(), src.snapshot())
+
+
+def test_restore_refuses_a_bad_snapshot_and_changes_nothing():
+    rng = np.random.default_rng(6)
+    kw = {"threads": 1, "obs_dtype": np.uint8}
+
+    def played(n=4, seed=2, **more):
+        env = VectorEnv(n, seed=seed, **{**kw, **more})
+        _, masks, _ = env.reset()
+        for _ in range(12):
+            _, masks, _, _, _ = env.step(random_legal_actions(masks, rng))
+        return env
+
+    env, fresh = played(seed=1), VectorEnv(4, seed=1, **kw)
+    good = played().snapshot()
+    grown = played()
+    grown.schedule(np.arange(8).reshape(4, 2))
+    grown = grown.snapshot()
+    bad = [
+        (TypeError, "mapping", [good]),
+        (ValueError, r"missing \['states'\]", {k: v for k, v in good.items() if k != "states"}),
+        (ValueError, r"unknown \['bogus'\]", {**good, "bogus": np.zeros(4)}),
+        (ValueError, r"is int64\(5,\), this env's is int64\(4,\)", played(n=5).snapshot()),
+        (ValueError, r"'obs' is float32", played(obs_dtype=np.float32).snapshot()),
+        (ValueError, r"unknown \['oracle'\]", played(oracle=True).snapshot()),
+        (ValueError, "other rules", played(rules=RuleConfig(min_fan=1, illegal="raise")).snapshot()),
+        (ValueError, "same capacity", {**good, "_sq_seed": np.zeros((4, 3), np.int64)}),
+        (ValueError, "disagree", {**good, "seats": (good["seats"] + 1) % 4}),
+        (ValueError, "disagree", {**grown, "seats": (grown["seats"] + 1) % 4}),  # and new queues
+    ]
+    for target in (env, fresh):
+        before = target.snapshot()
+        for exc, match, arrays in bad:
+            with pytest.raises(exc, match=match):
+                target.restore(arrays)
+            assert _same_state(target.snapshot(), before), match
+    with pytest.raises(RuntimeError, match="reset"):  # still not started
+        fresh.step(np.zeros(4, np.int64))
+    fresh.restore(good)
+    fresh.step(random_legal_actions(fresh.masks, rng))

@@ -1,4 +1,4 @@
-"""The oracle critic: a value function that also reads the hidden state, for training only (issue 25).
+"""The oracle critic: a value function that also reads the hidden state, for training only.
 
 Why
 ---
@@ -19,6 +19,11 @@ without the legal mask, as ``agents.nn.planes_inputs`` says) plus the oracle blo
 (``VectorEnv(oracle=True)``, ``mjenv.observation`` "oracle block") as per-tile planes: every seat's concealed
 counts (4), waits (4), the wall's counts (1) and the next draws of every seat (4). A per-tile encoder shared by
 the 34 tiles, a flattened summary, and a two-layer MLP with the global inputs give the value.
+
+In :mod:`train.ppo` (``--critic oracle``, :class:`CriticSettings`): :func:`make_critic` builds it, the rollout
+stores the deciding chair's oracle block beside its features and takes the value from the critic, the update
+trains the critic instead of the actor's value head (its gradients clipped apart), and :func:`bootstrap_values`
+values the chains the rollout's end cuts (with either critic).
 """
 
 from __future__ import annotations
@@ -30,7 +35,25 @@ import torch
 from torch import nn
 
 from agents.nn import NUM_GLOBAL, NUM_TILE_FEATURES, NNConfig, planes_inputs
-from mjenv.observation import ORACLE_OFFSETS, ORACLE_SIZE
+from mjenv._jit import njit
+from mjenv.observation import OBS_SIZE, ORACLE_OFFSETS, ORACLE_SIZE, observe_kernel, oracle_rows_kernel
+
+CRITICS = ("shared", "oracle")
+
+
+@dataclass
+class CriticSettings:
+    """The value function of ``python -m train.ppo`` (its options)."""
+
+    critic: str = "shared"
+    """value function: ``shared`` (the actor network's value head, observation only) or ``oracle`` (a separate
+    network that also reads the hidden state, ``VectorEnv(oracle=True)``; training only, never in the actor:
+    train/critic.py)"""
+    critic_channels: int = 32
+    """oracle critic: per-tile width"""
+    critic_hidden: int = 256
+    """oracle critic: MLP width"""
+
 
 _PLANES = (("hands", 4, 4.0), ("waits", 4, 1.0), ("wall_counts", 1, 4.0), ("wall_next", 4, 4.0))
 NUM_ORACLE_PLANES = sum(c for _, c, _ in _PLANES)
@@ -98,3 +121,37 @@ class OracleCritic(nn.Module):
         e = torch.relu(self.tile_enc(x))
         s = self.tile_sum(e).flatten(1)
         return self.body(torch.cat([s, glob], dim=1)).squeeze(1)
+
+
+def make_critic(cfg, net_config: NNConfig, device: torch.device) -> OracleCritic | None:
+    """The oracle critic of a run's settings (``cfg.critic == "oracle"``, seeded ``cfg.seed + 1``), else None."""
+    if cfg.critic != "oracle":
+        return None
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(cfg.seed + 1)
+        return OracleCritic(CriticConfig(cfg.critic_channels, cfg.critic_hidden), net_config).to(device)
+
+
+@njit
+def observe_rows_kernel(states, tables, seats, out):
+    """``out[j]`` = observation of chair ``seats[j]`` at table ``tables[j]`` (``observe_kernel`` per row)."""
+    for j in range(tables.shape[0]):
+        observe_kernel(states[tables[j]], seats[j], out[j])
+
+
+def bootstrap_values(net, critic: OracleCritic | None, env, tables: np.ndarray, seats: np.ndarray,
+                     device: torch.device) -> np.ndarray:  # fmt: skip
+    """Values ``float32[len(tables)]`` of chair ``seats[j]`` at table ``tables[j]`` of ``env`` now (a chain
+    of decisions the rollout's end cut): the actor's value head on the chair's observation (its own view), or
+    the oracle ``critic`` on the same features and the chair's oracle block."""
+    ob = np.empty((tables.size, OBS_SIZE), np.uint8)
+    observe_rows_kernel(env.states, tables.astype(np.int64), seats.astype(np.int64), ob)
+    with torch.no_grad():
+        feats = net.features(ob, None)
+        if critic is None:
+            _, v = net.forward_features(*feats, None)
+        else:
+            orc = np.empty((tables.size, ORACLE_SIZE), np.uint8)
+            oracle_rows_kernel(env.states[tables], seats.astype(np.int32), orc)
+            v = critic(*feats, torch.from_numpy(orc).to(device))
+    return v.cpu().numpy()

@@ -44,7 +44,7 @@ uninterrupted one (the single-process loop's resume is exact). A later :meth:`Tr
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -53,6 +53,21 @@ from mjenv.vector import NUM_ACTIONS
 
 MAX_RESTARTS = 3  # restarts of one worker before it is dropped
 _SEED_TAG = 0xD157
+
+
+@dataclass
+class DistributedSettings:
+    """Ray collection for ``python -m train.ppo`` (its options)."""
+
+    workers: int = 0
+    """Ray workers collecting rollouts (0: this process, the loop above). N > 0: N actors of ``num_envs`` tables
+    each, one update of staleness; see train/distributed.py (needs the distributed extra: ray)"""
+    ray_address: str | None = None
+    """Ray cluster to join (e.g. auto, host:6379); default a local Ray"""
+    ray_num_cpus: int | None = None
+    """CPUs of the local Ray (default: workers)"""
+    ray_ship_code: bool = False
+    """upload the checkout to the workers (runtime_env working_dir) instead of using it at the same path"""
 
 
 def worker_seed(run_seed: int, index: int, start_update: int = 0, generation: int = 0) -> int:
