@@ -1,4 +1,4 @@
-"""Every ablation switch of issue 25 runs at tiny scale (train.ppo, train.diagnose), and bad settings fail
+"""Every ablation switch of PPO runs at tiny scale (train.ppo, train.diagnose), and bad settings fail
 before any work starts."""
 
 from __future__ import annotations

@@ -574,7 +574,7 @@ def test_cli_eval_agent_options(tmp_path, capsys):
 
 
 def test_cli_eval_bad_checkpoint_or_option_is_one_line(tmp_path, capsys):
-    """Issue 27: a checkpoint path that does not exist ended in a 25-line traceback (exit 1) and a misspelled
+    """Found 2026-12-03: a checkpoint path that does not exist ended in a 25-line traceback (exit 1) and a misspelled
     option key blamed the factory's signature; now one line naming the problem, exit 2, and for a wrong key
     the options the factory takes."""
     pytest.importorskip("torch")
@@ -600,7 +600,7 @@ def test_cli_eval_bad_checkpoint_or_option_is_one_line(tmp_path, capsys):
     assert "options: checkpoint, device, greedy, channels, hidden" in err, err
 
 
-# ------------------------------------------------------------------------------------------------ shards (issue 13)
+# ------------------------------------------------------------------------------------------------ shards
 class FirstLegalOrIllegal:
     """Deterministic row by row: the first legal action, but the first illegal one when 5 actions are legal."""
 
@@ -660,7 +660,7 @@ def _no_run_settings(rep):
 @pytest.mark.parametrize("seating", ["1v3", "2v2"])
 def test_stochastic_agents_with_row_streams_give_one_report_for_every_split(seating):
     """The random agent draws from per-table streams keyed by (seed, agent, wall, order): one report however
-    the walls are split into shards and whatever the number of tables (issue 27, item 7)."""
+    the walls are split into shards and whatever the number of tables."""
     agents = {"random": RANDOM, "rule": "agents.rule:make"}
     kw = dict(seating=seating, walls=6, seed=9, records=3, progress=False)
     one = run_arena(agents, tables=16, **kw)

@@ -1,4 +1,4 @@
-"""Ray-distributed PPO collection and evaluation (issue 13): a local Ray of 2 CPUs shared by the tests."""
+"""Ray-distributed PPO collection and evaluation: a local Ray of 2 CPUs shared by the tests."""
 
 from __future__ import annotations
 

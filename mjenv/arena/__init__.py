@@ -47,7 +47,7 @@ Specification in mjenv
   agent, wall, seat order) (:meth:`Schedule.stream_keys`), so its draws at a table depend on no other table.
   A stochastic policy that uses only its own generator gets the same report for the same ``shards`` and
   ``tables``.
-* **Records** (item 4 of issue 11): the hands with the largest swing (``max(score) - min(score)``) and every
+* **Records**: the hands with the largest swing (``max(score) - min(score)``) and every
   hand with an illegal action (up to ``illegal_records``, those of the lowest hand indices) are kept as :mod:`mjenv.record` logs (``mjenv.record.LOG_FORMAT``, replayable) with the
   extra keys ``"agents"`` (agent name per chair), ``"wall_index"``, ``"order"``, ``"swing"``, ``"reasons"`` and
   ``"info"``: a list aligned with ``"ops"`` holding, for each decision, the policy's info when it gives any
