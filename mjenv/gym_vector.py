@@ -168,7 +168,7 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
         # import strings are built now (an error shows at once) and again at every seeded reset
-        self._policies = self._build_policies(0)
+        self._policies, self._groups = self._build_policies(0)
         self._learner = np.zeros(n, np.int32)
         self._carry = np.zeros(n, np.float64)  # payments to the learner before its first decision of a hand
         self._acts = np.zeros(n, np.int64)
@@ -179,8 +179,9 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
         self.skipped_hands = 0
 
     # ---------------------------------------------------------------------------------------- helpers
-    def _build_policies(self, seed: int) -> list[object]:
-        """One object per opponent slot: None for "random", else the policy (a string is loaded once per string)."""
+    def _build_policies(self, seed: int) -> tuple[list[object], list[tuple[object, tuple[int, ...]]]]:
+        """One object per opponent slot (None for "random", else the policy; a string is loaded once per
+        string), and the groups of slots that share an object (:meth:`_group`)."""
         built: dict[str, object] = {}
         out = []
         for p in self._slots:
@@ -193,12 +194,13 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
                 out.append(built[p])
             else:
                 out.append(p)
-        return out
+        return out, self._group(out)
 
-    def _groups(self) -> list[tuple[object, tuple[int, ...]]]:
+    @staticmethod
+    def _group(policies: list[object]) -> list[tuple[object, tuple[int, ...]]]:
         """``(policy, slots)`` with every policy once (None: the random opponent)."""
         groups: list[tuple[object, list[int]]] = []
-        for k, p in enumerate(self._policies):
+        for k, p in enumerate(policies):
             for q, slots in groups:
                 if q is p:
                     slots.append(k)
@@ -250,7 +252,7 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
         """Write the opponents' actions at tables ``rows`` (an opponent is to act there) into ``self._acts``."""
         env = self._env
         rel = (env.seats[rows] - self._learner[rows] - 1) % 4  # 0..2: the opponent's slot
-        for policy, slots in self._groups():
+        for policy, slots in self._groups:
             sel = rows if len(slots) == 3 else rows[np.isin(rel, slots)]
             if sel.size == 0:
                 continue
@@ -381,7 +383,7 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
         deals = seed if isinstance(seed, np.ndarray) else rng.integers(0, 2**63 - 1, self.num_envs, np.int64)
         self._opp_rng = np.random.default_rng(int(rng.integers(0, 2**63 - 1)))
         if seed is not None and any(isinstance(p, str) and p != "random" for p in self._slots):
-            self._policies = self._build_policies(int(rng.integers(0, 2**31 - 1)))
+            self._policies, self._groups = self._build_policies(int(rng.integers(0, 2**31 - 1)))
         self._started = False
         self._env.reset(deals, dealers=winds.get("dealer"), prevalents=winds.get("prevalent_wind"))
         self._draw_seats(np.arange(self.num_envs))

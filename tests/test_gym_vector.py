@@ -341,3 +341,63 @@ def test_options_set_the_dealer():
     env.reset(seed=0, options={"dealer": 2, "prevalent_wind": [0, 1, 2, 3]})
     assert env.vector_env.dealers.tolist() == [2] * 4
     assert env.vector_env.prevalents.tolist() == [0, 1, 2, 3]
+
+
+class _FirstMove:
+    """A random opponent whose first decision at the dealer's chair is ``action`` (an illegal one)."""
+
+    def __init__(self, action):
+        self.action = action
+        self.done = False
+        self.rng = np.random.default_rng(0)
+
+    def __call__(self, obs, masks, seats):
+        acts = random_legal_actions(masks, self.rng)
+        if not self.done:
+            assert seats.tolist() == [0]  # the dealer opens the hand
+            acts[0] = self.action
+            self.done = True
+        return acts
+
+
+def test_a_hand_over_before_the_learners_first_decision_is_skipped():
+    """An opponent's illegal opening in "terminate" mode ends the hand before the learner (chair 1) acts: no
+    episode, its payment (+10 to the learner) not counted, the next hand dealt."""
+    env = MahjongVectorEnv(1, opponents=_FirstMove(107), seat=1)
+    obs, infos = env.reset(seed=0)
+    assert env.skipped_hands == 1 and env.vector_env.hands_done[0] == 1
+    assert infos["seat"][0] == 1 and env.vector_env.seats[0] == 1
+    rng = np.random.default_rng(0)
+    ret = 0.0
+    while True:
+        obs, rewards, term, _, infos = env.step(random_legal_actions(infos["action_mask"], rng))
+        ret += rewards[0]
+        if term[0]:
+            break
+    assert ret == infos["final_info"]["scores"][0, 1]
+
+
+def test_a_payment_before_the_learners_first_decision_counts_in_its_first_step():
+    """In "penalty" mode an opponent's false win at the opening pays the learner 10 and the hand goes on: the
+    payment is in the learner's first reward of the hand, and the hand's rewards add up to its score."""
+    env = MahjongVectorEnv(1, opponents=_FirstMove(107), seat=1, illegal="penalty")
+    _, infos = env.reset(seed=0)
+    assert env.skipped_hands == 0
+    rng = np.random.default_rng(0)
+    _, rewards, term, _, infos = env.step(random_legal_actions(infos["action_mask"], rng))
+    assert not term[0] and rewards[0] == 10  # the carried payment (a first discard pays nothing)
+    ret = float(rewards[0])
+    while not term[0]:
+        _, rewards, term, _, infos = env.step(random_legal_actions(infos["action_mask"], rng))
+        ret += rewards[0]
+    assert ret == infos["final_info"]["scores"][0, 1]
+
+
+def test_copy_false_returns_the_envs_buffer():
+    env = MahjongVectorEnv(2, copy=False)
+    obs, infos = env.reset(seed=0)
+    assert obs is env.vector_env.obs
+    obs2 = env.step(infos["action_mask"].argmax(axis=1))[0]
+    assert obs2 is obs
+    with pytest.raises(TypeError, match="copy"):
+        MahjongVectorEnv(2, copy=1)
