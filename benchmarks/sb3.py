@@ -54,7 +54,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tables", type=int, default=256, help="tables of the SB3 adapter (a)")
     ap.add_argument("--rollouts", type=int, default=2, help="timed rollouts (and updates) of (a)")
-    ap.add_argument("--single-steps", type=int, default=2048, help="timed learner steps of (b)")
+    ap.add_argument("--single-steps", type=int, default=4096, help="timed learner steps of (b)")
     ap.add_argument("--n-steps", type=int, default=128, help="MaskablePPO n_steps (per env)")
     ap.add_argument("--batch-size", type=int, default=1024, help="minibatch (b: one of its whole rollout)")
     ap.add_argument("--hidden", type=int, default=64, help="width of the two hidden layers")

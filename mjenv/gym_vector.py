@@ -51,8 +51,10 @@ table. An episode is one hand, as in the one-table wrapper.
 * Further keyword arguments: ``rules`` (a :class:`mjenv.rules.RuleConfig`) or its fields (``illegal``,
   ``min_fan``, ``dealer``, ...; ``match`` is not supported); default ``illegal="terminate"``, as the one-table
   wrapper: an illegal learner action costs 30 and ends the hand (``"penalty"``: competition rules, the learner
-  chooses again; ``"raise"``: a ``ValueError`` and nothing moves). ``threads``: Numba threads
-  (:class:`mjenv.vector.VectorEnv`). ``copy``: return copies of the observations (default True, as Gymnasium's
+  chooses again; ``"raise"``: a ``ValueError`` and nothing moves). ``threads``: Numba threads of the
+  :class:`mjenv.vector.VectorEnv` (default 1: a step is a few kernel calls on fewer and fewer tables, and
+  numba's OpenMP threads alternating with a learner's torch threads slowed both down: MaskablePPO on 256 tables
+  of a loaded 2-core machine ran 11.2k learner steps/s with 1 Numba and 1 torch thread, 1.8k with 2 and 1). ``copy``: return copies of the observations (default True, as Gymnasium's
   vector envs); False returns the env's own buffer, overwritten by the next step.
 * Bad input (actions of another shape or dtype, a bad seed or option) is a ``TypeError`` / ``ValueError`` and
   nothing moves. An opponent policy that returns an illegal action in ``"raise"`` mode, or a malformed batch,
@@ -140,7 +142,7 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
         seat: int | str = 0,
         *,
         rules: RuleConfig | None = None,
-        threads: int | None = None,
+        threads: int | None = 1,
         copy: bool = True,
         **rule_options: Any,
     ) -> None:

@@ -22,7 +22,8 @@ directly::
   env's reset options (one dict for every table).
 * Threads: making the env starts numba's threading layer and keeps torch's thread count as it was (numba's
   OpenMP layer would otherwise reset it to the core count at the first step); set ``torch.set_num_threads``
-  before or after, and the env's own Numba threads with ``threads=``.
+  before or after, and the env's own Numba threads with ``threads=`` (default 1, see :mod:`mjenv.gym_vector`;
+  the learner's inference and update are most of the time: a tenth was the env's in ``benchmarks/sb3.py``).
 * ``get_attr`` / ``set_attr`` / ``env_method`` reach the one vector env (its attributes are shared by all
   tables: ``get_attr`` gives the value once per index, ``set_attr`` needs all indices); ``env_is_wrapped`` is
   False (the tables are not Gymnasium envs that could be wrapped).
