@@ -265,7 +265,15 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
                 )
                 continue
             obs = env.obs[sel] if needs_observations(policy) else None
-            out = np.asarray(policy(obs, masks, env.seats[sel]))
+            try:
+                out = np.asarray(policy(obs, masks, env.seats[sel]))
+            except Exception as e:
+                e.add_note(
+                    "mjenv.gym_vector calls an opponent as a batched policy, policy(obs[k, OBS_SIZE], "
+                    "masks[k, 109], seats[k]) -> int64[k]; the one-table env's per-agent opponents "
+                    "(obs, mask, rng) -> action do not fit"
+                )
+                raise
             if out.shape != (sel.size,) or not np.issubdtype(out.dtype, np.integer):
                 raise ValueError(
                     f"opponent {policy!r} returned {out.dtype}{out.shape} for {sel.size} tables; a batched policy "

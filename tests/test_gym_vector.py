@@ -401,3 +401,13 @@ def test_copy_false_returns_the_envs_buffer():
     assert obs2 is obs
     with pytest.raises(TypeError, match="copy"):
         MahjongVectorEnv(2, copy=1)
+
+
+def test_a_one_table_opponent_gets_a_hint():
+    from mjenv.gym_env import random_policy  # (obs, mask, rng) -> action: the one-table env's opponents
+
+    env = MahjongVectorEnv(2, opponents=random_policy)
+    _, infos = env.reset(seed=0)
+    with pytest.raises(Exception) as caught:
+        env.step(infos["action_mask"].argmax(axis=1))
+    assert any("batched policy" in note for note in getattr(caught.value, "__notes__", []))
