@@ -54,8 +54,9 @@ table. An episode is one hand, as in the one-table wrapper.
   chooses again; ``"raise"``: a ``ValueError`` and nothing moves). ``threads``: Numba threads of the
   :class:`mjenv.vector.VectorEnv` (default 1: a step is a few kernel calls on fewer and fewer tables, and
   numba's OpenMP threads alternating with a learner's torch threads slowed both down: MaskablePPO on 256 tables
-  of a loaded 2-core machine ran 11.2k learner steps/s with 1 Numba and 1 torch thread, 1.8k with 2 and 1). ``copy``: return copies of the observations (default True, as Gymnasium's
-  vector envs); False returns the env's own buffer, overwritten by the next step.
+  of a loaded 2-core machine ran 11.2k learner steps/s with 1 Numba and 1 torch thread, 1.8k with 2 and 1).
+  ``copy``: return copies of the observations (default True, as Gymnasium's vector envs); False returns the
+  env's own buffer, overwritten by the next step.
 * Bad input (actions of another shape or dtype, a bad seed or option) is a ``TypeError`` / ``ValueError`` and
   nothing moves. An opponent policy that returns an illegal action in ``"raise"`` mode, or a malformed batch,
   raises and leaves the env to be reset.
@@ -134,6 +135,8 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
     """One learning chair at each of ``num_envs`` MCR tables (see the module docstring)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+    #: as gymnasium's own vector envs have it too (TorchRL's GymWrapper reads this attribute)
+    autoreset_mode = AutoresetMode.SAME_STEP
 
     def __init__(
         self,

@@ -18,13 +18,16 @@ BLOCKS = [
 
 def test_the_doc_has_an_example_per_library():
     heads = [h for _, h in BLOCKS]
-    assert len(BLOCKS) == 2 and "Gymnasium" in heads[0] and "MaskablePPO" in heads[1]
+    assert (
+        len(BLOCKS) == 3 and "Gymnasium" in heads[0] and "MaskablePPO" in heads[1] and "TorchRL" in heads[2]
+    )
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)), ids=[h for _, h in BLOCKS])
 def test_python_block_runs(index, tmp_path, monkeypatch):
     code, heading = BLOCKS[index]
-    if "sb3_contrib" in code and importlib.util.find_spec("sb3_contrib") is None:
-        pytest.skip("sb3-contrib is not installed (sb3 or test extra)")
+    for module, extra in (("sb3_contrib", "sb3"), ("torchrl", "torchrl")):
+        if module in code and importlib.util.find_spec(module) is None:
+            pytest.skip(f"{module} is not installed ({extra} extra)")
     monkeypatch.chdir(tmp_path)
     exec(compile(code, f"docs/integrations.md ({heading})", "exec"), {"__name__": "__doc_example__"})  # noqa: S102

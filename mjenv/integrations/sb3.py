@@ -38,22 +38,7 @@ import numpy as np
 from stable_baselines3.common.vec_env import VecEnv, VecMonitor
 
 from mjenv.gym_vector import MahjongVectorEnv
-
-
-def _keep_torch_threads() -> None:
-    """Start numba's threading layer now and keep torch's thread count as it is.
-
-    numba's OpenMP layer, when it starts (the vector env's first step), sets OpenMP's thread count to the core
-    count, and torch reads the same libgomp: a count the user set (``torch.set_num_threads(1)``) would be
-    silently replaced, and small torch ops across threads that wait passively (mjenv.vector sets
-    ``OMP_WAIT_POLICY=PASSIVE``) ran 10-100x slower on a loaded 2-core machine. (``agents.nn.set_torch_threads``
-    is the same fix for mjenv's own trainer.)"""
-    import numba
-    import torch
-
-    n = torch.get_num_threads()
-    numba.get_num_threads()  # starts the threading layer (a no-op once started)
-    torch.set_num_threads(n)
+from mjenv.integrations._threads import keep_torch_threads
 
 
 class MahjongSB3VecEnv(VecEnv):
@@ -64,7 +49,7 @@ class MahjongSB3VecEnv(VecEnv):
             raise TypeError(f"venv must be a mjenv.gym_vector.MahjongVectorEnv, got {type(venv).__name__}")
         self.venv = venv
         self._actions: np.ndarray | None = None
-        _keep_torch_threads()
+        keep_torch_threads()
         super().__init__(venv.num_envs, venv.single_observation_space, venv.single_action_space)
 
     def _indices(self, indices: None | int | Iterable[int]) -> list[int]:
