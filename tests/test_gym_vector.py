@@ -60,6 +60,7 @@ def test_spaces_and_api_shapes():
     env = MahjongVectorEnv(4)
     assert isinstance(env, gymnasium.vector.VectorEnv)
     assert env.num_envs == 4 and env.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
+    assert env.autoreset_mode is AutoresetMode.SAME_STEP  # as gymnasium's own vector envs (TorchRL reads it)
     assert env.single_observation_space == spaces.Box(-42.0, 144.0, (OBS_SIZE,), np.float32)
     assert env.observation_space.shape == (4, OBS_SIZE)
     assert env.single_action_space == spaces.Discrete(109)
