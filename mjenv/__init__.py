@@ -19,6 +19,7 @@ __all__ = [
     "env",
     "raw_env",
     "MahjongGymEnv",
+    "MahjongVectorEnv",
     "RuleConfig",
     "VectorEnv",
     "RandomPolicy",
@@ -31,6 +32,7 @@ _LAZY = {
     "env": "mjenv.pettingzoo_env",
     "raw_env": "mjenv.pettingzoo_env",
     "MahjongGymEnv": "mjenv.gym_env",
+    "MahjongVectorEnv": "mjenv.gym_vector",
     "RuleConfig": "mjenv.rules",
     "VectorEnv": "mjenv.vector",
     "RandomPolicy": "mjenv.policy",
@@ -51,7 +53,12 @@ GYM_ID = "mjenv/Mahjong-v0"
 
 def _register(gymnasium) -> None:
     if GYM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYM_ID, entry_point="mjenv.gym_env:MahjongGymEnv")
+        gymnasium.register(
+            id=GYM_ID,
+            entry_point="mjenv.gym_env:MahjongGymEnv",
+            # gymnasium.make_vec(GYM_ID, num_envs=N): one VectorEnv underneath, not N one-table envs
+            vector_entry_point="mjenv.gym_vector:MahjongVectorEnv",
+        )
 
 
 class _GymnasiumHook:

@@ -17,6 +17,9 @@ Specification in mjenv
   always have a seat to act: a finished hand is reset inside the same step (auto-reset), and the batch returned
   is the first decision of the new hand, with ``terminated[i] = True`` and the finished hand's outcome in
   :attr:`VectorEnv.results`. A hand cannot be truncated (a hand always ends), so there is no ``truncated``.
+  This is Gymnasium 1.x's same-step autoreset: ``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_STEP``;
+  ``single_observation_space`` and ``single_action_space`` describe one row (:mod:`mjenv.gym_vector` is the
+  ``gymnasium.vector.VectorEnv`` for one learner per table).
 * One kernel, ``_step_batch`` (``@njit(parallel=True)``, ``prange`` over its threads; the only ``prange`` in
   mjenv),
   applies one action per table and writes preallocated arrays that are reused every step (views of them stay
@@ -96,6 +99,7 @@ Specification in mjenv
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Mapping
@@ -596,6 +600,35 @@ class VectorEnv:
     #: left in them depends on the threads' schedule (which thread claimed which work item), so a snapshot of
     #: the env (a training checkpoint) leaves them out
     SCRATCH_ARRAYS = frozenset({"_work"})
+
+    # Gymnasium conventions (built on first use: importing this module does not import gymnasium). These describe
+    # the env for Gymnasium-aware code; the API above is unchanged (mjenv.gym_vector is the Gymnasium VectorEnv).
+    @functools.cached_property
+    def metadata(self) -> dict:
+        """``{"autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP}``: a finished table is reset inside the
+        step that finished it (the returned batch is the new hand's first decision)."""
+        from gymnasium.vector import AutoresetMode
+
+        return {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    @functools.cached_property
+    def single_observation_space(self):
+        """One row of :attr:`obs`: ``Box(-42, 144, (OBS_SIZE,), float32)`` (the AEC and Gymnasium fronts' space),
+        ``Box(0, 255, (OBS_SIZE,), uint8)`` with ``obs_dtype=np.uint8``; None with ``observations=False``."""
+        if not self.observations:
+            return None
+        from gymnasium import spaces
+
+        if self.obs_dtype == np.uint8:
+            return spaces.Box(0, 255, (OBS_SIZE,), np.uint8)
+        return spaces.Box(-42.0, 144.0, (OBS_SIZE,), np.float32)
+
+    @functools.cached_property
+    def single_action_space(self):
+        """One table's action: ``Discrete(NUM_ACTIONS)`` (:mod:`mjenv.actions`)."""
+        from gymnasium import spaces
+
+        return spaces.Discrete(NUM_ACTIONS)
 
     def __init__(
         self,

@@ -1,0 +1,70 @@
+"""mjenv.integrations.torchrl: TorchRL's GymWrapper over the single-learner vector env (torchrl extra)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torchrl = pytest.importorskip("torchrl", reason="torchrl not installed (torchrl extra)")
+
+import torch  # noqa: E402
+from torchrl.envs.utils import check_env_specs  # noqa: E402
+
+from mjenv.gym_vector import MahjongVectorEnv  # noqa: E402
+from mjenv.integrations.torchrl import make_env  # noqa: E402
+from mjenv.observation import OBS_SIZE  # noqa: E402
+
+
+def test_specs():
+    env = make_env(3, seed=0)
+    assert env.batch_size == torch.Size([3])
+    assert env.observation_spec["observation"].shape == (3, OBS_SIZE)
+    assert env.observation_spec["action_mask"].shape == (3, 109)
+    assert env.action_spec.space.n == 109 and env.action_spec.shape == (3,)
+    check_env_specs(env)
+    env.close()
+
+
+def test_a_rollout_is_the_gymnasium_env_step_by_step():
+    """Masked random actions are legal; observations, rewards and dones are the Gymnasium env's, and where a
+    hand ends ("next", "observation") is its final observation and the next root observation the new hand's."""
+    n, steps = 4, 160
+    env = make_env(n, seed=3, seat="random")
+    torch.manual_seed(0)
+    r = env.rollout(steps, break_when_any_done=False)  # resets first: the env's second deal after the seed
+    actions = r["action"]
+    assert r["action_mask"].gather(-1, actions.unsqueeze(-1)).all()
+
+    twin = MahjongVectorEnv(n, seat="random")
+    twin.reset(seed=3)
+    obs, infos = twin.reset()
+    ends = 0
+    for t in range(steps):
+        np.testing.assert_array_equal(r["observation"][:, t].numpy(), obs)
+        np.testing.assert_array_equal(r["action_mask"][:, t].numpy(), infos["action_mask"])
+        obs, rewards, term, _, infos = twin.step(actions[:, t].numpy())
+        np.testing.assert_array_equal(r["next", "reward"][:, t, 0].numpy(), rewards.astype(np.float32))
+        np.testing.assert_array_equal(r["next", "done"][:, t, 0].numpy(), term)
+        for i in range(n):
+            want = infos["final_obs"][i] if term[i] else obs[i]
+            np.testing.assert_array_equal(r["next", "observation"][i, t].numpy(), want)
+        ends += int(term.sum())
+    assert ends > 5
+    env.close()
+
+
+def test_seed_reproduces_a_rollout():
+    def run():
+        env = make_env(3, seed=7, seat="random")
+        torch.manual_seed(1)
+        return env.rollout(60, break_when_any_done=False)
+
+    a, b = run(), run()
+    assert (a == b).all()
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="seed"):
+        make_env(2, seed=-1)
+    with pytest.raises(ValueError, match="seat"):
+        make_env(2, seat=5)
