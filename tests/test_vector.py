@@ -286,8 +286,6 @@ def test_bad_inputs():
         VectorEnv(2, threads=0)
     with pytest.raises(ValueError):
         VectorEnv(2, illegal="ignore")
-    with pytest.raises(ValueError):
-        VectorEnv(2, rules=RuleConfig(match=True))
     env = VectorEnv(3, seed=0, observations=False)
     with pytest.raises(RuntimeError):
         env.step(np.zeros(3, np.int64))
