@@ -153,16 +153,18 @@ def play_aec(table: int, seed: int, matches: int) -> tuple[list[list[dict]], raw
     return out, aec, logs
 
 
-def compare(tables: int, matches: int, seed: int) -> tuple[int, int, int]:
-    """(matches compared, hands compared, differences) over ``tables * matches`` matches."""
+def compare(tables: int, matches: int, seed: int) -> tuple[int, int, int, int]:
+    """(matches compared, hands compared, matches an illegal action cut short, differences) over
+    ``tables * matches`` matches."""
     vec = play_vector(tables, matches, seed)
     first = table_seeds(seed, tables)
-    n_matches = n_hands = diffs = 0
+    n_matches = n_hands = cut = diffs = 0
     for i in range(tables):
         aec, _env, logs = play_aec(i, int(first[i]), matches)
         for m in range(matches):
             n_matches += 1
             n_hands += len(aec[m])
+            cut += len(aec[m]) < 16
             if vec[i][m] != aec[m]:
                 diffs += 1
             # the AEC env's record of the match's first hand equals one built from the vector env's hand
@@ -170,7 +172,7 @@ def compare(tables: int, matches: int, seed: int) -> tuple[int, int, int]:
             log = make_log(h["seed"], h["dealer"], h["prevalent"], RULES, h["ops"])
             log["players"] = {f"player_{p}": h["chairs"][p] for p in range(4)}
             diffs += log != logs[m]
-    return n_matches, n_hands, diffs
+    return n_matches, n_hands, cut, diffs
 
 
 def test_match_schedule_of_a_table():
@@ -187,15 +189,17 @@ def test_match_schedule_of_a_table():
 
 
 def test_vector_matches_equal_aec_matches():
-    n_matches, n_hands, diffs = compare(tables=50, matches=4, seed=11)
-    assert n_matches == 200 and n_hands > 3000
+    n_matches, n_hands, cut, diffs = compare(tables=50, matches=4, seed=11)
+    assert n_matches == 200 and n_hands > 3000 and cut > 0
     assert diffs == 0
 
 
 @pytest.mark.slow
 def test_vector_matches_equal_aec_matches_1000():
-    n_matches, n_hands, diffs = compare(tables=125, matches=8, seed=2026)
-    print(f"compared {n_matches} matches, {n_hands} hands: {diffs} differences")
+    n_matches, n_hands, cut, diffs = compare(tables=125, matches=8, seed=2026)
+    print(
+        f"compared {n_matches} matches ({cut} cut short by an illegal action), {n_hands} hands: {diffs} differences"
+    )
     assert n_matches == 1000 and diffs == 0
 
 
@@ -256,3 +260,11 @@ def test_placements_share_ties():
     assert (SEATING[np.arange(4)[:, None], np.argsort(SEATING, axis=1)] == np.arange(4)).all()
     with pytest.raises(ValueError):
         placements([1, 2, 3])
+
+
+def test_two_threads_play_the_one_thread_matches():
+    import numba
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("needs 2 Numba threads")
+    assert play_vector(64, 1, seed=9, threads=2) == play_vector(64, 1, seed=9, threads=1)
