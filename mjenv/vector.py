@@ -713,6 +713,17 @@ class VectorEnv:
     Zero-copy into PyTorch (the arrays are reused, so copy what you keep)::
 
         masks_t = torch.from_numpy(env.masks)  # shares memory; updated in place by every step
+
+    16-hand matches (``rewards`` stay per chair; follow a player with ``chairs`` / :meth:`player_rewards`)::
+
+        env = VectorEnv(1024, seed=0, rules=RuleConfig(match=True, illegal="terminate"), observations=False)
+        obs, masks, seats = env.reset()
+        for _ in range(100_000):
+            obs, masks, seats, rewards, terminated = env.step(policy(obs, masks, seats))
+            mover = env.players[np.arange(env.num_envs), seats]  # the player to act at each table
+            per_player = env.player_rewards()  # this step's rewards by player
+            for i in np.flatnonzero(env.match_over):  # tables that finished a match in this step
+                final, places = env.match_results.scores[i], env.match_results.placements[i]
     """
 
     #: attributes that are kernel scratch, not state: every step overwrites them before reading, and what is
