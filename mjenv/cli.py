@@ -392,6 +392,9 @@ def _register_eval(sub) -> None:
                    "(default: one per worker); the report does not depend on it")  # fmt: skip
     p.add_argument("--ray-address", default=None, help="Ray cluster address (e.g. auto); default a local Ray")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--match", action="store_true", help="score 16-hand matches instead of hands: every wall "
+                   "seed starts one match per seat order (mjenv.arena.matches); reports match points and "
+                   "placements per agent with 95%% CIs (not with --records, --plot, --workers, --shards)")  # fmt: skip
     p.set_defaults(func=_cmd_eval)
 
 
@@ -435,6 +438,8 @@ def _cmd_eval(args) -> int:
         except ImportError:
             print("mjenv eval: error: --workers needs Ray: pip install -e '.[distributed]'", file=sys.stderr)
             return 2
+    if args.match:
+        return _eval_matches(args, agents, agent_kwargs)
     report = run_arena(
         agents, seating=args.seating, walls=args.walls, seed=args.seed, tables=args.tables,
         threads=args.threads, rules=_rules_from_args(args), records=args.records, progress=not args.no_progress,
@@ -448,6 +453,28 @@ def _cmd_eval(args) -> int:
     if args.plot:
         plot_report(report, args.plot)
         print(f"plot written to {args.plot}")
+    return 0
+
+
+def _eval_matches(args, agents: dict, agent_kwargs: dict) -> int:
+    """``mjenv eval --match``: :func:`mjenv.arena.run_matches`, its markdown and JSON."""
+    import json
+
+    from mjenv.arena import format_matches_markdown, run_matches
+
+    other = [o for o, on in (("--plot", args.plot), ("--workers", args.workers), ("--shards", args.shards),
+                             ("--ray-address", args.ray_address)) if on]  # fmt: skip
+    if other:
+        raise ValueError(f"--match plays in this process and makes no plot: drop {', '.join(other)}")
+    report = run_matches(
+        agents, seating=args.seating, walls=args.walls, seed=args.seed, tables=args.tables,
+        threads=args.threads, rules=_rules_from_args(args), agent_kwargs=agent_kwargs,
+    )  # fmt: skip
+    print(format_matches_markdown(report))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(report, f, ensure_ascii=False, indent=1)
+        print(f"JSON record written to {args.json}")
     return 0
 
 

@@ -245,6 +245,18 @@ def chair_of_player(round_index: int, player: int) -> int:
     return int(SEATING[round_index, player])
 
 
+def placements(scores: np.ndarray) -> np.ndarray:
+    """Places 1..4 (1 = the highest score) of the four players in each row of ``scores`` (``[..., 4]``, e.g.
+    final match scores), as ``float64``. Players level share the mean of the places they cover (two level
+    first: 1.5 each), as the arena's placements (``docs/arena.md``), so the places of a row always sum to 10."""
+    s = np.asarray(scores)
+    if s.ndim < 1 or s.shape[-1] != 4 or not (np.issubdtype(s.dtype, np.number) and s.dtype != np.bool_):
+        raise ValueError(f"scores must be a numeric array of shape [..., 4], got {s.dtype}{s.shape}")
+    above = (s[..., None, :] > s[..., :, None]).sum(axis=-1)  # players above each player
+    level = (s[..., None, :] == s[..., :, None]).sum(axis=-1) - 1  # other players level with it
+    return 1.0 + above + level / 2.0
+
+
 def payments(winner: int, loser: int, fan: int, base: int = BASE_PAYMENT) -> np.ndarray:
     """Score deltas of one hand (``int32[4]``, summing to 0) for ``winner`` with ``fan`` fan.
 

@@ -43,6 +43,11 @@ Specification in mjenv
   oracle          obs_dtype[N, ORACLE_SIZE]  hidden state of the chair to act, for training critics only
                                           (``oracle=True``; else ``None``; mjenv.observation "oracle block")
   results         :class:`HandResults`    outcome of the last finished hand of each table
+  match_hand      int32[N]                in a match: index 0..15 of the current hand (-1: single hands)
+  match_scores    int32[N, 4]             in a match: the current match's cumulative score per *player*
+  match_over      bool[N]                 the table finished a match this step (and began a new one)
+  matches_done    int64[N]                matches the table finished since ``reset``
+  match_results   :class:`MatchResults`   final scores per player, hands and placements of the last match
   ==============  ======================  ===================================================================
 
 * Illegal actions (an action that is not in the table's mask, or out of ``0..NUM_ACTIONS-1``), policy
@@ -70,14 +75,30 @@ Specification in mjenv
 * **Snapshots**: :meth:`VectorEnv.snapshot` copies the whole state (every array but the kernels' scratch) and
   :meth:`VectorEnv.restore` continues from one, in this env or another of the same settings, exactly (a
   training checkpoint's resume); :meth:`VectorEnv.copy_tables` continues single tables of another env.
+* **Matches** (``rules=RuleConfig(match=True)``): every table plays 16-hand matches exactly as the AEC env
+  (``mjenv.pettingzoo_env``): hand ``h`` has prevailing wind ``h // 4`` and dealer chair ``h % 4``
+  (``RuleConfig.hand_setup``) and player ``p`` sits at chair ``SEATING[h // 4, p]`` (``mjenv.rules``); hand
+  ``h + 1`` is dealt from the finished hand's ``next_seed_kernel``. After hand 16, or a hand that an illegal
+  action ended (``illegal="terminate"``; as the AEC env, which ends the episode there), the match is over:
+  ``match_over[i]`` is set for that step, ``match_results`` holds its final scores per player, its hand count
+  and placements, and the table deals hand 0 of a new match from its next seed (or stops, with
+  ``after_schedule="stop"``). A table's first match starts from ``table_seeds[i]``, so a match of table ``i``
+  is the AEC env's ``reset(seed=...)`` match from that seed (``tests/test_vector_match.py``). This is one
+  branch of the kernel's auto-reset per finished table (``_match_next``): no Python per table.
+  ``rewards`` stay per *chair* (the engine's seats, as for single hands); ``chairs[i, p]`` is the chair of
+  player ``p`` in the current hand, ``players[i, c]`` the player at chair ``c``, and :meth:`player_rewards`
+  maps a step's rewards to players with the seating of the hand they were paid in (at a ``terminated`` step
+  the finished hand's: its round may differ from the new hand's). ``match_scores`` and
+  ``match_results.scores`` are per *player*. :meth:`schedule` and ``reset(dealers=, prevalents=)`` are refused
+  in a match (``ValueError``: a match deals its own hands).
 * ``threads`` sets Numba's thread count for this env's kernels (default: every thread Numba has). Importing
   this module sets ``OMP_WAIT_POLICY=PASSIVE`` unless it is set already (Numba's OpenMP threads otherwise spin
   between steps and starve the working threads on a shared machine); set it to ``ACTIVE`` before importing
   for a machine of your own.
-* Speed (``benchmarks/lab/profile_vector.py``, 1024 tables, one thread, CPU time on a loaded 2-core machine): a
+* Speed (``lab/probes/profile_vector.py``, 1024 tables, one thread, CPU time on a loaded 2-core machine): a
   decision costs about 0.55 us of CPU in ``env.step`` masks-only and 2.1 us with the observation; the numpy
-  random policy 0.06 us (the observation figure predates the faster ``observe_kernel`` of issue 12: about half
-  the CPU per uint8 observation, ``benchmarks/lab/vector_ab.py --kernel``; docs/performance-log.md). The kernels' own
+  random policy 0.06 us (the observation figure predates the faster ``observe_kernel`` of 2026-12-01: about half
+  the CPU per uint8 observation, ``lab/probes/vector_ab.py --kernel``; ``lab/performance-log.md``). The kernels' own
   work is smaller (on 256 states that stay in the caches: ``legal_mask_kernel`` ~0.04 us, ``step_kernel`` ~0.2,
   ``observe_kernel`` ~0.4 then): the rest is memory latency,
   since a batch's state rows (2.7 kB each) do not fit the caches and each step touches a few scattered lines of
@@ -86,8 +107,8 @@ Specification in mjenv
   the wall and discard words the next table will touch, and the output rows (with observations: every seat's
   discards, which the observation reads); the batch check of the actions reads 16 bytes of legality bits per
   table. Win checks are bit tests on the engine's cached waits.
-* Threads (issue 12): the threads of a parallel region do not start together (on the 2-core VM the second
-  starts 60-100 us after the first, measured under load, ``benchmarks/lab/region_skew.py``), so a fixed split of
+* Threads: the threads of a parallel region do not start together (on the 2-core VM the second
+  starts 60-100 us after the first, measured under load, ``lab/probes/region_skew.py``), so a fixed split of
   the batch would leave the early thread idle. ``_step_batch`` hands out work items of ``CHUNK`` tables
   instead: each thread steps its own contiguous segment from the front, then takes the other segments' items
   from their back (one atomic counter word per segment), so the threads finish together and each writes
@@ -119,7 +140,16 @@ from mjenv._jit import CACHE, njit
 from mjenv.fans import NUM_FANS
 from mjenv.observation import OBS_SIZE, ORACLE_SIZE, check_obs_dtype, observe_kernel, oracle_rows_kernel
 from mjenv.policy import Policy, RandomPolicy, random_legal_actions  # noqa: F401  (re-exported)
-from mjenv.rules import ILLEGAL_MODES, ILLEGAL_RAISE, R_ILLEGAL, RuleConfig, check_rules
+from mjenv.rules import (
+    HANDS_PER_MATCH,
+    ILLEGAL_MODES,
+    ILLEGAL_RAISE,
+    R_ILLEGAL,
+    SEATING,
+    RuleConfig,
+    check_rules,
+    placements,
+)
 
 # Numba's OpenMP threads spin between parallel regions by default; on a shared or oversubscribed machine the
 # spinning threads starve the ones doing work (measured: 2 threads 30x slower than 1 on a loaded 2-core box).
@@ -197,9 +227,22 @@ _BACK = 1 << 32  # a claim from a segment's back (the high half of its counter w
 
 # rows of VectorEnv's packed per-table buffers (views of them are the env's public arrays; see _step_batch)
 _I32 = ("dealers", "prevalents", "seats", "n_legal", "winner", "loser", "fan_total", "win_flags", "hand_steps",
-        "events")  # fmt: skip
-_I64 = ("sq_head", "sq_len", "hands_done", "seed")
-_B8 = ("active", "terminated", "illegal")
+        "events", "match_hand", "result_hand", "match_score0", "match_score1", "match_score2", "match_score3",
+        "final_score0", "final_score1", "final_score2", "final_score3", "final_hands")  # fmt: skip
+_I64 = ("sq_head", "sq_len", "hands_done", "seed", "matches_done")
+_B8 = ("active", "terminated", "illegal", "match_over")
+# match mode (RuleConfig(match=True)): the rows _match_next keeps; match_hand is -1 at a table of single hands
+_MATCH_HAND, _RESULT_HAND = _I32.index("match_hand"), _I32.index("result_hand")
+_MATCH_SCORE, _FINAL_SCORE, _FINAL_HANDS = (
+    _I32.index("match_score0"),
+    _I32.index("final_score0"),
+    _I32.index("final_hands"),
+)
+_MATCHES_DONE, _MATCH_OVER = _I64.index("matches_done"), _B8.index("match_over")
+#: ``SEATING[round, player] = chair`` (mjenv.rules) for the kernel; its inverse ``[round, chair] = player``
+_SEATING = SEATING.astype(np.int64)
+_SEATING32 = SEATING.astype(np.int32)
+_PLAYER_AT = np.argsort(SEATING, axis=1).astype(np.int32)
 
 
 @njit
@@ -257,6 +300,35 @@ def _record(state, i, winner, loser, fan_total, win_flags, fan_counts, scores, h
     hand_steps[i] = state[G.N_STEPS]
     events[i] = state[G.EVENTS]
     seeds[i] = (np.int64(np.uint32(state[G.SEED_HI])) << 32) | np.int64(np.uint32(state[G.SEED_LO]))
+
+
+@njit
+def _match_next(i, aborted, scores, i32, i64, b8):
+    """Table ``i`` of a match finished hand ``match_hand[i]`` (its payments per chair in ``scores[i]``): add
+    them to the players' match scores (the round's seating, ``SEATING``) and set up the next hand's index,
+    dealer and prevailing wind (``RuleConfig.hand_setup``). After the last hand, or a hand that an illegal
+    action ended (``aborted``, as the AEC env's ``_end_hand`` decides), the match is over: its scores and hand
+    count go to the final rows, and the next hand is hand 0 of a new match. Returns whether the match ended."""
+    h = i32[_MATCH_HAND, i]
+    rnd = h // 4
+    for p in range(4):
+        i32[_MATCH_SCORE + p, i] += scores[i, _SEATING[rnd, p]]
+    i32[_RESULT_HAND, i] = h
+    over = aborted or h + 1 >= HANDS_PER_MATCH
+    b8[_MATCH_OVER, i] = over
+    if over:
+        for p in range(4):
+            i32[_FINAL_SCORE + p, i] = i32[_MATCH_SCORE + p, i]
+            i32[_MATCH_SCORE + p, i] = 0
+        i32[_FINAL_HANDS, i] = h + 1
+        i64[_MATCHES_DONE, i] += 1
+        h = 0
+    else:
+        h += 1
+    i32[_MATCH_HAND, i] = h
+    i32[0, i] = h % 4  # dealers: the dealer chair of hand h
+    i32[1, i] = h // 4  # prevalents: its prevailing wind
+    return over
 
 
 @njit
@@ -329,7 +401,9 @@ def _step_batch(
     A finished hand is followed by the table's next scheduled hand
     (``sq_*[i, sq_head[i]]`` while ``sq_head[i] < sq_len[i]``), else by a hand from the table's own RNG with
     ``dealers[i]`` and ``prevalents[i]``, or (``stop_when_empty``) the table stops (``active[i] = False``:
-    its actions are ignored, its mask is empty and its seat -1).
+    its actions are ignored, its mask is empty and its seat -1). At a table in a match (``match_hand[i] >= 0``)
+    the next hand is the match's next one, or hand 0 of a new match (:func:`_match_next`), dealt from the table's
+    RNG; with ``stop_when_empty`` the table stops when its match ends.
     """
     # the small per-table arrays come packed as rows of three buffers (VectorEnv._I32 / _I64 / _B8)
     dealers, prevalents, seats, n_legal = i32[0], i32[1], i32[2], i32[3]
@@ -380,6 +454,9 @@ def _step_batch(
                 hi = min(lo + CHUNK, n)
                 nxt = hi if k == 0 else lo - CHUNK  # where the next item likely starts
                 for i in range(lo, hi):
+                    # the match rows are read and written through the buffers: one more unpacked view of b8 above
+                    # made numba's parfor pass drop the reset loop's writes to `active` (a dead-store removal)
+                    b8[_MATCH_OVER, i] = False
                     if not active[i]:  # a stopped table (schedule exhausted): nothing happens
                         terminated[i] = False
                         illegal[i] = False
@@ -416,7 +493,20 @@ def _step_batch(
                         )  # fmt: skip
                         hands_done[i] += 1
                         h = sq_head[i]
-                        if h < sq_len[i]:
+                        if i32[_MATCH_HAND, i] >= 0:  # a match: its next hand, or a new match (or a stop)
+                            if _match_next(i, bad, scores, i32, i64, b8) and stop_when_empty:
+                                active[i] = False
+                                seats[i] = -1
+                                masks[i, :] = False
+                                n_legal[i] = 0
+                                bits[i, 0] = 0
+                                bits[i, 1] = 0
+                                continue
+                            seed_next = G.next_seed_kernel(st)
+                            G.reset_kernel(
+                                st, seed_next, dealers[i], prevalents[i], rules, suit_win, honor_win
+                            )
+                        elif h < sq_len[i]:
                             sq_head[i] = h + 1
                             G.reset_kernel(
                                 st, sq_seed[i, h], sq_dealer[i, h], sq_prev[i, h], rules, suit_win, honor_win
@@ -474,6 +564,9 @@ class HandResults:
         ``mjenv.game.EV_*`` bits of what happened in the hand.
     seed : ndarray[int64, (N,)]
         The seed the hand was dealt from (``mjenv.game.reset(state, seed)`` replays it).
+    match_hand : ndarray[int32, (N,)]
+        In a match: the index 0..15 of the finished hand in its match (its seating is
+        ``mjenv.rules.SEATING[match_hand // 4]``); -1 outside a match.
     """
 
     winner: np.ndarray
@@ -485,6 +578,7 @@ class HandResults:
     hand_steps: np.ndarray
     events: np.ndarray
     seed: np.ndarray
+    match_hand: np.ndarray
 
     @classmethod
     def empty(cls, n: int) -> HandResults:
@@ -498,11 +592,12 @@ class HandResults:
             hand_steps=np.zeros(n, np.int32),
             events=np.zeros(n, np.int32),
             seed=np.full(n, -1, np.int64),
+            match_hand=np.full(n, -1, np.int32),
         )
 
     def clear(self) -> None:
         """Back to the initial values, in place (views of the arrays stay valid)."""
-        for name, value in (("winner", -1), ("loser", -1), ("seed", -1)):
+        for name, value in (("winner", -1), ("loser", -1), ("seed", -1), ("match_hand", -1)):
             getattr(self, name)[:] = value
         for name in ("fan_total", "win_flags", "fan_counts", "scores", "hand_steps", "events"):
             getattr(self, name)[:] = 0
@@ -516,6 +611,36 @@ class HandResults:
     def self_drawn(self) -> np.ndarray:
         """``bool[N]``: the hand was won by a self-drawn tile."""
         return (self.winner >= 0) & (self.loser < 0)
+
+
+@dataclass
+class MatchResults:
+    """Outcome of the last finished match of each table (``RuleConfig(match=True)``; row ``i`` is rewritten
+    when table ``i`` finishes a match: ``match_over[i]`` in that step).
+
+    Attributes
+    ----------
+    scores : ndarray[int32, (N, 4)]
+        Final match scores per *player* (the sum of the player's payments over the match's hands). A view of
+        the env's packed buffers (not C-contiguous).
+    hands : ndarray[int32, (N,)]
+        Hands the match took: 16, or fewer when an illegal action ended it (``illegal="terminate"``); 0 before
+        the first finished match.
+    """
+
+    scores: np.ndarray
+    hands: np.ndarray
+
+    def clear(self) -> None:
+        """Back to zeros, in place."""
+        self.scores[:] = 0
+        self.hands[:] = 0
+
+    @property
+    def placements(self) -> np.ndarray:
+        """``float64[N, 4]``: place 1..4 of each player by final score, players level sharing the mean of
+        their places (:func:`mjenv.rules.placements`, as the arena's placements)."""
+        return placements(self.scores)
 
 
 def bytes_per_table(observations: bool = True) -> int:
@@ -559,7 +684,8 @@ class VectorEnv:
         integer array of N per-table first seeds in [0, 2**63).
     rules : RuleConfig, optional
         Table options (dealer chair, prevailing wind, minimum fan, flowers, payments, what an illegal action
-        does: ``rules.illegal``). Only single hands (``match=False``) are supported. Default:
+        does: ``rules.illegal``). ``match=True`` plays 16-hand matches at every table ("Matches" in the module
+        docstring; ``rules.dealer`` and ``rules.prevalent_wind`` are then unused). Default:
         ``RuleConfig(illegal="raise")``.
     observations : bool
         Also write the acting chair's observation (``float32[N, OBS_SIZE]``); False is the fast masks-only
@@ -571,7 +697,8 @@ class VectorEnv:
         together with ``rules``, it must agree with ``rules.illegal`` (a conflict is a ``ValueError``).
     after_schedule : str
         ``"continue"`` (default): a table whose schedule (:meth:`schedule`) is empty deals its next hand from
-        its own RNG; ``"stop"``: it stops (``active[i] = False``) until the next :meth:`reset`.
+        its own RNG; ``"stop"``: it stops (``active[i] = False``) until the next :meth:`reset`. In a match
+        (no schedule) ``"stop"`` stops a table when its match ends: one match per table and :meth:`reset`.
     obs_dtype : numpy dtype
         ``np.float32`` (default) or ``np.uint8``: the compact encoding of :mod:`mjenv.observation` (4x fewer
         bytes; every feature fits, ``discard_seq`` is stored as int8 two's complement: decode with
@@ -594,6 +721,17 @@ class VectorEnv:
     Zero-copy into PyTorch (the arrays are reused, so copy what you keep)::
 
         masks_t = torch.from_numpy(env.masks)  # shares memory; updated in place by every step
+
+    16-hand matches (``rewards`` stay per chair; follow a player with ``chairs`` / :meth:`player_rewards`)::
+
+        env = VectorEnv(1024, seed=0, rules=RuleConfig(match=True, illegal="terminate"), observations=False)
+        obs, masks, seats = env.reset()
+        for _ in range(100_000):
+            obs, masks, seats, rewards, terminated = env.step(policy(obs, masks, seats))
+            mover = env.players[np.arange(env.num_envs), seats]  # the player to act at each table
+            per_player = env.player_rewards()  # this step's rewards by player
+            for i in np.flatnonzero(env.match_over):  # tables that finished a match in this step
+                final, places = env.match_results.scores[i], env.match_results.placements[i]
     """
 
     #: attributes that are kernel scratch, not state: every step overwrites them before reading, and what is
@@ -649,9 +787,8 @@ class VectorEnv:
         if rules is None and illegal is None:
             illegal = "raise"  # the vector env's default: a bad batch is an error, nothing moves
         rules = check_rules(rules, illegal=illegal)
-        if rules.match:
-            raise ValueError("VectorEnv plays single hands; RuleConfig(match=True) is not supported")
         self.rules = rules
+        self.match = rules.match
         if not isinstance(observations, bool):
             raise TypeError(f"observations must be a bool, got {type(observations).__name__}")
         self.observations = observations
@@ -674,8 +811,9 @@ class VectorEnv:
         self.dealers[:] = int(rules.dealer)
         self.prevalents[:] = int(rules.prevalent_wind)
         self._sq_head, self._sq_len, self.hands_done = self._i64[:3]
-        self.active, self.terminated, self.illegal = self._b8
+        self.active, self.terminated, self.illegal = self._b8[:3]
         self.active[:] = True
+        self._match_views()
         # the seed schedule: row i holds table i's queued hands sq_*[i, sq_head[i]:sq_len[i]]
         self._sq_seed = np.zeros((n, 1), np.int64)
         self._sq_dealer = np.zeros((n, 1), np.int32)
@@ -694,9 +832,12 @@ class VectorEnv:
         self.results = HandResults(
             winner=i32[4], loser=i32[5], fan_total=i32[6], win_flags=i32[7],
             fan_counts=np.zeros((n, NUM_FANS), np.int16), scores=np.zeros((n, 4), np.int32),
-            hand_steps=i32[8], events=i32[9], seed=self._i64[3],
+            hand_steps=i32[8], events=i32[9], seed=self._i64[3], match_hand=i32[_RESULT_HAND],
         )  # fmt: skip
         self.results.clear()
+        self.match_results = MatchResults(
+            scores=i32[_FINAL_SCORE : _FINAL_SCORE + 4].T, hands=i32[_FINAL_HANDS]
+        )  # fmt: skip
         self._actions = np.zeros(n, np.int64)
         self._tab = G.win_tables()
         self._work = np.zeros(_PAD * self.threads, np.int64)  # _step_batch's work counters
@@ -704,6 +845,23 @@ class VectorEnv:
         self._bind()
 
     # ---------------------------------------------------------------------------------------- helpers
+    def _match_views(self) -> None:
+        """The match fields: views of rows of the packed buffers (see "Matches" in the module docstring)."""
+        self.match_hand = self._i32[_MATCH_HAND]
+        self.match_scores = self._i32[_MATCH_SCORE : _MATCH_SCORE + 4].T
+        self.match_over = self._b8[_MATCH_OVER]
+        self.matches_done = self._i64[_MATCHES_DONE]
+        self._new_matches()
+
+    def _new_matches(self) -> None:
+        """Every table at hand 0 of a match (match mode; else ``match_hand = -1``: single hands)."""
+        self.match_hand[:] = 0 if self.match else -1
+        self.match_scores[:] = 0
+        self.match_over[:] = False
+        self.matches_done[:] = 0
+        if self.match:
+            self.dealers[:], self.prevalents[:] = 0, 0  # RuleConfig.hand_setup(0)
+
     @staticmethod
     def _check_threads(threads: object) -> int:
         top = numba.config.NUMBA_NUM_THREADS
@@ -770,6 +928,11 @@ class VectorEnv:
         masks : ndarray[bool, (N, NUM_ACTIONS)]
         seats : ndarray[int32, (N,)]
         """
+        if self.match and (dealers is not None or prevalents is not None):
+            raise ValueError(
+                "a match deals every hand with the dealer and prevailing wind of RuleConfig.hand_setup; "
+                "reset() takes no dealers or prevalents with RuleConfig(match=True)"
+            )
         d = None if dealers is None else self._winds(dealers, "dealers", (self.num_envs,))
         p = None if prevalents is None else self._winds(prevalents, "prevalents", (self.num_envs,))
         if seed is not None:
@@ -781,6 +944,8 @@ class VectorEnv:
             self.prevalents[:] = p
         self._sq_head[:] = 0
         self._sq_len[:] = 0
+        self._new_matches()
+        self.match_results.clear()
         self._call(self._actions, True)
         self.rewards[:] = 0
         self.terminated[:] = False
@@ -821,6 +986,11 @@ class VectorEnv:
             Bad shapes or values, repeated tables, or a stopped table (it restarts only at ``reset``);
             nothing is queued then.
         """
+        if self.match:
+            raise ValueError(
+                "a match deals its hands itself (the finished hand's next seed, RuleConfig.hand_setup); "
+                "schedule() needs RuleConfig(match=False)"
+            )
         if not self._started:
             raise RuntimeError("call reset() before schedule(): reset() empties the schedule")
         n = self.num_envs
@@ -1037,6 +1207,7 @@ class VectorEnv:
         self._sq_head[d] = 0
         self._sq_len[d] = 0
         self.active[d] = src.active[s]
+        self.match_over[d] = False
         self.terminated[d] = False
         self.illegal[d] = False
         self.rewards[d] = 0
@@ -1093,6 +1264,7 @@ class VectorEnv:
                 f"arrays must be a mapping of names to arrays (a snapshot), got {type(arrays).__name__}"
             )
         mine = self._state_views()
+        arrays = self._upgrade_snapshot(arrays)
         missing, unknown = sorted(set(mine) - set(arrays)), sorted(set(arrays) - set(mine))
         if missing or unknown:
             raise ValueError(f"not a snapshot of this env: missing {missing}, unknown {unknown}")
@@ -1130,6 +1302,63 @@ class VectorEnv:
         self._bind()
         self._started = True
 
+    #: rows of the packed per-table buffers in mjenv 0.1.0, before the match rows were appended
+    _ROWS_0_1 = {"_i32": 10, "_i64": 4, "_b8": 3}
+
+    def _upgrade_snapshot(self, arrays: Mapping[str, np.ndarray]) -> Mapping[str, np.ndarray]:
+        """A snapshot of mjenv 0.1.0 (packed buffers without the match rows: a training checkpoint written
+        before matches) as one of this version: the match rows appended as a fresh env of single hands has them
+        (``match_hand`` -1, the rest 0). Other snapshots are returned as they are."""
+        rows = {k: np.shape(arrays[k])[0] for k in self._ROWS_0_1 if k in arrays and np.ndim(arrays[k]) == 2}
+        if self.match or rows != self._ROWS_0_1:
+            return arrays
+        out = dict(arrays)
+        for k, old in self._ROWS_0_1.items():
+            cur = getattr(self, k)
+            a = np.asarray(arrays[k])
+            pad = np.zeros((cur.shape[0] - old, a.shape[1]), a.dtype)
+            if k == "_i32":
+                pad[_MATCH_HAND - old] = -1
+            out[k] = np.concatenate([a, pad])
+        i32, i64, b8 = out["_i32"], out["_i64"], out["_b8"]
+        views = {
+            "match_hand": i32[_MATCH_HAND],
+            "match_scores": i32[_MATCH_SCORE : _MATCH_SCORE + 4].T,
+            "match_over": b8[_MATCH_OVER],
+            "matches_done": i64[_MATCHES_DONE],
+            "results.match_hand": i32[_RESULT_HAND],
+        }
+        for k, v in views.items():
+            out.setdefault(k, v)
+        return out
+
+    @property
+    def chairs(self) -> np.ndarray:
+        """``int32[N, 4]``: ``chairs[i, p]`` is the chair of player ``p`` at table ``i`` in its current hand (the
+        round's seating ``mjenv.rules.SEATING[match_hand // 4]`` in a match; ``p`` itself for single hands).
+        A new array at every call."""
+        if not self.match:
+            return np.broadcast_to(np.arange(4, dtype=np.int32), (self.num_envs, 4)).copy()
+        return _SEATING32[self.match_hand // 4]
+
+    @property
+    def players(self) -> np.ndarray:
+        """``int32[N, 4]``: ``players[i, c]`` is the player at chair ``c`` of table ``i`` (the inverse of
+        :attr:`chairs`); ``players[np.arange(N), seats]`` is the player to act. A new array at every call."""
+        if not self.match:
+            return np.broadcast_to(np.arange(4, dtype=np.int32), (self.num_envs, 4)).copy()
+        return _PLAYER_AT[self.match_hand // 4]
+
+    def player_rewards(self) -> np.ndarray:
+        """``float32[N, 4]``: the last step's :attr:`rewards` per *player*: ``rewards[i, c]`` under the seating
+        of the hand they were paid in (the finished hand's where ``terminated[i]``, whose round may differ from
+        the new hand's: :attr:`chairs` already shows the new one). Equal to ``rewards`` for single hands.
+        A new array at every call."""
+        if not self.match:
+            return self.rewards.copy()
+        h = np.where(self.terminated, self.results.match_hand, self.match_hand)
+        return np.take_along_axis(self.rewards, _SEATING[np.maximum(h, 0) // 4], axis=1)
+
     @property
     def nbytes(self) -> int:
         """Bytes of the preallocated arrays of this env."""
@@ -1142,6 +1371,8 @@ class VectorEnv:
             arrays.append(self.obs)
         if self.oracle is not None:
             arrays.append(self.oracle)
+        arrays += [self.match_hand, self.match_scores, self.match_over, self.matches_done,
+                   *vars(self.match_results).values()]  # fmt: skip
         return int(sum(a.nbytes for a in arrays))
 
 

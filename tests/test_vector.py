@@ -286,8 +286,6 @@ def test_bad_inputs():
         VectorEnv(2, threads=0)
     with pytest.raises(ValueError):
         VectorEnv(2, illegal="ignore")
-    with pytest.raises(ValueError):
-        VectorEnv(2, rules=RuleConfig(match=True))
     env = VectorEnv(3, seed=0, observations=False)
     with pytest.raises(RuntimeError):
         env.step(np.zeros(3, np.int64))
@@ -550,3 +548,28 @@ def test_restore_refuses_a_bad_snapshot_and_changes_nothing():
         fresh.step(np.zeros(4, np.int64))
     fresh.restore(good)
     fresh.step(random_legal_actions(fresh.masks, rng))
+
+
+def test_restore_takes_a_snapshot_of_mjenv_0_1_0():
+    """A training checkpoint written by mjenv 0.1.0 holds packed buffers without the match rows and no match
+    fields: it restores (the rows as a fresh env of single hands has them) and plays on exactly."""
+    from mjenv.policy import random_legal_actions
+
+    env = VectorEnv(8, seed=3, observations=True)
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        env.step(random_legal_actions(env.masks, rng))
+    snap = env.snapshot()
+    old = {k: v for k, v in snap.items() if "match" not in k}
+    old.update(_i32=snap["_i32"][:10], _i64=snap["_i64"][:4], _b8=snap["_b8"][:3])
+    twin = VectorEnv(8, seed=99, observations=True)
+    twin.restore(old)
+    assert (twin.match_hand == -1).all() and not twin.match_over.any()
+    for _ in range(60):
+        a = random_legal_actions(env.masks, rng)
+        env.step(a)
+        twin.step(a)
+        assert (twin.obs == env.obs).all() and (twin.rewards == env.rewards).all()
+    with pytest.raises(ValueError):  # rows of neither version
+        VectorEnv(8, seed=1, observations=True).restore({**old, "_i32": snap["_i32"][:9]})

@@ -59,11 +59,13 @@ Layout
 :mod:`~mjenv.arena.schedule` (seatings, walls, the :class:`Schedule` of hands, the :class:`Entrant` agents and the
 :class:`Setup` every shard shares), :mod:`~mjenv.arena.play` (the play loop on a VectorEnv, shards, Ray,
 :func:`run_arena`), :mod:`~mjenv.arena.outcome` (the per-hand and per-agent :class:`Outcome` of the hands and its
-exact merge over shards), :mod:`~mjenv.arena.stats` (Student's t, :func:`mean_ci`, placements) and
+exact merge over shards), :mod:`~mjenv.arena.stats` (Student's t, :func:`mean_ci`, placements), :mod:`~mjenv.arena.matches` (match
+scoring: 16-hand matches per wall seed with the seatings rotated, :func:`run_matches`, ``mjenv eval --match``) and
 :mod:`~mjenv.arena.report` (the report dict, the records, the markdown and the plot). A new per-agent report
 field goes into :class:`AgentOutcome` (its value, its merge and its report entry).
 """
 
+from mjenv.arena.matches import format_matches_markdown, run_matches
 from mjenv.arena.outcome import AgentOutcome, Outcome, merge_outcomes
 from mjenv.arena.play import action_name, play_shard, run_arena
 from mjenv.arena.report import build_records, build_report, format_markdown, plot_report, provenance
@@ -91,6 +93,7 @@ __all__ = [
     "build_records",
     "build_report",
     "format_markdown",
+    "format_matches_markdown",
     "merge_outcomes",
     "mean_ci",
     "num_agents",
@@ -98,6 +101,7 @@ __all__ = [
     "plot_report",
     "provenance",
     "run_arena",
+    "run_matches",
     "seating_agents",
     "seating_orders",
     "seating_players",
