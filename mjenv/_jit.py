@@ -1,9 +1,11 @@
 """The project's numba decorator, its shared kernels, and the guard that keeps its on-disk cache in step with the
 sources. Everything in mjenv that touches numba's internals is in this module.
 
-Every kernel in mjenv is compiled with :func:`njit`, which is ``numba.njit`` with ``cache=True`` and
-``nogil=True``. ``parallel=True`` kernels (the vector env) must pass ``cache`` explicitly if they want it.
-Set ``MJENV_NO_CACHE=1`` to turn the on-disk cache off.
+Every kernel of the project (mjenv, agents, train, benchmarks, lab) is compiled with :func:`njit`, which is
+``numba.njit`` with ``cache=CACHE`` and ``nogil=True``, ``parallel=True`` kernels included. ``CACHE`` is the
+switch: set ``MJENV_NO_CACHE=1`` to turn the on-disk cache off. A kernel never passes ``cache=True`` (that would
+cache with the switch off); ``cache=False`` (never cache: closures, one-off generators) is the only ``cache=`` a
+kernel passes (``tests/test_layering.py`` checks both, and that nothing else imports ``numba.njit``).
 
 **numba's internals: one switch, one version check, mjenv's own kernels only.** On the numba versions whose
 internals were read (:func:`patches_supported`: 0.68.x, the range ``pyproject.toml`` allows and CI tests),
