@@ -88,7 +88,7 @@ ERR_SHAPE = -1  #: an output array of :func:`views_kernel` does not match the ba
 _MD = MAX_DISCARDS
 
 
-@njit
+@njit(forceinline=True)
 def hand_kernel(ob, hand):
     """Fill ``hand[t]`` with the observer's concealed copies of tile ``t`` (the ``hand`` planes); returns the number
     of concealed tiles."""
@@ -103,7 +103,7 @@ def hand_kernel(ob, hand):
     return n
 
 
-@njit
+@njit(forceinline=True)
 def n_melds_at(ob, r):
     """How many ``meld_seq`` entries relative seat ``r`` has (up to the first that holds no kind code 1..5)."""
     n = 0
@@ -115,7 +115,7 @@ def n_melds_at(ob, r):
     return n
 
 
-@njit
+@njit(forceinline=True)
 def meld_at(ob, r, i):
     """Relative seat ``r``'s ``i``-th meld (``i < n_melds_at(ob, r)``) packed as :mod:`mjenv.melds` packs it;
     another seat's concealed kong (no face shown) as a concealed kong of tile 0; ``NO_MELD`` for an entry that is
@@ -167,13 +167,13 @@ def meld_seq_code(m):
     return kind
 
 
-@njit
+@njit(forceinline=True)
 def face_shown(m, r):
     """Is the tile of relative seat ``r``'s packed meld ``m`` its face (all but another seat's concealed kong)?"""
     return r == 0 or meld_kind(m) != KONG or meld_offer(m) != 0
 
 
-@njit
+@njit(forceinline=True)
 def n_discards_at(ob, r):
     """How many tiles relative seat ``r`` has discarded (the ``discard_seq`` entries before the first 0)."""
     n = 0
@@ -182,7 +182,7 @@ def n_discards_at(ob, r):
     return n
 
 
-@njit
+@njit(forceinline=True)
 def discard_at(ob, r, j):
     """Relative seat ``r``'s ``j``-th discard: tile id + 1, negative when it was claimed, 0 for none (either
     encoding: a uint8 byte of 128 or more is an int8 two's complement)."""
@@ -192,7 +192,7 @@ def discard_at(ob, r, j):
     return x
 
 
-@njit
+@njit(forceinline=True)
 def visible_kernel(ob, hand, visible, by_others, count_claimed):
     """``visible[t]``: the copies of tile ``t`` the observer has seen (``hand``, from :func:`hand_kernel`; every
     meld's face; the unclaimed discards, and with ``count_claimed`` the claimed ones too), uncapped;
