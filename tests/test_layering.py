@@ -20,6 +20,7 @@ RULES_MODULES = (
     "melds",
     "rules",
     "observation",
+    "view",
     "actions",
     "record",
     "_jit",
