@@ -35,7 +35,9 @@ the package (size and modification time of each file that imports it) and, when 
 one stored beside the cache (``mjenv/__pycache__/kernels.stamp``), deletes the package's cached kernels
 (``*.nbi``/``*.nbc`` in its ``__pycache__`` folders) so that they are compiled again from the current sources.
 This costs a few stat calls per process. It covers numba's default in-tree cache; with ``NUMBA_CACHE_DIR``
-set, clear that folder yourself after changing the sources.
+set, clear that folder yourself after changing the sources. A package beside mjenv whose kernels call mjenv's
+(``agents``: its rule agent and features inline :mod:`mjenv.view` and :mod:`mjenv.hand`) guards its own cache
+the same way on import, stamped with mjenv's sources too (:func:`guard_package_caches`).
 """
 
 from __future__ import annotations
@@ -194,12 +196,13 @@ def source_stamp(root: Path = _ROOT) -> str:
     return h.hexdigest()
 
 
-def drop_stale_caches(root: Path = _ROOT) -> int:
-    """Delete the cached kernels under ``root`` when its kernel sources changed since the stored stamp;
-    returns how many cache files were deleted. Never raises on file-system errors (a read-only install keeps
-    numba's own behaviour)."""
+def drop_stale_caches(root: Path = _ROOT, depends_on: tuple[Path, ...] = ()) -> int:
+    """Delete the cached kernels under ``root`` when its kernel sources, or those of the packages ``depends_on``
+    (whose kernels ``root``'s kernels call, compiled into them), changed since the stored stamp; returns how many
+    cache files were deleted. Never raises on file-system errors (a read-only install keeps numba's own
+    behaviour)."""
     try:
-        stamp = source_stamp(root)
+        stamp = " ".join(source_stamp(r) for r in (root, *depends_on))
         marker = root / "__pycache__" / _STAMP
         if marker.is_file() and marker.read_text() == stamp:
             return 0
@@ -213,6 +216,13 @@ def drop_stale_caches(root: Path = _ROOT) -> int:
         return n
     except OSError:
         return 0
+
+
+def guard_package_caches(root: Path) -> int:
+    """:func:`drop_stale_caches` for a package beside mjenv whose kernels call mjenv's (``agents``): its cached
+    kernels go when its own kernel sources or mjenv's change (numba would keep serving them with mjenv's old
+    code inlined). Call it when the package is imported, before its kernels load; nothing without the cache."""
+    return drop_stale_caches(Path(root), depends_on=(_ROOT,)) if CACHE else 0
 
 
 if CACHE:
