@@ -10,6 +10,13 @@ Every factory has the signature ``make(num_envs, seed, **kwargs)`` and returns a
 never imports it. Agents see only observations and masks, never the table state.
 """
 
+from pathlib import Path as _Path
+
+from mjenv._jit import guard_package_caches as _guard
+
+# the agents' cached kernels inline mjenv's: they are stale when mjenv's kernel sources change
+_guard(_Path(__file__).resolve().parent)
+
 AGENTS = {"random": "agents.random:make", "rule": "agents.rule:make", "nn": "agents.nn:make"}
 
 __all__ = ["AGENTS"]

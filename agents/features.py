@@ -152,7 +152,7 @@ def _useful(conc, k, n, nm, mk, mt, tgt, s, unseen, tabs, shapes):
 def _row(ob, mask, f, g, conc, vis, unseen, dbo, mk, mt, sh, pre, tabs, shapes):
     """Features of one observation row ``ob`` (uint8 encoding) with legal mask ``mask`` into ``f`` [34, F_t]
     and ``g`` [F_g] (both zeroed by the caller)."""
-    n, nm = R.decode_view(ob, conc, vis, dbo, mk, mt, True)  # claimed discards count as seen here
+    n, nm = R.target_view(ob, conc, vis, dbo, mk, mt, True)  # claimed discards count as seen here
     for p in range(4):
         for j in range(4):
             for t in range(34):

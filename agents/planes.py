@@ -15,7 +15,7 @@ the tile on offer; each player's (self, next, across, previous) melded copies (a
 copies (at least k+1, claimed ones too); each player's last four discards in order (``recent``: row
 ``4 * p + j`` marks the tile of p's (j+1)-th latest discard); each player's first six discards (``early``);
 the copies visible to the player (``visible``, at least k+1: own hand, every exposed meld, unclaimed discards;
-:func:`agents.rule.decode_view`); the seat wind and the prevailing wind (on the wind's tile column). Then the
+:func:`mjenv.view.visible_kernel`); the seat wind and the prevailing wind (on the wind's tile column). Then the
 legal mask's tile actions (``legal``: discard, concealed kong, added kong of ``t``).
 
 Scalars: phase (one-hot), tiles left in the wall, each player's concealed-tile count, flowers, melds and
@@ -36,10 +36,10 @@ import numba
 import numpy as np
 from numba import prange
 
-from agents import rule as R
 from agents.features import to_uint8
 from mjenv import actions as A
 from mjenv import observation as O
+from mjenv import view as V
 from mjenv._jit import njit
 
 PLANES_ID = "p1"
@@ -88,7 +88,7 @@ assert _OTHER_ACTIONS.size == NUM_MASK_SCALARS
 assert A.NUM_ACTIONS == 34 + 5 + 34 + 34 + 2
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True)
 def planes_kernel(obs, masks, has_mask, planes, scal):
     """Fill ``planes[i]`` (``uint8[NUM_PLANES, 34]``) and ``scal[i]`` (``uint8[NUM_SCALARS]``) from the uint8
     observation row ``obs[i]`` and, when ``has_mask``, its legal mask ``masks[i]`` (the module docstring)."""
@@ -97,18 +97,17 @@ def planes_kernel(obs, masks, has_mask, planes, scal):
         conc = np.zeros(34, np.int8)
         vis = np.zeros(34, np.int64)
         dbo = np.zeros(34, np.bool_)
-        mk = np.zeros(5, np.int64)
-        mt = np.zeros(5, np.int64)
         for i in range(c * _CHUNK, min(n, (c + 1) * _CHUNK)):
-            _planes_row(obs[i], masks[i], has_mask, planes[i], scal[i], conc, vis, dbo, mk, mt)
+            _planes_row(obs[i], masks[i], has_mask, planes[i], scal[i], conc, vis, dbo)
 
 
 @njit(inline="always")
-def _planes_row(ob, m, has_mask, pl, sc, conc, vis, dbo, mk, mt):
-    """One row of :func:`planes_kernel` (``conc`` .. ``mt``: scratch)."""
+def _planes_row(ob, m, has_mask, pl, sc, conc, vis, dbo):
+    """One row of :func:`planes_kernel` (``conc``, ``vis``, ``dbo``: scratch)."""
     pl[:] = 0
     sc[:] = 0
-    R.decode_view(ob, conc, vis, dbo, mk, mt, False)
+    V.hand_kernel(ob, conc)
+    V.visible_kernel(ob, conc, vis, dbo, False)
     for t in range(34):
         for k in range(4):
             pl[P_HAND + k, t] = ob[O.O_HAND + 34 * k + t] != 0
@@ -120,23 +119,16 @@ def _planes_row(ob, m, has_mask, pl, sc, conc, vis, dbo, mk, mt):
             for t in range(34):
                 pl[P_MELDS + 4 * p + k, t] = ob[O.O_MELDS + 136 * p + 34 * k + t] != 0
                 pl[P_DISC + 4 * p + k, t] = ob[O.O_DISCARDS + 136 * p + 34 * k + t] != 0
-        nd = 0
-        while nd < O._MD and ob[O.O_DSEQ + O._MD * p + nd] != 0:
-            nd += 1
+        nd = V.n_discards_at(ob, p)
         for j in range(nd):
-            x = int(ob[O.O_DSEQ + O._MD * p + j])
-            if x >= 128:  # a claimed discard -(t + 1) as a two's-complement byte
-                x = 256 - x
+            x = abs(V.discard_at(ob, p, j))  # a claimed discard is -(t + 1)
             if x < 1 or x > 34:
                 continue
             if j < EARLY:
                 pl[P_EARLY + p, x - 1] = 1
             if nd - 1 - j < RECENT:
                 pl[P_RECENT + 4 * p + nd - 1 - j, x - 1] = 1
-        nm = 0
-        while nm < 4 and ob[O.O_MSEQ + 12 * p + 3 * nm] != 0:
-            nm += 1
-        sc[S_MELDS + p] = nm
+        sc[S_MELDS + p] = V.n_melds_at(ob, p)
         sc[S_DISC + p] = nd
         sc[S_CONC + p] = ob[O.O_CONCEALED + p]
         sc[S_FLOWERS + p] = ob[O.O_FLOWERS + p]

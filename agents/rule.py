@@ -65,7 +65,9 @@ from agents._common import check_factory_args
 from mjenv import actions as A
 from mjenv import hand as H
 from mjenv import observation as O
+from mjenv import view as V
 from mjenv._jit import njit, shared_kernel
+from mjenv.melds import CHOW, NO_MELD, meld_kind, meld_tile
 
 NO = 99  # target unreachable (mjenv.hand.NO_SHANTEN)
 
@@ -560,69 +562,35 @@ def discard_danger(t, vis, disc_by_others):
     return d
 
 
-@njit  # a plain call (once per row): inlined by numba it was typed again inside each of its two callers
-def decode_view(ob, conc, vis, disc_by_others, mk, mt, count_claimed):
-    """Decode what the rule agent reads from one observation row ``ob`` (float32 or uint8 encoding).
-
-    Fills ``conc`` (own concealed counts), ``vis`` (tiles seen: own hand, every meld in ``meld_seq``, the
-    discards; uncapped), ``disc_by_others`` (tiles another player discarded) and the own melds ``mk`` / ``mt``
-    (1 chow at its low tile, 2 pung or kong); returns ``(n, nm)``: concealed tiles and own melds. With
-    ``count_claimed`` the discards that were claimed count as seen too (the features do; the agent does not).
-    """
-    n = 0
-    for t in range(34):
-        c = 0
-        for j in range(4):
-            if ob[O.O_HAND + 34 * j + t] != 0:
-                c += 1
-        conc[t] = c
-        n += c
-        vis[t] = c
-        disc_by_others[t] = False
-    for p in range(4):  # every player's melds from meld_seq (others' concealed kongs have no face: skipped)
-        for i in range(4):
-            kind = int(ob[O.O_MSEQ + 12 * p + 3 * i])
-            t = int(ob[O.O_MSEQ + 12 * p + 3 * i + 1]) - 1
-            if kind <= 0 or kind > 5:
-                break
-            if t < 0 or t > 33:
-                continue
-            if kind == 1:
-                if 1 <= t % 9 <= 7 and t < 27:
-                    vis[t - 1] += 1
-                    vis[t] += 1
-                    vis[t + 1] += 1
-            else:
-                vis[t] += 3 if kind == 2 else 4
-    for p in range(4):
-        for j in range(O._MD):
-            x = int(ob[O.O_DSEQ + O._MD * p + j])
-            if x == 0:
-                break
-            if x >= 128:  # uint8 observations: a claimed discard -(t + 1) as a two's-complement byte
-                x -= 256
-            if count_claimed and x < 0:
-                x = -x
-            if 0 < x <= 34:
-                vis[x - 1] += 1
-                if p != 0:
-                    disc_by_others[x - 1] = True
+@njit
+def target_melds(ob, mk, mt):
+    """The observer's melds (:func:`mjenv.view.meld_at`) in the form the targets read into ``mk`` / ``mt``: 1 a chow
+    at its low tile, 2 a pung or kong at its tile; returns how many."""
     nm = 0
-    for i in range(4):
-        kind = int(ob[O.O_MSEQ + 3 * i])
-        if kind <= 0 or kind > 5:
-            break
-        t = int(ob[O.O_MSEQ + 3 * i + 1]) - 1
-        if t < 0 or t > 33 or (kind == 1 and (t % 9 == 0 or t % 9 == 8 or t >= 27)):
-            continue  # another player's hidden face never appears here; guard against malformed input
-        if kind == 1:
+    for i in range(V.n_melds_at(ob, 0)):
+        m = V.meld_at(ob, 0, i)
+        if m == NO_MELD:
+            continue
+        if meld_kind(m) == CHOW:
             mk[nm] = 1
-            mt[nm] = t - 1
+            mt[nm] = meld_tile(m) - 1
         else:
             mk[nm] = 2
-            mt[nm] = t
+            mt[nm] = meld_tile(m)
         nm += 1
-    return n, nm
+    return nm
+
+
+@njit  # a plain call (once per row): inlined by numba it was typed again inside each of its two callers
+def target_view(ob, conc, vis, disc_by_others, mk, mt, count_claimed):
+    """What the rule agent reads from one observation row ``ob`` (float32 or uint8), decoded by :mod:`mjenv.view`:
+    ``conc`` (own concealed counts, :func:`mjenv.view.hand_kernel`), ``vis`` and ``disc_by_others``
+    (:func:`mjenv.view.visible_kernel`: uncapped; with ``count_claimed`` the claimed discards count as seen too,
+    as the features have it) and the own melds ``mk`` / ``mt`` (:func:`target_melds`). Returns ``(n, nm)``:
+    concealed tiles and own melds."""
+    n = V.hand_kernel(ob, conc)
+    V.visible_kernel(ob, conc, vis, disc_by_others, count_claimed)
+    return n, target_melds(ob, mk, mt)
 
 
 @njit(inline="always")  # inlined into its shared kernel (_decide_c); called as such by rule_actions_kernel
@@ -640,7 +608,7 @@ def _decide(ob, mask, danger_wall, max_eval, conc, vis, disc_by_others, unseen, 
     if n_legal <= 1:
         return only
     # ---- decode the observation
-    n, nm = decode_view(ob, conc, vis, disc_by_others, mk, mt, False)
+    n, nm = target_view(ob, conc, vis, disc_by_others, mk, mt, False)
     wall = int(ob[O.O_WALL])
     phase = 0
     for j in range(4):

@@ -33,6 +33,7 @@ import numpy as np
 from agents.features import to_uint8
 from mjenv import actions as A
 from mjenv import observation as O
+from mjenv import view as V
 
 #: the twelve views: (suit permutation, reverse); the identity first
 VIEWS: tuple[tuple[tuple[int, int, int], bool], ...] = tuple(
@@ -107,7 +108,7 @@ class View:
         ms = v["meld_seq"]  # [N, 4, 4, 3]: (kind code, tile + 1, offer) per meld
         ms[..., 1] = self.lut[ms[..., 1]]
         if self.reverse:  # a chow's claimed tile counted from the other end: 1 <-> 3
-            chow = (ms[..., 0] == 1) & (ms[..., 2] != 0)
+            chow = (ms[..., 0] == V.SEQ_CHOW) & (ms[..., 2] != 0)
             ms[..., 2] = np.where(chow, 4 - ms[..., 2], ms[..., 2])
         return out
 

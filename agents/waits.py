@@ -26,33 +26,34 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents import rule as R
 from agents.features import to_uint8
-from mjenv import melds as M
+from mjenv import view as V
 from mjenv._jit import njit
 from mjenv.actions import DISCARD, NUM_TILE_TYPES, PASS
 from mjenv.fans import WIN_SELF_DRAWN, score_batch
 from mjenv.hand import batch_waits
-from mjenv.observation import O_FLOWERS, O_MSEQ, O_PREV, O_SEAT
+from mjenv.observation import O_FLOWERS, O_PREV, O_SEAT
 from mjenv.shanten import batch_shanten
+from mjenv.view import decode_views
 
 _T = NUM_TILE_TYPES
 
 
-@njit(cache=True)
+@njit
 def own_view_kernel(obs, hand, unseen, n_melds):
     """Per row of ``obs`` (uint8): the observer's concealed tiles ``hand[i]``, the copies of each tile it cannot
     see ``unseen[i]`` (4 less its hand, every seat's melds, its own concealed kongs included and others' faceless,
-    and the unclaimed discards: :func:`agents.rule.decode_view`'s visible tiles) and its melds ``n_melds[i]``."""
+    and the unclaimed discards: :func:`mjenv.view.visible_kernel`) and its melds ``n_melds[i]``
+    (:func:`mjenv.view.seat_melds_kernel`)."""
     vis = np.zeros(34, np.int64)
     dbo = np.zeros(34, np.bool_)
-    mk = np.zeros(5, np.int64)
-    mt = np.zeros(5, np.int64)
+    melds = np.zeros(4, np.int64)
     for i in range(obs.shape[0]):
-        _, nm = R.decode_view(obs[i], hand[i], vis, dbo, mk, mt, False)
+        V.hand_kernel(obs[i], hand[i])
+        V.visible_kernel(obs[i], hand[i], vis, dbo, False)
         for t in range(34):
-            unseen[i, t] = min(4, max(0, 4 - vis[t]))
-        n_melds[i] = nm
+            unseen[i, t] = V.unseen_copies(vis[t])
+        n_melds[i] = V.seat_melds_kernel(obs[i], 0, melds)
 
 
 def own_view(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -67,17 +68,8 @@ def own_view(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _packed_melds(obs: np.ndarray) -> np.ndarray:
-    """The observer's melds packed as :mod:`mjenv.melds` (``int16[N, 4]``)."""
-    seq = np.rint(obs[:, O_MSEQ : O_MSEQ + 12]).astype(np.int64).reshape(-1, 4, 3)
-    kind, tile, offer = seq[..., 0], seq[..., 1] - 1, seq[..., 2]
-    mk = np.select([kind == 1, kind == 2], [M.CHOW, M.PUNG], M.KONG)
-    packed = (
-        (kind == 4).astype(np.int64) << 10
-        | mk << 8
-        | np.where(kind == 5, 0, offer) << 6
-        | np.maximum(tile, 0)
-    )
-    return np.where(kind > 0, packed, 0).astype(np.int16)
+    """The observer's melds packed as :mod:`mjenv.melds` (``int16[N, 4]``: :func:`mjenv.view.decode_views`)."""
+    return decode_views(to_uint8(obs)).melds[:, 0]
 
 
 def _wait_values(hands: np.ndarray, ctx: dict[str, np.ndarray], unseen: np.ndarray, p_self: float

@@ -1,9 +1,11 @@
 """The project's numba decorator, its shared kernels, and the guard that keeps its on-disk cache in step with the
 sources. Everything in mjenv that touches numba's internals is in this module.
 
-Every kernel in mjenv is compiled with :func:`njit`, which is ``numba.njit`` with ``cache=True`` and
-``nogil=True``. ``parallel=True`` kernels (the vector env) must pass ``cache`` explicitly if they want it.
-Set ``MJENV_NO_CACHE=1`` to turn the on-disk cache off.
+Every kernel of the project (mjenv, agents, train, benchmarks, lab) is compiled with :func:`njit`, which is
+``numba.njit`` with ``cache=CACHE`` and ``nogil=True``, ``parallel=True`` kernels included. ``CACHE`` is the
+switch: set ``MJENV_NO_CACHE=1`` to turn the on-disk cache off. A kernel never passes ``cache=True`` (that would
+cache with the switch off); ``cache=False`` (never cache: closures, one-off generators) is the only ``cache=`` a
+kernel passes (``tests/test_layering.py`` checks both, and that nothing else imports ``numba.njit``).
 
 **numba's internals: one switch, one version check, mjenv's own kernels only.** On the numba versions whose
 internals were read (:func:`patches_supported`: 0.68.x, the range ``pyproject.toml`` allows and CI tests),
@@ -33,7 +35,9 @@ the package (size and modification time of each file that imports it) and, when 
 one stored beside the cache (``mjenv/__pycache__/kernels.stamp``), deletes the package's cached kernels
 (``*.nbi``/``*.nbc`` in its ``__pycache__`` folders) so that they are compiled again from the current sources.
 This costs a few stat calls per process. It covers numba's default in-tree cache; with ``NUMBA_CACHE_DIR``
-set, clear that folder yourself after changing the sources.
+set, clear that folder yourself after changing the sources. A package beside mjenv whose kernels call mjenv's
+(``agents``: its rule agent and features inline :mod:`mjenv.view` and :mod:`mjenv.hand`) guards its own cache
+the same way on import, stamped with mjenv's sources too (:func:`guard_package_caches`).
 """
 
 from __future__ import annotations
@@ -192,12 +196,13 @@ def source_stamp(root: Path = _ROOT) -> str:
     return h.hexdigest()
 
 
-def drop_stale_caches(root: Path = _ROOT) -> int:
-    """Delete the cached kernels under ``root`` when its kernel sources changed since the stored stamp;
-    returns how many cache files were deleted. Never raises on file-system errors (a read-only install keeps
-    numba's own behaviour)."""
+def drop_stale_caches(root: Path = _ROOT, depends_on: tuple[Path, ...] = ()) -> int:
+    """Delete the cached kernels under ``root`` when its kernel sources, or those of the packages ``depends_on``
+    (whose kernels ``root``'s kernels call, compiled into them), changed since the stored stamp; returns how many
+    cache files were deleted. Never raises on file-system errors (a read-only install keeps numba's own
+    behaviour)."""
     try:
-        stamp = source_stamp(root)
+        stamp = " ".join(source_stamp(r) for r in (root, *depends_on))
         marker = root / "__pycache__" / _STAMP
         if marker.is_file() and marker.read_text() == stamp:
             return 0
@@ -211,6 +216,13 @@ def drop_stale_caches(root: Path = _ROOT) -> int:
         return n
     except OSError:
         return 0
+
+
+def guard_package_caches(root: Path) -> int:
+    """:func:`drop_stale_caches` for a package beside mjenv whose kernels call mjenv's (``agents``): its cached
+    kernels go when its own kernel sources or mjenv's change (numba would keep serving them with mjenv's old
+    code inlined). Call it when the package is imported, before its kernels load; nothing without the cache."""
+    return drop_stale_caches(Path(root), depends_on=(_ROOT,)) if CACHE else 0
 
 
 if CACHE:

@@ -53,7 +53,7 @@ def _shuffle(a, n, ctr):
     return ctr
 
 
-@njit(cache=True)
+@njit
 def determinize_kernel(state, seat, seed, keep_hands, expect, suit_win, honor_win):
     """Redeal in place what ``seat`` cannot see (module docstring); ``seed`` an int64 >= 0, the tables those of
     :func:`mjenv.hand.win_tables`; ``expect`` ``float64[4, 34]``: each seat's expected count of each tile (a belief
@@ -189,7 +189,7 @@ def determinize(
         raise ValueError(f"determinize needs seat {seat}'s own turn (PH_TURN, CUR == TURN == seat)")
 
 
-@njit(cache=True)
+@njit
 def determinize_batch_kernel(states, rows, seats, seeds, keep_hands, expect, suit_win, honor_win):
     """:func:`determinize_kernel` of ``states[rows[i]]`` for ``seats[i]``, ``seeds[i]`` and ``expect[i]``
     (``float64[len(rows), 4, 34]``); returns the number of rows that failed (those are untouched)."""

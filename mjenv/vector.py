@@ -136,7 +136,7 @@ from numba.extending import intrinsic
 
 from mjenv import actions as A
 from mjenv import game as G
-from mjenv._jit import CACHE, njit
+from mjenv._jit import njit
 from mjenv.fans import NUM_FANS
 from mjenv.observation import OBS_SIZE, ORACLE_SIZE, check_obs_dtype, observe_kernel, oracle_rows_kernel
 from mjenv.policy import Policy, RandomPolicy, random_legal_actions  # noqa: F401  (re-exported)
@@ -384,7 +384,7 @@ def _is_legal(bits, i, a):
     return (bits[i, 1] >> np.uint64(a - 64)) & np.uint64(1) == np.uint64(1)
 
 
-@numba.njit(parallel=True, nogil=True, cache=CACHE)
+@njit(parallel=True)
 def _step_batch(
     states, actions, do_reset, threads, reset_seeds, rules, observe, sq_seed, sq_dealer, sq_prev,
     stop_when_empty, i32, i64, b8, masks, legal, bits, obs, rewards, fan_counts, scores, suit_win, honor_win,

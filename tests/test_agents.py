@@ -343,9 +343,10 @@ def test_nn_cuda_inference_matches_cpu():
 def _planes_reference(obs, masks):
     """The planes and scalars of agents.planes, computed plainly from the observation's named views."""
     from agents import planes as P
-    from agents import rule as R
+    from mjenv.view import decode_views
 
     v = O.views(obs)
+    view = decode_views(obs)
     n = obs.shape[0]
     pl = np.zeros((n, P.NUM_PLANES, 34), np.uint8)
     sc = np.zeros((n, P.NUM_SCALARS), np.uint8)
@@ -355,10 +356,8 @@ def _planes_reference(obs, masks):
         pl[i, P.P_OFFER] = v["offer_tile"][i] != 0
         pl[i, P.P_MELDS : P.P_MELDS + 16] = v["melds"][i].reshape(16, 34) != 0
         pl[i, P.P_DISC : P.P_DISC + 16] = v["discards"][i].reshape(16, 34) != 0
-        conc, vis, dbo = np.zeros(34, np.int8), np.zeros(34, np.int64), np.zeros(34, np.bool_)
-        R.decode_view(obs[i], conc, vis, dbo, np.zeros(5, np.int64), np.zeros(5, np.int64), False)
         for k in range(4):
-            pl[i, P.P_VIS + k] = vis > k
+            pl[i, P.P_VIS + k] = view.visible[i] > k
         for p in range(4):
             seq = [abs(int(x)) - 1 for x in v["discard_seq"][i, p] if x != 0]
             for j, t in enumerate(reversed(seq[-4:])):

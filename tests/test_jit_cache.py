@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -56,3 +57,35 @@ def test_the_package_stamp_is_current():
         pytest.skip("MJENV_NO_CACHE is set: no on-disk cache, no stamp")
     assert marker.is_file(), f"importing mjenv wrote no stamp at {marker}"
     assert marker.read_text() == _jit.source_stamp()
+
+
+def test_a_package_beside_mjenv_drops_its_caches_when_mjenv_changes(tmp_path, monkeypatch):
+    """``agents``' kernels inline mjenv's (the own-view decoder, the shanten tables): a change of a kernel module
+    of mjenv drops them as a change of their own does."""
+    core, pkg = tmp_path / "core", tmp_path / "pkg"
+    core.mkdir(), pkg.mkdir()
+    (core / "k.py").write_text("from mjenv._jit import njit\n")
+    (pkg / "a.py").write_text("from mjenv._jit import njit\n")
+    monkeypatch.setattr(_jit, "_ROOT", core)
+    monkeypatch.setattr(_jit, "CACHE", True)
+    files = _fake_cache(pkg)
+    assert _jit.guard_package_caches(pkg) == 2  # no stamp yet
+    files = _fake_cache(pkg)
+    assert _jit.guard_package_caches(pkg) == 0 and all(f.exists() for f in files)
+    (core / "k.py").write_text("from mjenv._jit import njit\nY = 2\n")
+    assert _jit.guard_package_caches(pkg) == 2 and not any(f.exists() for f in files)
+    monkeypatch.setattr(_jit, "CACHE", False)
+    _fake_cache(pkg)
+    (pkg / "a.py").write_text("from mjenv._jit import njit\nZ = 3\n")
+    assert _jit.guard_package_caches(pkg) == 0  # no on-disk cache in use: nothing to guard
+
+
+def test_the_agents_stamp_is_current():
+    """Importing agents stored the stamp of its kernel sources and mjenv's."""
+    import agents
+
+    root = Path(agents.__file__).resolve().parent
+    if not _jit.CACHE or not os.access(root, os.W_OK):
+        pytest.skip("no on-disk cache in use")
+    stamp = (root / "__pycache__" / _jit._STAMP).read_text()
+    assert stamp == f"{_jit.source_stamp(root)} {_jit.source_stamp()}"

@@ -20,6 +20,7 @@ RULES_MODULES = (
     "melds",
     "rules",
     "observation",
+    "view",
     "actions",
     "record",
     "_jit",
@@ -324,3 +325,73 @@ KNOWN_CYCLES: dict[tuple[str, ...], str] = {}
 def test_no_import_cycles():
     """``mjenv``, ``agents`` and ``train`` import each other in one direction only (the rule above)."""
     assert import_cycles(project_modules()) == [list(c) for c in sorted(KNOWN_CYCLES)]
+
+
+# ------------------------------------------------------------------------------------------------ the numba decorator
+#: where the project's kernels live (tests/ is left out: its kernels exercise numba's own decorator on purpose)
+KERNEL_TREES = ("mjenv", "agents", "train", "benchmarks", "scripts", "lab")
+_JIT_NAMES = ("njit", "jit")
+
+
+def jit_bypasses(path: Path) -> list[str]:
+    """Lines of ``path`` that compile a kernel past :func:`mjenv._jit.njit` or its cache switch
+    (``MJENV_NO_CACHE``): numba's ``njit`` / ``jit`` imported or named directly, or a ``cache=`` other than
+    ``False`` passed to a decorator (``cache=True`` caches with the switch off; the project's decorator already
+    caches when the switch is on)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "numba":
+            out += [
+                f"{node.lineno}: from {node.module} import {a.name}"
+                for a in node.names
+                if a.name in _JIT_NAMES
+            ]
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr in _JIT_NAMES
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "numba"
+        ):
+            out.append(f"{node.lineno}: numba.{node.attr}")
+        elif isinstance(node, ast.Call):
+            name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+            for kw in node.keywords:
+                if (
+                    name in _JIT_NAMES
+                    and kw.arg == "cache"
+                    and not (isinstance(kw.value, ast.Constant) and kw.value.value is False)
+                ):
+                    out.append(f"{node.lineno}: {name}(cache={ast.unparse(kw.value)})")
+    return sorted(set(out), key=lambda s: int(s.split(":")[0]))
+
+
+def test_the_jit_scanner_sees_every_bypass(tmp_path):
+    p = tmp_path / "m.py"
+    p.write_text(
+        "import numba\nfrom numba import njit, prange\nfrom mjenv._jit import CACHE\n\n"
+        "@numba.njit(parallel=True)\ndef a(): pass\n\n@njit(cache=True)\ndef b(): pass\n\n"
+        "@njit(parallel=True, cache=CACHE)\ndef c(): pass\n\n@njit(cache=False)\ndef d(): pass\n\n"
+        "@njit\ndef e(): pass\n\nf = numba.jit(nopython=True)(e)\n"
+    )
+    assert jit_bypasses(p) == [
+        "2: from numba import njit",
+        "5: numba.njit",
+        "8: njit(cache=True)",
+        "11: njit(cache=CACHE)",
+        "20: numba.jit",
+    ]
+
+
+def test_every_kernel_uses_the_projects_decorator_and_cache_switch():
+    """Every kernel is compiled by ``mjenv._jit.njit`` (its cache switch ``MJENV_NO_CACHE``, its locked cache and
+    its patches), never by ``numba.njit`` directly nor with ``cache=True``, which would cache with the switch
+    off; ``mjenv/_jit.py`` alone wraps numba's decorator."""
+    offenders = {
+        str(p.relative_to(ROOT)): bad
+        for tree in KERNEL_TREES
+        if (ROOT / tree).is_dir()
+        for p in sorted((ROOT / tree).rglob("*.py"))
+        if p != PKG / "_jit.py" and (bad := jit_bypasses(p))
+    }
+    assert not offenders

@@ -37,6 +37,7 @@ import numpy as np
 
 from mjenv import actions as A
 from mjenv import game as G
+from mjenv._jit import njit
 from mjenv.observation import OBS_SIZE, observe_kernel
 from mjenv.vector import VectorEnv, random_legal_actions, warmup
 
@@ -45,7 +46,7 @@ from mjenv.vector import VectorEnv, random_legal_actions, warmup
 # fields first, SCRATCH removed) so that stale cached kernels are dropped.
 
 
-@numba.njit(cache=True)
+@njit
 def _corpus(n_states, seed, suit_win, honor_win):
     """States reached by random legal play (one row each), with the action random play takes there."""
     st = np.zeros(G.STATE_SIZE, np.int32)
@@ -76,7 +77,7 @@ def _corpus(n_states, seed, suit_win, honor_win):
     return out, acts
 
 
-@numba.njit(cache=True)
+@njit
 def _time_masks(states, reps):
     mask = np.zeros(G.NUM_ACTIONS, np.bool_)
     t = 0
@@ -86,7 +87,7 @@ def _time_masks(states, reps):
     return t
 
 
-@numba.njit(cache=True)
+@njit
 def _time_observe(states, reps):
     obs = np.zeros(OBS_SIZE, np.float32)
     t = 0.0
@@ -97,7 +98,7 @@ def _time_observe(states, reps):
     return t
 
 
-@numba.njit(cache=True)
+@njit
 def _time_steps(states, acts, sel, scratch, suit_win, honor_win):
     """Step a copy of every selected state with its action (the copy is timed too; see _time_copies)."""
     rw = np.zeros(4, np.float32)
@@ -106,13 +107,13 @@ def _time_steps(states, acts, sel, scratch, suit_win, honor_win):
         G.step_kernel(scratch, acts[k], rw, suit_win, honor_win)
 
 
-@numba.njit(cache=True)
+@njit
 def _time_copies(states, sel, scratch):
     for k in sel:
         scratch[:] = states[k]
 
 
-@numba.njit(cache=True)
+@njit
 def _time_resets(n, scratch, suit_win, honor_win):
     for k in range(n):
         G.reset_kernel(scratch, k, 0, 0, G.DEFAULT_RULES, suit_win, honor_win)

@@ -29,6 +29,8 @@ from numba import prange, types  # noqa: E402
 from numba.core import cgutils  # noqa: E402
 from numba.extending import intrinsic  # noqa: E402
 
+from mjenv._jit import njit  # noqa: E402
+
 
 @intrinsic
 def _tsc(typingctx):
@@ -43,12 +45,12 @@ def _tsc(typingctx):
     return types.int64(), codegen
 
 
-@numba.njit
+@njit(cache=False)
 def _now():
     return _tsc()
 
 
-@numba.njit(parallel=True)
+@njit(parallel=True, cache=False)
 def _region(out, work):
     for w in prange(2):
         out[w, 0] = _tsc()

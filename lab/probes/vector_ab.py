@@ -76,11 +76,10 @@ def load_base(ref: str):
 
 def _kernel_timer(kern):
     """A Numba loop writing ``kern``'s observation of every corpus state into its own row, prefetching ahead."""
-    import numba
-
     from mjenv import game as G
+    from mjenv._jit import njit
 
-    @numba.njit
+    @njit(cache=False)  # a closure: nothing to cache
     def run(states, out, masks, legal, reps):
         n = states.shape[0]
         for _ in range(reps):

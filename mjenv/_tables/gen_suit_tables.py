@@ -28,14 +28,15 @@ import hashlib
 import sys
 from pathlib import Path
 
-import numba
 import numpy as np
+
+from mjenv._jit import njit
 
 NEG = -64
 HERE = Path(__file__).resolve().parent
 
 
-@numba.njit(cache=False)
+@njit(cache=False)
 def _add(g, best, sub_key, dsets, dpart, dpair):
     for p in range(2):
         for b in range(5):
@@ -52,7 +53,7 @@ def _add(g, best, sub_key, dsets, dpart, dpair):
             best[p * 5 + b] = max(best[p * 5 + b], v)
 
 
-@numba.njit(cache=False)
+@njit(cache=False)
 def _fill(g, nranks, chows):
     size = g.shape[0]
     pw = np.ones(nranks + 2, dtype=np.int64)

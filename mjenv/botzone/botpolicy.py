@@ -55,8 +55,10 @@ from typing import Any
 import numpy as np
 
 from mjenv import actions as A
+from mjenv import melds as M
+from mjenv import view as V
 from mjenv.botzone.runner import DEFAULT_MEMORY_LIMIT, DEFAULT_TIME_LIMIT
-from mjenv.observation import OBS_SIZE, views
+from mjenv.observation import OBS_SIZE
 from mjenv.tiles import BOTZONE_CODES
 
 __all__ = ["BotPolicy", "bot_policy"]
@@ -69,31 +71,27 @@ class _Mismatch(Exception):
 
 
 class _Public:
-    """The public facts of one observation, absolute seats."""
+    """The public facts of row ``i`` of a batch's decoded views (:func:`mjenv.view.decode_views`), absolute seats."""
 
-    def __init__(self, obs: np.ndarray, me: int) -> None:
-        v = views(obs)
+    def __init__(self, v: V.OwnView, i: int, me: int) -> None:
         self.me = me
         ab = [(me + r) % 4 for r in range(4)]  # relative index r -> absolute seat
         self.dseq: list[list[int]] = [[], [], [], []]
         self.melds: list[list[tuple[int, int, int]]] = [[], [], [], []]
         for r in range(4):
             p = ab[r]
-            ds = v["discard_seq"][r]
-            self.dseq[p] = [int(x) for x in ds[ds != 0]]
-            for i in range(4):
-                k, t, off = (int(x) for x in v["meld_seq"][r, i])
-                if k == 0:
-                    break
-                self.melds[p].append((k, t - 1, off))
-        self.hand = v["hand"].sum(axis=0).astype(np.int64)
-        self.drawn = int(np.argmax(v["drawn"])) if v["drawn"].any() else -1
-        self.wall = int(v["wall"][0])
-        self.quan = int(np.argmax(v["prevalent_wind"]))
-        ph = v["phase"]
-        self.phase = int(np.argmax(ph)) if ph.any() else -1  # 0 turn, 1 turn after a claim, 2 window, 3 rob
-        self.offer_tile = int(np.argmax(v["offer_tile"])) if v["offer_tile"].any() else -1
-        self.offer_from = ab[int(np.argmax(v["offer_from"]))] if v["offer_from"].any() else -1
+            self.dseq[p] = [int(x) for x in v.discards[i, r, : v.n_discards[i, r]]]
+            for m in (int(x) for x in v.melds[i, r, : v.n_melds[i, r]]):
+                face = M.tile_of(m) if V.face_shown(m, r) else -1
+                self.melds[p].append((V.meld_seq_code(m), face, M.offer_of(m)))
+        f = v.facts[i]
+        self.hand = v.hand[i].astype(np.int64)
+        self.drawn = int(f[V.FACT_DRAWN])
+        self.wall = int(f[V.FACT_WALL])
+        self.quan = int(f[V.FACT_PREVALENT])
+        self.phase = int(f[V.FACT_PHASE])  # 0 turn, 1 turn after a claim, 2 window, 3 rob; -1 none
+        self.offer_tile = int(f[V.FACT_OFFER])
+        self.offer_from = ab[int(f[V.FACT_FROM])] if f[V.FACT_FROM] >= 0 else -1
 
 
 class _Stream:
@@ -494,10 +492,11 @@ class BotPolicy:
         self._notes = {}
         work = []
         rows = {}
+        view = V.decode_views(obs)
         for i in range(n):
             me = int(seats[i])
             st = self._seat(int(tabs[i]), me)
-            now = _Public(obs[i], me)
+            now = _Public(view, i, me)
             if now.phase == 1 and st.started:  # the discard that goes with the bot's chow or pung
                 t, st.pending_discard = st.pending_discard, -1  # (the snapshot stays the window's)
                 if 0 <= t < 34 and masks[i, A.DISCARD + t]:
