@@ -109,6 +109,18 @@ def make_with_info(num_envs, seed, **kwargs):
     return WithInfo(seed)
 
 
+class OtherInfo(WithInfo):
+    """:class:`WithInfo` whose ``info`` holds neither ``probs`` nor ``value`` (as a wrapper's may)."""
+
+    def act_with_info(self, obs, masks, seats):
+        a, info = super().act_with_info(obs, masks, seats)
+        return a, {"inner_probs": info["probs"], "action": a}
+
+
+def make_other_info(num_envs, seed, **kwargs):
+    return OtherInfo(seed)
+
+
 def make_no_seed(num_envs):  # wrong signature
     return Greedy(0)
 
@@ -342,6 +354,10 @@ def test_records_keep_largest_swings_with_policy_info():
                 assert math.isclose(sum(inf["probs"].values()), 1.0, rel_tol=1e-5)
             else:
                 assert inf is None
+    # an info without probs or value records nothing (never probabilities of 0)
+    rep = run_arena({"other": make_other_info, "g": make_greedy}, "1v3", walls=4, seed=9, records=2,
+                    rules=RuleConfig(min_fan=0), progress=False)  # fmt: skip
+    assert rep["records"] and all(inf is None for r in rep["records"] for inf in r["info"])
 
 
 def test_bad_inputs_give_clear_errors():
