@@ -47,7 +47,7 @@ from agents import waits as W
 from agents._common import check_factory_args
 from agents.features import FEATURES_ID, NUM_GLOBAL_FEATURES, NUM_TILE_FEATURES, nn_features
 from agents.symmetry import VIEWS, View
-from agents.zoo_meta import LATEST, ZOO, zoo_path
+from agents.zoo_meta import BASELINE, LATEST, ZOO, zoo_path
 from mjenv.actions import NUM_ACTIONS
 from mjenv.observation import FEATURES_VERSION, OBS_OFFSETS, OBS_PIECES, OBS_SIZE
 
@@ -712,14 +712,15 @@ def baseline(
     greedy: bool = True,
     waits: bool | dict | W.WaitCheck = True,
 ) -> NNPolicy | W.CheckedPolicy:
-    """``agents.nn:baseline``: the strongest shipped agent, today the newest network (:func:`latest`) with its
-    discards checked by the value of the waits they leave (``agents.waits:checked`` over it, the default
-    :class:`agents.waits.WaitCheck`); ``waits=False`` is the network alone, :func:`latest`. An alias: it follows
-    the zoo and the check; for a figure that keeps its meaning, name the zoo entry and the check.
+    """``agents.nn:baseline``: the strongest shipped agent, the zoo's :data:`agents.zoo_meta.BASELINE` (today
+    ``avg109-2026-12-06``, the newest network, :func:`latest`) with its discards checked by the value of the waits
+    they leave (``agents.waits:checked`` over it, the default :class:`agents.waits.WaitCheck`); ``waits=False`` is
+    the network alone. An alias: it follows the zoo and the check; for a figure that keeps its meaning, name the
+    zoo entry and the check.
 
     ``mjenv eval --agent nn=agents.nn:baseline --agent rule=agents.rule:make --seating 1v3 --walls 1000``.
     """
-    return latest(num_envs, seed, device=device, greedy=greedy, waits=waits)
+    return zoo(num_envs, seed, BASELINE, device=device, greedy=greedy, waits=waits)
 
 
 def _deprecated(old: str, num_envs: int, seed: int, device: str, greedy: bool, waits: bool | dict | W.WaitCheck

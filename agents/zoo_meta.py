@@ -8,7 +8,7 @@ the ``agents.nn`` checkpoint's own keys (``format``, ``config``, ``sha256`` of t
 added its weights, the date and its strength (JSON: points per hand against the rule agent on one fixed set of
 walls, alone and with the wait check, or ``null`` while not measured). ``agents.nn:zoo`` loads an entry by name;
 ``agents.nn:latest`` is :data:`LATEST`, the newest network alone; ``agents.nn:baseline`` the strongest shipped
-agent (docs/agents.md, "Model zoo").
+agent, :data:`BASELINE` with the wait check (docs/agents.md, "Model zoo").
 
 ``python -m agents.zoo_meta`` writes each file's zoo keys from :data:`ZOO` (:func:`write_metadata`: the header
 only, the tensors' bytes untouched), ``--check`` only verifies them (exit status 1 on a difference), ``--show``
@@ -147,8 +147,11 @@ ZOO: dict[str, ZooEntry] = {
     )
 }
 
-#: the newest network (``agents.nn:latest``; with the wait check ``agents.nn:baseline``)
+#: the newest network (``agents.nn:latest``)
 LATEST = next(reversed(ZOO))
+#: the network inside the strongest shipped agent, ``agents.nn:baseline`` (with the wait check); moved to a new
+#: entry only once that is measured stronger
+BASELINE = "avg109-2026-12-06"
 
 
 def zoo_path(name: str) -> Path:

@@ -28,8 +28,10 @@ def test_every_zoo_file_carries_its_metadata():
         strength = json.loads(meta["zoo_strength"])
         assert strength["seed"] == Z.STRENGTH_SEED and strength["walls"] == Z.STRENGTH_WALLS
         assert meta["format"] == "mjenv-agents-nn/1"  # the agents.nn checkpoint's own keys kept
-    assert Z.LATEST == list(Z.ZOO)[-1] and [e.date for e in Z.ZOO.values()] == sorted(
-        e.date for e in Z.ZOO.values()
+    assert (
+        Z.LATEST == list(Z.ZOO)[-1]
+        and Z.BASELINE in Z.ZOO
+        and [e.date for e in Z.ZOO.values()] == sorted(e.date for e in Z.ZOO.values())
     )
     with pytest.raises(ValueError, match="no zoo entry"):
         Z.zoo_path("baseline")
@@ -87,8 +89,8 @@ def test_the_zoo_factories_and_aliases():
     latest = load_policy("agents.nn:latest", 4, 0)
     assert same(latest, nets[Z.LATEST])
     base = load_policy("agents.nn:baseline", 4, 0)
-    assert isinstance(base, W.CheckedPolicy) and same(base.inner, nets[Z.LATEST])
-    assert same(load_policy("agents.nn:baseline", 4, 0, waits=False), nets[Z.LATEST])
+    assert isinstance(base, W.CheckedPolicy) and same(base.inner, nets[Z.BASELINE])
+    assert same(load_policy("agents.nn:baseline", 4, 0, waits=False), nets[Z.BASELINE])
     for name, e in Z.ZOO.items():
         if e.old != "baseline":
             with pytest.warns(DeprecationWarning, match=name):
