@@ -1,4 +1,4 @@
-"""Lab probe (issue 25): the shipped network's choice of wait, checked by counting and scoring every wait.
+"""Lab probe (2026-12-07): the shipped network's choice of wait, checked by counting and scoring every wait.
 
     PYTHONPATH=. python lab/probes/wait_value.py --tables 512 --steps 600   # how often the check moves
     python -m mjenv eval --agent new=lab.probes.wait_value:wait_value --agent-opt new.margin=0.5 \\
@@ -20,8 +20,8 @@ one instead (a large margin overrides only dead waits, whose value is 0). With `
 best-valued such discard where the network's discard leaves no waiting hand and a live wait (value above 0) is on
 offer. It does not weigh the danger of the discarded tile, which the network does. The values are those of
 :mod:`agents.waits`, which ships the check (``agents.nn:baseline``); ``near`` (a margin) adds its second step.
-``main`` (the first command) counts how often the shipped check moves the network's discards, and its cost.
-docs/training.md, "Session 35".
+``main`` (the first command) counts how often the shipped check moves the network's discards, and its cost
+(docs/training.md, the wait check of 2026-12-07, commit 675608c). The network is the zoo's ``avg109-2026-12-06``.
 """
 
 from __future__ import annotations
