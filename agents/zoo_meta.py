@@ -99,6 +99,8 @@ ZOO: dict[str, ZooEntry] = {
             commit="c07eac4",
             date="2026-12-01",
             old="mlp_baseline",
+            alone="+0.13 [-0.12, +0.37]",
+            checked="+1.27 [+1.00, +1.53]",
         ),
         ZooEntry(
             name="planes32-2026-12-04",
@@ -114,6 +116,8 @@ ZOO: dict[str, ZooEntry] = {
             commit="1d730b7",
             date="2026-12-04",
             old="planes32_baseline",
+            alone="+1.05 [+0.77, +1.33]",
+            checked="+2.69 [+2.40, +2.98]",
         ),
         ZooEntry(
             name="ens5-2026-12-05",
@@ -129,6 +133,8 @@ ZOO: dict[str, ZooEntry] = {
             commit="b366019",
             date="2026-12-05",
             old="ens5_baseline",
+            alone="+1.07 [+0.80, +1.35]",
+            checked="+2.76 [+2.48, +3.05]",
         ),
         ZooEntry(
             name="avg109-2026-12-06",
@@ -143,6 +149,8 @@ ZOO: dict[str, ZooEntry] = {
             commit="ccb5f11",
             date="2026-12-06",
             old="baseline",
+            alone="+1.38 [+1.11, +1.66]",
+            checked="+2.88 [+2.60, +3.17]",
         ),
     )
 }
