@@ -19,12 +19,14 @@ Observations may be ``float32`` or ``uint8`` (``numpy`` arrays or ``torch`` tens
 on CPU, the network runs on CPU or CUDA. Checkpoints are safetensors files that carry the network config,
 its input layout (:func:`features_version`; the mlp's is ``NN_FEATURES_VERSION``, the observation layout and
 the feature layout) and a SHA-256 of the weights: loading one made for other inputs, another config, or with tampered or truncated bytes raises ``ValueError`` naming the
-problem. ``agents.nn:baseline`` plays the checkpoint shipped with the repository (``agents/baseline.safetensors``)
-with its discards checked by the value of the waits they leave (:mod:`agents.waits`; ``waits=False``: the network
-alone);
-``agents.nn:ens5_baseline`` the previous one (``agents/ens5_baseline.safetensors``), ``agents.nn:planes32_baseline``
-the one before (``agents/planes32_baseline.safetensors``) and ``agents.nn:mlp_baseline`` the first
-(``agents/mlp_baseline.safetensors``).
+problem.
+
+The shipped networks live in the model zoo (:mod:`agents.zoo_meta`, ``agents/zoo/NAME.safetensors``) under
+immutable versioned names: ``agents.nn:zoo`` with ``name="avg109-2026-12-06"`` plays one (greedy). Two aliases
+follow the zoo: ``agents.nn:latest`` is the newest network alone, ``agents.nn:baseline`` the strongest shipped
+agent (today the newest network with its discards checked by the value of the waits they leave,
+:func:`agents.waits.checked`; ``waits=False``: the network alone). ``agents.nn:ens5_baseline``,
+``agents.nn:planes32_baseline`` and ``agents.nn:mlp_baseline`` are deprecated aliases of their zoo entries.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import contextlib
 import functools
 import hashlib
 import json
+import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -46,6 +49,7 @@ from agents import waits as W
 from agents._common import check_factory_args
 from agents.features import FEATURES_ID, NUM_GLOBAL_FEATURES, NUM_TILE_FEATURES, nn_features
 from agents.symmetry import VIEWS, View
+from agents.zoo_meta import BASELINE, LATEST, ZOO, zoo_path
 from mjenv.actions import NUM_ACTIONS
 from mjenv.observation import FEATURES_VERSION, OBS_OFFSETS, OBS_PIECES, OBS_SIZE
 
@@ -603,21 +607,13 @@ class NNPolicy:
     row_streams = True
 
     def __init__(
-        self,
-        net: Net,
-        seed: int = 0,
-        device: str = "cpu",
-        greedy: bool = False,
-        waits: dict | None = None,
-        threads: int | None = None,
+        self, net: Net, seed: int = 0, device: str = "cpu", greedy: bool = False, threads: int | None = None
     ) -> None:
         #: torch's (and Numba's) thread count during each call (:func:`torch_threads`), None: the caller's
         self.threads = check_threads(threads)
         self.device = torch.device(device)
         self.net = net.to(self.device).eval()
         self.greedy = bool(greedy)
-        #: the settings of :func:`agents.waits.check_discards` applied to every batch of actions, or None
-        self.waits = None if waits is None else wait_settings(waits)
         self.generator = torch.Generator(device=self.device)
         self.generator.manual_seed(int(seed))
 
@@ -625,10 +621,9 @@ class NNPolicy:
         """One line: the architecture, parameter count, device and features version."""
         c = self.net.config
         args = c.describe().split("(", 1)[1]
-        checked = "" if self.waits is None else f", discards checked by wait value ({self.waits})"
         return (
             f"agents.nn {type(self.net).__name__}({args}: "
-            f"{self.net.num_parameters:,} parameters on {self.device}, features {features_version(c)}{checked}"
+            f"{self.net.num_parameters:,} parameters on {self.device}, features {features_version(c)}"
         )
 
     @_bounded
@@ -649,11 +644,7 @@ class NNPolicy:
         else:
             actions = torch.zeros(0, dtype=torch.int64, device=self.device)
         info = {"probs": probs.float().cpu().numpy(), "value": value.float().cpu().numpy()}
-        actions = actions.cpu().numpy().astype(np.int64)
-        if self.waits is not None:
-            # the network's probabilities stay in info; the action may be a checked one
-            actions = W.check_discards(o, m, actions, **self.waits)
-        return actions, info
+        return actions.cpu().numpy().astype(np.int64), info
 
     def __call__(self, obs: Any, masks: Any, seats: Any = None, rng: Any = None) -> np.ndarray:
         return self.act_with_info(obs, masks, seats, rng)[0]
@@ -694,18 +685,19 @@ def make(
     arch: str | None = None,
     blocks: int | None = None,
     with_features: bool | None = None,
-    waits: bool | dict = False,
+    waits: bool | dict | W.WaitCheck = False,
     threads: int | None = None,
-) -> NNPolicy:
+) -> NNPolicy | W.CheckedPolicy:
     """``agents.nn:make``: an :class:`NNPolicy`, from ``checkpoint`` or freshly initialised from ``seed``.
 
     ``arch`` (``"mlp"`` or ``"planes"``), ``channels``, ``hidden``, ``blocks`` and ``with_features``
     (:class:`NNConfig`) shape a fresh network (or, with a checkpoint, must match it). ``device`` is any torch
-    device string (``"cpu"``, ``"cuda"``, ``"cuda:1"``). ``waits``: check the network's discards by the value
-    of the waits they leave (:func:`agents.waits.check_discards`): ``True`` for the shipped settings
-    (:data:`WAIT_CHECK`), or a dict of ``margin``, ``near`` and ``p_self``. ``threads``: torch's (and Numba's)
-    thread count during each call, the caller's put back after it (:func:`torch_threads`; ``mjenv eval
-    --threads`` fills it); default: unchanged.
+    device string (``"cpu"``, ``"cuda"``, ``"cuda:1"``). ``waits``: the policy with its discards checked by the
+    value of the waits they leave, an :class:`agents.waits.CheckedPolicy` over it (as ``agents.waits:checked``,
+    under the default rules): ``True`` for the default :class:`agents.waits.WaitCheck`, a dict of ``margin``,
+    ``near`` and ``p_self`` over the defaults, or a ``WaitCheck``. ``threads``: torch's (and Numba's) thread
+    count during each call, the caller's put back after it (:func:`torch_threads`; ``mjenv eval --threads``
+    fills it); default: unchanged.
     """
     _, seed = check_factory_args(num_envs, seed)
     threads = check_threads(threads)
@@ -719,12 +711,7 @@ def make(
         raise ValueError(f"device {device!r} asked for, but CUDA is not available")
     if not isinstance(greedy, bool):
         raise TypeError(f"greedy must be a bool, got {type(greedy).__name__}")
-    if isinstance(waits, bool):
-        checks = wait_settings({}) if waits else None
-    elif isinstance(waits, dict):
-        checks = wait_settings(waits)
-    else:
-        raise TypeError(f"waits must be a bool or a dict, got {type(waits).__name__}")
+    check = W.WaitCheck.of(waits)
     given = (("channels", channels), ("hidden", hidden), ("arch", arch), ("blocks", blocks),
              ("with_features", with_features))  # fmt: skip
     sizes = {k: v for k, v in given if v is not None}
@@ -738,40 +725,46 @@ def make(
         with torch.random.fork_rng(devices=[]):  # the initial weights follow the seed; global RNG untouched
             torch.manual_seed(seed)
             net = build_net(config)
-    return NNPolicy(net, seed=seed, device=str(dev), greedy=greedy, waits=checks, threads=threads)
+    policy = NNPolicy(net, seed=seed, device=str(dev), greedy=greedy, threads=threads)
+    return policy if check is None else W.CheckedPolicy(policy, check)
 
 
-#: the shipped trained policy, the strongest measured single network: the tile-plane network planes 2 x 32 +
-#: features, the uniform weight average of 109 snapshots of eight PPO runs from :data:`ENS5_BASELINE_PATH` and
-#: from averages of them (docs/training.md, section 4, "Session 28")
-BASELINE_PATH = Path(__file__).with_name("baseline.safetensors")
+# ------------------------------------------------------------------------------------------------ the zoo
+def zoo(
+    num_envs: int,
+    seed: int,
+    name: str | None = None,
+    device: str = "cpu",
+    greedy: bool = True,
+    waits: bool | dict | W.WaitCheck = False,
+    threads: int | None = None,
+) -> NNPolicy | W.CheckedPolicy:
+    """``agents.nn:zoo``: the shipped network ``name`` of the model zoo (:data:`agents.zoo_meta.ZOO`, e.g.
+    ``"avg109-2026-12-06"``; a name never changes meaning), greedy by default; ``waits`` as :func:`make`'s.
 
-#: the baseline of sessions 21-27, the same network: behaviour cloning of 2,000,000 self-play decisions of an
-#: ensemble of five PPO networks (docs/training.md, section 4, "Distilled ensembles"); the start of the PPO runs
-#: that :data:`BASELINE_PATH` averages
-ENS5_BASELINE_PATH = Path(__file__).with_name("ens5_baseline.safetensors")
-
-#: the previous baseline (sessions 15-20), the tile-plane network planes 2 x 32 + features after behaviour
-#: cloning and PPO on one core, the last part with the learning rate annealed (docs/training.md, section 4,
-#: "Annealed continuation"): the same network, a member of :data:`ENS5_BASELINE_PATH`'s teacher
-PLANES32_BASELINE_PATH = Path(__file__).with_name("planes32_baseline.safetensors")
-
-#: the previous baseline, the fast mlp on the engineered features (docs/training.md, "The shipped baseline
-#: (session 7)"): four times faster per decision, the start of the ablations, the oracle critic and train.diagnose
-MLP_BASELINE_PATH = Path(__file__).with_name("mlp_baseline.safetensors")
+    ``mjenv eval --agent nn=agents.nn:zoo --agent-opt nn.name=avg109-2026-12-06 --agent rule=agents.rule:make
+    --seating 1v3``.
+    """
+    if name is None:
+        raise TypeError(f"agents.nn:zoo needs name=, one of {', '.join(ZOO)}")
+    path = zoo_path(name)
+    if not path.is_file():
+        raise FileNotFoundError(f"the zoo file of {name} is missing: {path}")
+    return make(num_envs, seed, checkpoint=path, device=device, greedy=greedy, waits=waits, threads=threads)
 
 
-#: the settings of the shipped wait check (:func:`agents.waits.check_discards`; docs/training.md, "Session 35")
-WAIT_CHECK: dict = {"margin": 0.5, "near": 0.5, "p_self": 0.3}
-
-
-def wait_settings(waits: dict) -> dict:
-    """``waits`` over :data:`WAIT_CHECK`, checked (:func:`agents.waits.check_settings`): a ``ValueError`` names an
-    unknown or bad setting."""
-    unknown = set(waits) - set(WAIT_CHECK)
-    if unknown:
-        raise ValueError(f"waits takes margin, near and p_self, not {', '.join(sorted(unknown))}")
-    return dict(zip(WAIT_CHECK, W.check_settings(**{**WAIT_CHECK, **waits})))
+def latest(
+    num_envs: int,
+    seed: int,
+    device: str = "cpu",
+    greedy: bool = True,
+    waits: bool | dict | W.WaitCheck = False,
+    threads: int | None = None,
+) -> NNPolicy | W.CheckedPolicy:
+    """``agents.nn:latest``: the newest network of the zoo alone (:data:`agents.zoo_meta.LATEST`, today
+    ``avg109-2026-12-06``), greedy by default. An alias: it follows the zoo; for a figure that keeps its meaning,
+    name the entry (:func:`zoo`)."""
+    return zoo(num_envs, seed, LATEST, device=device, greedy=greedy, waits=waits, threads=threads)
 
 
 def baseline(
@@ -779,17 +772,30 @@ def baseline(
     seed: int,
     device: str = "cpu",
     greedy: bool = True,
-    waits: bool | dict = True,
+    waits: bool | dict | W.WaitCheck = True,
     threads: int | None = None,
-) -> NNPolicy:
-    """``agents.nn:baseline``: the shipped trained policy (:data:`BASELINE_PATH`, the tile-plane network), greedy
-    and with its discards checked by the value of the waits they leave (:data:`WAIT_CHECK`,
-    :func:`agents.waits.check_discards`) by default; ``waits=False`` is the network alone (the shipped policy of
-    sessions 28-34).
+) -> NNPolicy | W.CheckedPolicy:
+    """``agents.nn:baseline``: the strongest shipped agent, the zoo's :data:`agents.zoo_meta.BASELINE` (today
+    ``avg109-2026-12-06``, the newest network, :func:`latest`) with its discards checked by the value of the waits
+    they leave (``agents.waits:checked`` over it, the default :class:`agents.waits.WaitCheck`); ``waits=False`` is
+    the network alone. An alias: it follows the zoo and the check; for a figure that keeps its meaning, name the
+    zoo entry and the check.
 
     ``mjenv eval --agent nn=agents.nn:baseline --agent rule=agents.rule:make --seating 1v3 --walls 1000``.
     """
-    return _shipped(BASELINE_PATH, "baseline", num_envs, seed, device, greedy, waits, threads)
+    return zoo(num_envs, seed, BASELINE, device=device, greedy=greedy, waits=waits, threads=threads)
+
+
+def _deprecated(old: str, num_envs: int, seed: int, device: str, greedy: bool, waits: bool | dict | W.WaitCheck,
+                threads: int | None = None) -> NNPolicy | W.CheckedPolicy:  # fmt: skip
+    """The zoo entry that the factory ``old`` named before the zoo, with a ``DeprecationWarning``."""
+    name = next(e.name for e in ZOO.values() if e.old == old)
+    warnings.warn(
+        f"agents.nn:{old} is deprecated: use agents.nn:zoo with name={name!r}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return zoo(num_envs, seed, name, device=device, greedy=greedy, waits=waits, threads=threads)
 
 
 def ens5_baseline(
@@ -797,13 +803,12 @@ def ens5_baseline(
     seed: int,
     device: str = "cpu",
     greedy: bool = True,
-    waits: bool | dict = False,
+    waits: bool | dict | W.WaitCheck = False,
     threads: int | None = None,
-) -> NNPolicy:
-    """``agents.nn:ens5_baseline``: the shipped policy of sessions 21-27 (:data:`ENS5_BASELINE_PATH`, planes 2 x 32
-    + features, the student of five PPO networks), greedy by default; weaker than :func:`baseline`, the same cost
-    per decision as its network alone."""
-    return _shipped(ENS5_BASELINE_PATH, "ens5_baseline", num_envs, seed, device, greedy, waits, threads)
+) -> NNPolicy | W.CheckedPolicy:
+    """Deprecated: ``agents.nn:zoo`` with ``name="ens5-2026-12-05"`` (planes 2 x 32 + features, the student of
+    five PPO networks), the shipped network of 2026-12-05."""
+    return _deprecated("ens5_baseline", num_envs, seed, device, greedy, waits, threads)
 
 
 def planes32_baseline(
@@ -811,14 +816,12 @@ def planes32_baseline(
     seed: int,
     device: str = "cpu",
     greedy: bool = True,
-    waits: bool | dict = False,
+    waits: bool | dict | W.WaitCheck = False,
     threads: int | None = None,
-) -> NNPolicy:
-    """``agents.nn:planes32_baseline``: the shipped policy of sessions 15-20 (:data:`PLANES32_BASELINE_PATH`, planes
-    2 x 32 + features), greedy by default; weaker than :func:`ens5_baseline`, the same cost per decision."""
-    return _shipped(
-        PLANES32_BASELINE_PATH, "planes32_baseline", num_envs, seed, device, greedy, waits, threads
-    )
+) -> NNPolicy | W.CheckedPolicy:
+    """Deprecated: ``agents.nn:zoo`` with ``name="planes32-2026-12-04"`` (planes 2 x 32 + features, BC then PPO
+    annealed), the shipped network of 2026-12-04."""
+    return _deprecated("planes32_baseline", num_envs, seed, device, greedy, waits, threads)
 
 
 def mlp_baseline(
@@ -826,12 +829,12 @@ def mlp_baseline(
     seed: int,
     device: str = "cpu",
     greedy: bool = True,
-    waits: bool | dict = False,
+    waits: bool | dict | W.WaitCheck = False,
     threads: int | None = None,
-) -> NNPolicy:
-    """``agents.nn:mlp_baseline``: the shipped policy before :func:`planes32_baseline` (:data:`MLP_BASELINE_PATH`,
-    the mlp), greedy by default; weaker than both and about four times faster per decision than the latter."""
-    return _shipped(MLP_BASELINE_PATH, "mlp_baseline", num_envs, seed, device, greedy, waits, threads)
+) -> NNPolicy | W.CheckedPolicy:
+    """Deprecated: ``agents.nn:zoo`` with ``name="mlp-2026-12-01"`` (the mlp on the engineered features, BC then
+    PPO), the shipped network of 2026-12-01; about four times faster per decision than the planes networks."""
+    return _deprecated("mlp_baseline", num_envs, seed, device, greedy, waits, threads)
 
 
 #: :class:`EnsemblePolicy`: the floor of each member's probabilities before their logs are summed
@@ -931,16 +934,8 @@ def symmetric(
     views: int = 12,
     threads: int | None = None,
 ) -> EnsemblePolicy:
-    """``agents.nn:symmetric``: one network (``checkpoint``, default the shipped :data:`BASELINE_PATH`) averaged
+    """``agents.nn:symmetric``: one network (``checkpoint``, default the newest of the zoo, ``agents.nn:latest``) averaged
     over ``views`` tile symmetries (:mod:`agents.symmetry`: the suits relabelled, the ranks reversed; 12 =
     all), greedy: an :class:`EnsemblePolicy` of one member, ``views`` times its cost per decision."""
-    path = BASELINE_PATH if checkpoint is None else checkpoint
+    path = zoo_path(LATEST) if checkpoint is None else checkpoint
     return ensemble(num_envs, seed, [path], device=device, views=views, threads=threads)
-
-
-def _shipped(path: Path, name: str, num_envs: int, seed: int, device: str, greedy: bool, waits: bool | dict = False,
-             threads: int | None = None) -> NNPolicy:  # fmt: skip
-    """The policy of a checkpoint shipped in ``agents/`` (a clear error when the file is missing)."""
-    if not path.is_file():
-        raise FileNotFoundError(f"the shipped {name} checkpoint is missing: {path}")
-    return make(num_envs, seed, checkpoint=path, device=device, greedy=greedy, waits=waits, threads=threads)

@@ -1,38 +1,49 @@
 """Exact values of the waits a discard leaves, from the player's own view, and a check of a policy's discards
-by them (issue 25, docs/training.md, "Session 35").
+by them (added 2026-12-07, commit 675608c; docs/agents.md, "The wait check").
 
 A discard that leaves a waiting hand (tenpai) has a value the rules core computes from what the player sees: for
 each tile it waits on, the copies not yet visible (4 less those in its hand, in every exposed meld and in the
 unclaimed discards, as the rule agent decodes them: :func:`agents.rule.decode_view`) and the fan of the win on it, by a discard
-and by its own draw (:func:`mjenv.fans.score_batch`; a win needs 8 fan without the flowers, so a wait short of
-them is dead)::
+and by its own draw (:func:`mjenv.fans.score_batch`; a win needs the rules' minimum fan without the flowers, so a
+wait short of it is dead)::
 
-    value(d) = sum over waits w of unseen(w) * [p * 3 (fan_self(w) + 8) * ok_self(w)
-                                                + (1 - p) * (fan_discard(w) + 24) * ok_discard(w)]
+    value(d) = sum over waits w of unseen(w) * [p * take_self(fan_self(w) + flowers) * ok_self(w)
+                                                + (1 - p) * take_discard(fan_discard(w) + flowers) * ok_discard(w)]
 
-(what the winner takes from a self-drawn win and from a win on a discard, ``p`` the share of wins that are
-self-drawn, ``ok`` the 8-fan minimum with the flowers then added). :func:`discard_values` gives it for each legal
-discard, :func:`near_values` one draw deeper for the discards that leave a hand one tile from waiting.
+``take_self`` and ``take_discard`` are what the winner takes from a self-drawn win and from a win on a discard
+(:func:`mjenv.rules.payments` under the table's ``base_payment``: ``3 * (fan + 8)`` and ``fan + 24`` by default),
+``ok`` the rules' ``min_fan`` (8 by default) without the flowers, ``p`` the share of wins that are self-drawn
+(:class:`Takings` reads them from a :class:`mjenv.rules.RuleConfig`). :func:`discard_values` gives it for each
+legal discard, :func:`near_values` one draw deeper for the discards that leave a hand one tile from waiting.
 :func:`check_discards` replaces a policy's discard into a waiting hand by the best-valued one where that is worth
 more than ``1 + margin`` times it (a dead wait, value 0, whenever a live one is on offer), and with ``near`` then
-does the same among the discards into a hand one tile from waiting. A network does not
-compute fan: the shipped one left a dead wait where a live one was on offer at 2.4% of its discards into a
-waiting hand; the check of both steps (:data:`agents.nn.WAIT_CHECK`) adds +1.99 points per hand head to head
-(docs/training.md, "Session 35").
-It reads the observation and the legal mask only, never the table.
+does the same among the discards into a hand one tile from waiting. A network does not compute fan: the network
+shipped on 2026-12-06 left a dead wait where a live one was on offer at 2.4% of its discards into a waiting hand;
+the check of both steps (:class:`WaitCheck`'s defaults) adds +1.99 points per hand head to head (docs/agents.md).
+
+:class:`CheckedPolicy` (``agents.waits:checked``) wraps any policy with the check and records what it played: the
+inner policy's action and probabilities and the checked action, both. It reads the observation and the legal
+mask only, never the table; it never imports torch (the inner policy is named by its import string).
 """
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass, fields
+from typing import Any
+
 import numpy as np
 
+from agents._common import check_factory_args
 from agents.features import to_uint8
 from mjenv import view as V
 from mjenv._jit import njit
 from mjenv.actions import DISCARD, NUM_TILE_TYPES, PASS
-from mjenv.fans import WIN_SELF_DRAWN, score_batch
+from mjenv.fans import WIN_KNITTED_NO_WAIT, WIN_SELF_DRAWN, score_batch
 from mjenv.hand import batch_waits
 from mjenv.observation import O_FLOWERS, O_PREV, O_SEAT
+from mjenv.policy import load_policy, takes_option
+from mjenv.rules import RuleConfig, payments
 from mjenv.shanten import batch_shanten
 from mjenv.view import decode_views
 
@@ -72,22 +83,79 @@ def _packed_melds(obs: np.ndarray) -> np.ndarray:
     return decode_views(to_uint8(obs)).melds[:, 0]
 
 
-def _wait_values(hands: np.ndarray, ctx: dict[str, np.ndarray], unseen: np.ndarray, p_self: float
-                 ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+@dataclass(frozen=True)
+class Takings:
+    """What a win takes under a table's rules, as :func:`_wait_values` weighs it (:meth:`of` a
+    :class:`mjenv.rules.RuleConfig`).
+
+    The winner of a self-drawn win of ``F`` fan (flowers included) takes ``self_k * (F + self_c)``, of a win on a
+    discard ``discard_k * (F + discard_c)``: :func:`mjenv.rules.payments` (the engine pays a win by the same
+    rule, ``mjenv.game._finish_win``) read at three fans, ``3 * (F + base_payment)`` and ``F + 3 * base_payment``.
+    A win needs ``min_fan`` without the flowers; ``flowers``: the flowers a player set aside add to its fan (a
+    table without flowers has none); ``flags``: the scorer's option bits of the rules
+    (``mjenv.fans.WIN_KNITTED_NO_WAIT`` with ``knitted_wait_fans=False``), added to every win scored.
+    """
+
+    min_fan: int = 8
+    self_k: int = 3
+    self_c: int = 8
+    discard_k: int = 1
+    discard_c: int = 24
+    flowers: bool = True
+    flags: int = 0
+
+    @classmethod
+    def of(cls, rules: RuleConfig | None = None) -> Takings:
+        """The takings of ``rules`` (``None``: the default :class:`mjenv.rules.RuleConfig`)."""
+        if rules is None:
+            rules = RuleConfig()
+        if not isinstance(rules, RuleConfig):
+            raise TypeError(f"rules must be a mjenv.rules.RuleConfig or None, got {type(rules).__name__}")
+        return _takings_of(rules)
+
+
+@functools.lru_cache(maxsize=64)
+def _takings_of(rules: RuleConfig) -> Takings:
+    (sk, sc), (dk, dc) = (_affine_takings(loser, rules.base_payment) for loser in (-1, 1))
+    flags = 0 if rules.knitted_wait_fans else WIN_KNITTED_NO_WAIT
+    return Takings(rules.min_fan, sk, sc, dk, dc, rules.flowers, flags)
+
+
+def _affine_takings(loser: int, base: int) -> tuple[int, int]:
+    """``(k, c)`` with the winner's takings ``k * (fan + c)`` by :func:`mjenv.rules.payments` (seat 0 wins,
+    ``loser`` -1 for a self-drawn win), checked at three fans."""
+    take = [int(payments(0, loser, f, base)[0]) for f in (0, 1, 97)]
+    k = take[1] - take[0]
+    if k <= 0 or take[0] % k or take[2] != take[0] + 97 * k:
+        raise ValueError(
+            f"mjenv.rules.payments no longer pays k * (fan + c) (takings {take} at fan 0, 1, 97)"
+        )
+    return k, take[0] // k
+
+
+def _takings(rules: RuleConfig | Takings | None) -> Takings:
+    return rules if isinstance(rules, Takings) else Takings.of(rules)
+
+
+def _wait_values(hands: np.ndarray, ctx: dict[str, np.ndarray], unseen: np.ndarray, p_self: float,
+                 rules: RuleConfig | Takings | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """The value of each 13-tile (less 3 per meld) hand ``hands[k]`` (``float[K]``, the formula of the module
-    docstring) and whether it waits at all (``bool[K]``); ``ctx`` holds each hand's ``melds``, ``n_melds``,
+    docstring under ``rules``: a :class:`mjenv.rules.RuleConfig`, its :class:`Takings`, or None for the
+    defaults) and whether it waits at all (``bool[K]``); ``ctx`` holds each hand's ``melds``, ``n_melds``,
     ``seat``, ``prev`` and ``flowers``, ``unseen[k]`` the copies of each tile its player cannot see."""
+    tk = _takings(rules)
     waits = batch_waits(hands, ctx["n_melds"])
     ci, w = np.nonzero(waits & (unseen > 0))
     value = np.zeros(hands.shape[0])
     if ci.size:
         args = (hands[ci], ctx["melds"][ci], ctx["n_melds"][ci], w)
         winds = (ctx["seat"][ci], ctx["prev"][ci], 0)
-        fan_d, _ = score_batch(*args, 0, *winds)
-        fan_s, _ = score_batch(*args, WIN_SELF_DRAWN, *winds)
-        flowers = ctx["flowers"][ci]
-        v = p_self * 3 * (fan_s + flowers + 8) * (fan_s >= 8)
-        v = v + (1 - p_self) * (fan_d + flowers + 24) * (fan_d >= 8)
+        fan_d, _ = score_batch(*args, tk.flags, *winds)
+        fan_s, _ = score_batch(*args, WIN_SELF_DRAWN | tk.flags, *winds)
+        flowers = ctx["flowers"][ci] if tk.flowers else 0
+        # (p * k) * (fan + flowers + c): the defaults' float operations of the check as first shipped
+        v = p_self * tk.self_k * (fan_s + flowers + tk.self_c) * (fan_s >= tk.min_fan)
+        v = v + (1 - p_self) * tk.discard_k * (fan_d + flowers + tk.discard_c) * (fan_d >= tk.min_fan)
         np.add.at(value, ci, unseen[ci, w] * v)
     return value, waits.any(axis=1)
 
@@ -126,17 +194,21 @@ def _after_discards(obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, ...
     return out, rows, unseen, ctx, r, d, hands
 
 
-def discard_values(obs: np.ndarray, masks: np.ndarray, p_self: float = 0.3) -> np.ndarray:
-    """``value(d)`` (module docstring) of each legal discard that leaves a waiting hand, ``-1`` elsewhere
-    (``float[N, 34]``); rows that are not the player's own turn are all ``-1``."""
+def discard_values(
+    obs: np.ndarray, masks: np.ndarray, p_self: float = 0.3, rules: RuleConfig | Takings | None = None
+) -> np.ndarray:
+    """``value(d)`` (module docstring; under ``rules``, None for the defaults) of each legal discard that leaves a
+    waiting hand, ``-1`` elsewhere (``float[N, 34]``); rows that are not the player's own turn are all ``-1``."""
     out, rows, unseen, ctx, r, d, cand = _after_discards(obs, masks)
     if r.size:
-        value, tenpai = _wait_values(cand, _take(ctx, r), unseen[r], p_self)
+        value, tenpai = _wait_values(cand, _take(ctx, r), unseen[r], p_self, rules)
         out[rows[r[tenpai]], d[tenpai]] = value[tenpai]
     return out
 
 
-def near_values(obs: np.ndarray, masks: np.ndarray, p_self: float = 0.3) -> np.ndarray:
+def near_values(
+    obs: np.ndarray, masks: np.ndarray, p_self: float = 0.3, rules: RuleConfig | Takings | None = None
+) -> np.ndarray:
     """One draw deeper than :func:`discard_values`: for each legal discard ``d`` that leaves a hand one tile from
     waiting (shanten 1), ``sum over draws t of unseen(t) * max over discards d' of value(hand - d + t - d')``
     (the best wait each draw offers, 0 where it offers none; ``t``'s unseen copies one fewer after its draw);
@@ -159,7 +231,7 @@ def near_values(obs: np.ndarray, masks: np.ndarray, p_self: float = 0.3) -> np.n
     rk = r[c[k]]
     left = unseen[rk].copy()
     left[np.arange(k.size), t[k]] -= 1
-    value, _ = _wait_values(h13, _take(ctx, rk), left, p_self)
+    value, _ = _wait_values(h13, _take(ctx, rk), left, p_self, rules)
     best = np.zeros(c.size)
     np.maximum.at(best, k, value)
     total = np.zeros(r.size)
@@ -188,30 +260,208 @@ def check_discards(
     margin: float = 0.5,
     near: float | None = None,
     p_self: float = 0.3,
+    rules: RuleConfig | Takings | None = None,
 ) -> np.ndarray:
     """``actions`` (``int[N]``, a policy's choices on ``obs`` and ``masks``) with each discard into a waiting hand
     replaced by the best-valued one (:func:`discard_values`) where that is worth more than ``(1 + margin)`` times
     it; with ``near`` (a margin), each discard into a hand one tile from waiting likewise by :func:`near_values`
-    (:func:`move_discards`). A new array; other actions are kept."""
+    (:func:`move_discards`); the values under ``rules`` (None: the defaults). A new array; other actions are
+    kept. :meth:`WaitCheck.apply` is the same with checked settings."""
     obs, m = np.asarray(obs), np.asarray(masks, dtype=bool)
+    tk = _takings(rules)
     out = np.array(actions, dtype=np.int64, copy=True)
-    move_discards(out, discard_values(obs, m, p_self), margin)
+    move_discards(out, discard_values(obs, m, p_self, tk), margin)
     if near is not None:
-        move_discards(out, near_values(obs, m, p_self), near)
+        move_discards(out, near_values(obs, m, p_self, tk), near)
     return out
 
 
-def check_settings(margin: object, near: object, p_self: object) -> tuple[float, float | None, float]:
-    """The settings of :func:`check_discards` as floats, or a ``ValueError`` naming the bad one."""
-    for name, x in (("margin", margin), ("near", 0.0 if near is None else near), ("p_self", p_self)):
-        if (
-            isinstance(x, bool)
-            or not isinstance(x, (int, float, np.integer, np.floating))
-            or not np.isfinite(x)
-        ):
-            raise ValueError(f"{name} must be a finite number, got {x!r}")
-    if margin < 0 or (near is not None and near < 0):
-        raise ValueError(f"margin and near must be >= 0, got {margin!r} and {near!r}")
-    if not 0 <= p_self <= 1:
-        raise ValueError(f"p_self must be in [0, 1], got {p_self!r}")
-    return float(margin), None if near is None else float(near), float(p_self)
+_NUMBER = (int, float, np.integer, np.floating)
+
+
+@dataclass(frozen=True)
+class WaitCheck:
+    """The settings of the wait check (:func:`check_discards`), checked when made; the defaults are the check as
+    shipped on 2026-12-07 (commit 675608c).
+
+    ``margin``: a discard into a waiting hand is replaced by the best-valued one where that is worth more than
+    ``1 + margin`` times it (>= 0). ``near``: the same margin among the discards into a hand one tile from
+    waiting (:func:`near_values`), or None to skip that step. ``p_self``: the share of wins that are self-drawn
+    (in [0, 1]). A bad type is a ``TypeError``, a bad value a ``ValueError``, each naming the setting.
+    """
+
+    margin: float = 0.5
+    near: float | None = 0.5
+    p_self: float = 0.3
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.name == "near" and v is None:
+                continue
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, _NUMBER):
+                extra = " or None" if f.name == "near" else ""
+                raise TypeError(f"WaitCheck.{f.name} must be a number{extra}, got {type(v).__name__} {v!r}")
+            if not np.isfinite(v):
+                raise ValueError(f"WaitCheck.{f.name} must be finite, got {v!r}")
+            object.__setattr__(self, f.name, float(v))
+        if self.margin < 0 or (self.near is not None and self.near < 0):
+            raise ValueError(f"WaitCheck.margin and near must be >= 0, got {self.margin!r} and {self.near!r}")
+        if not 0 <= self.p_self <= 1:
+            raise ValueError(f"WaitCheck.p_self must be in [0, 1], got {self.p_self!r}")
+
+    @classmethod
+    def of(cls, waits: bool | dict | WaitCheck | None) -> WaitCheck | None:
+        """A check from an option: ``True`` the defaults, ``False``/``None`` no check, a dict of settings over
+        the defaults (an unknown key is a ``ValueError``), or a :class:`WaitCheck`."""
+        if waits is None or isinstance(waits, (WaitCheck, bool)):
+            return (cls() if waits else None) if isinstance(waits, bool) else waits
+        if not isinstance(waits, dict):
+            raise TypeError(f"waits must be a bool, a dict or a WaitCheck, got {type(waits).__name__}")
+        unknown = set(waits) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ValueError(
+                f"waits takes margin, near and p_self, not {', '.join(sorted(map(str, unknown)))}"
+            )
+        return cls(**waits)
+
+    def describe(self) -> str:
+        """The settings in one short string, e.g. ``margin 0.5, near 0.5, p_self 0.3``."""
+        return f"margin {self.margin:g}, near {'off' if self.near is None else f'{self.near:g}'}, p_self {self.p_self:g}"
+
+    def apply(
+        self,
+        obs: np.ndarray,
+        masks: np.ndarray,
+        actions: np.ndarray,
+        rules: RuleConfig | Takings | None = None,
+    ) -> np.ndarray:
+        """:func:`check_discards` of ``actions`` with these settings, the values under ``rules``."""
+        return check_discards(obs, masks, actions, self.margin, self.near, self.p_self, rules)
+
+
+def _rules_option(rules: object) -> RuleConfig:
+    """``rules`` as a :class:`mjenv.rules.RuleConfig`: one, None (the defaults), a dict of its fields (as
+    ``--agent-opt NAME.rules={"min_fan": 6}`` gives it) or ``"mcr"`` / ``"botzone"`` (:meth:`RuleConfig.botzone`)."""
+    if rules is None or rules == "mcr":
+        return RuleConfig()
+    if rules == "botzone":
+        return RuleConfig.botzone()
+    if isinstance(rules, RuleConfig):
+        return rules
+    if isinstance(rules, dict):
+        return RuleConfig.from_dict(rules)
+    if isinstance(rules, str):
+        raise ValueError(
+            f"rules must be 'mcr', 'botzone', a dict of RuleConfig fields or a RuleConfig, got {rules!r}"
+        )
+    raise TypeError(
+        f"rules must be a RuleConfig, a dict of its fields, 'mcr' or 'botzone', got {type(rules).__name__}"
+    )
+
+
+class CheckedPolicy:
+    """A policy (``inner``) with its discards checked by the value of the waits they leave (:class:`WaitCheck`,
+    the values under ``rules``, a :class:`mjenv.rules.RuleConfig`; None: the defaults): the batched policy
+    protocol of :mod:`mjenv.policy`.
+
+    It reads observations (``needs_observations``); ``row_streams`` and ``rng`` pass through to the inner policy
+    when it declares them, ``seats`` always. :meth:`act_with_info` records what was played honestly: ``info``
+    holds the inner policy's own info under ``inner_`` names (``inner_probs``, ``inner_value`` for an
+    ``agents.nn`` network), its action ``inner_action`` and the checked action ``action``, and no ``probs``: the
+    check moves some actions to ones the inner distribution may give almost no weight.
+    """
+
+    needs_observations = True
+
+    def __init__(
+        self,
+        inner: Any,
+        check: WaitCheck | None = None,
+        rules: RuleConfig | None = None,
+        name: str | None = None,
+    ) -> None:
+        if not callable(inner):
+            raise TypeError(f"inner must be a policy (a callable), got {type(inner).__name__}")
+        check = WaitCheck() if check is None else check
+        if not isinstance(check, WaitCheck):
+            raise TypeError(f"check must be a WaitCheck, got {type(check).__name__}")
+        self.inner = inner
+        self.check = check
+        self.rules = _rules_option(rules)
+        self.takings = Takings.of(self.rules)
+        self.name = name
+        self.row_streams = bool(getattr(inner, "row_streams", False))
+
+    def describe(self) -> str:
+        """One line: the inner policy's description (or name) and the check's settings and rules."""
+        d = getattr(self.inner, "describe", None)
+        inner = d() if callable(d) else (self.name or type(self.inner).__name__)
+        rules = "" if self.takings == Takings() else f", rules {self.takings}"
+        return f"{inner}, discards checked by wait value ({self.check.describe()}{rules})"
+
+    def _inner_kw(self, rng: Any) -> dict:
+        return {"rng": rng} if self.row_streams and rng is not None else {}
+
+    def __call__(self, obs: Any, masks: Any, seats: Any = None, rng: Any = None) -> np.ndarray:
+        if obs is None:
+            raise ValueError("the wait check needs observations (VectorEnv(..., observations=True))")
+        actions = np.asarray(self.inner(obs, masks, seats, **self._inner_kw(rng)), dtype=np.int64)
+        return self.check.apply(obs, masks, actions, self.takings)
+
+    def act_with_info(
+        self, obs: Any, masks: Any, seats: Any = None, rng: Any = None
+    ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """``(checked actions, info)``: ``info`` as the class docstring says (an inner policy without
+        ``act_with_info`` gives only the two actions)."""
+        if obs is None:
+            raise ValueError("the wait check needs observations (VectorEnv(..., observations=True))")
+        act = getattr(self.inner, "act_with_info", None)
+        if act is None:
+            inner, info = self.inner(obs, masks, seats, **self._inner_kw(rng)), {}
+        else:
+            inner, info = act(obs, masks, seats, **self._inner_kw(rng))
+        inner = np.asarray(inner, dtype=np.int64)
+        out = {f"inner_{k}": v for k, v in info.items()}
+        actions = self.check.apply(obs, masks, inner, self.takings)
+        out["inner_action"], out["action"] = inner, actions
+        return actions, out
+
+
+def checked(
+    num_envs: int,
+    seed: int,
+    inner: str = "agents.nn:latest",
+    inner_opt: dict | None = None,
+    margin: float = 0.5,
+    near: float | None = 0.5,
+    p_self: float = 0.3,
+    rules: RuleConfig | dict | str | None = None,
+    threads: int | None = None,
+) -> CheckedPolicy:
+    """``agents.waits:checked``: the agent ``inner`` (an import string, built with ``inner_opt``, a dict of its
+    options, by :func:`mjenv.policy.load_policy` with the same ``num_envs`` and ``seed``) with its discards
+    checked by the value of the waits they leave: a :class:`CheckedPolicy` of ``WaitCheck(margin, near,
+    p_self)``, the values under ``rules`` (a :class:`mjenv.rules.RuleConfig`, a dict of its fields, ``"mcr"`` or
+    ``"botzone"``; default MCR's). The settings and rules are checked before the inner agent is built.
+    ``threads`` (``mjenv eval --threads`` fills it) goes to the inner agent when its factory takes it and
+    ``inner_opt`` does not set it.
+
+    ``mjenv eval --agent chk=agents.waits:checked --agent-opt chk.inner=agents.rule:make --agent rule=agents.rule:make
+    --seating 1v3``.
+    """
+    num_envs, seed = check_factory_args(num_envs, seed)
+    check = WaitCheck(margin, near, p_self)
+    rules = _rules_option(rules)
+    if not isinstance(inner, str):
+        raise TypeError(
+            f"inner must be an agent's import string 'module:factory', got {type(inner).__name__}"
+        )
+    if inner_opt is None:
+        inner_opt = {}
+    if not isinstance(inner_opt, dict) or not all(isinstance(k, str) for k in inner_opt):
+        raise TypeError(f"inner_opt must be a dict of the inner agent's options, got {inner_opt!r}")
+    if threads is not None and "threads" not in inner_opt and takes_option(inner, "threads"):
+        inner_opt = {**inner_opt, "threads": threads}
+    policy = load_policy(inner, num_envs, seed, **inner_opt)
+    return CheckedPolicy(policy, check, rules, name=inner)

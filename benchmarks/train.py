@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument(
         "--init-from",
         default=None,
-        help="start from this agents.nn checkpoint, as a run from BC does (e.g. agents/mlp_baseline.safetensors; "
+        help="start from this agents.nn checkpoint, as a run from BC does (e.g. agents/zoo/mlp-2026-12-01.safetensors; "
         "default: a fresh network of the PPOConfig's size)",
     )
     ap.add_argument("--minibatch-size", type=int, default=None)

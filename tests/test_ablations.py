@@ -107,7 +107,7 @@ def test_bad_ablation_settings_fail_before_any_work(tmp_path, kw, match):
 def test_diagnose_runs_at_tiny_scale(tmp_path):
     from train.diagnose import DiagConfig, diagnose
 
-    res = diagnose(DiagConfig(init_from="agents/mlp_baseline.safetensors", out=str(tmp_path / "d"), walls=6, replays=2,
+    res = diagnose(DiagConfig(init_from="agents/zoo/mlp-2026-12-01.safetensors", out=str(tmp_path / "d"), walls=6, replays=2,
                               updates=2, value_warmup=1, num_envs=16, rollout_steps=8, threads=1, torch_threads=1,
                               progress=False, fit_rollouts=1, fit_steps=96, fit_epochs=2))  # fmt: skip
     v = res["variance"]

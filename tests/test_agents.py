@@ -269,33 +269,33 @@ def test_nn_checkpoint_of_old_features_fails_clearly(tmp_path):
 
 
 def test_nn_baseline_loads_and_plays_legally():
-    """``agents.nn:baseline`` (the shipped checkpoint) is the tile-plane network 2 x 32 + features, greedy, within
-    20 MB, and plays only legal actions; ``agents.nn:ens5_baseline`` and ``agents.nn:planes32_baseline`` (the
-    previous ones) have the same network and ``agents.nn:mlp_baseline`` (the first) is the mlp, each a different
+    """``agents.nn:latest`` (the newest network of the zoo) is the tile-plane network 2 x 32 + features, greedy,
+    within 20 MB, and plays only legal actions; the zoo's ``ens5-2026-12-05`` and ``planes32-2026-12-04`` (the
+    previous ones) have the same network and ``mlp-2026-12-01`` (the first) is the mlp, each a different
     policy."""
     from agents import nn as N
 
-    policy = load_policy("agents.nn:baseline", 32, 0)
+    policy = load_policy("agents.nn:latest", 32, 0)
     cfg = policy.net.config
     assert policy.greedy and cfg.arch == "planes" and cfg.with_features
     assert (cfg.blocks, cfg.channels) == (2, 32)
-    assert N.BASELINE_PATH.stat().st_size <= 20 * 2**20
+    assert N.zoo_path(N.LATEST).stat().st_size <= 20 * 2**20
     obs, masks, _ = _rule_rollout(32, 12, seed=5)
     a = policy(obs, masks)
     assert masks[np.arange(a.size), a].all()
-    e5 = load_policy("agents.nn:ens5_baseline", 32, 0)
+    e5 = load_policy("agents.nn:zoo", 32, 0, name="ens5-2026-12-05")
     assert e5.greedy and e5.net.config == cfg
     e = e5(obs, masks)
     assert masks[np.arange(e.size), e].all()
     # the weight average of PPO runs from it: close to it, not the same network
     assert not torch.equal(policy.net.stem.weight, e5.net.stem.weight) and (a == e).mean() > 0.9
-    p32 = load_policy("agents.nn:planes32_baseline", 32, 0)
+    p32 = load_policy("agents.nn:zoo", 32, 0, name="planes32-2026-12-04")
     assert p32.greedy and (p32.net.config.arch, p32.net.config.channels) == ("planes", 32)
     c = p32(obs, masks)
     assert masks[np.arange(c.size), c].all()
     # it descends from the student of an ensemble that has this network as a member
     assert (a != c).any() and (a == c).mean() > 0.5
-    mlp = load_policy("agents.nn:mlp_baseline", 32, 0)
+    mlp = load_policy("agents.nn:zoo", 32, 0, name="mlp-2026-12-01")
     assert mlp.greedy and mlp.net.config.arch == "mlp"
     b = mlp(obs, masks)
     assert masks[np.arange(b.size), b].all()
@@ -503,9 +503,9 @@ def test_nn_mlp_baseline_is_the_mlp():
 
     from agents import nn as N
 
-    with safe_open(str(N.MLP_BASELINE_PATH), framework="pt") as f:
+    with safe_open(str(N.zoo_path("mlp-2026-12-01")), framework="pt") as f:
         assert "arch" not in f.metadata()["config"]
-    net = N.load(N.MLP_BASELINE_PATH)
+    net = N.load(N.zoo_path("mlp-2026-12-01"))
     assert type(net) is N.PolicyValueNet and net.config == N.NNConfig() and net.config.arch == "mlp"
     assert net.num_parameters == 68_547 and N.features_version(net.config) == N.NN_FEATURES_VERSION
     obs, masks, _ = _rule_rollout(8, 10, seed=1)
@@ -890,14 +890,13 @@ def test_nn_ensemble_of_checkpoints(tmp_path):
     from agents import nn as N
 
     obs, masks, _ = _rule_rollout(32, 12, seed=5)
-    one = load_policy("agents.nn:ensemble", 32, 0, checkpoints=str(N.BASELINE_PATH))
-    base = load_policy(
-        "agents.nn:baseline", 32, 0, waits=False
-    )  # the network alone, as an ensemble member plays
+    latest = N.zoo_path(N.LATEST)
+    one = load_policy("agents.nn:ensemble", 32, 0, checkpoints=str(latest))
+    base = load_policy("agents.nn:latest", 32, 0)  # the network alone, as an ensemble member plays
     np.testing.assert_array_equal(one(obs, masks), base(obs, masks))
-    both = load_policy("agents.nn:ensemble", 32, 0, checkpoints=f"{N.BASELINE_PATH},{N.MLP_BASELINE_PATH}")
+    both = load_policy("agents.nn:ensemble", 32, 0, checkpoints=f"{latest},{N.zoo_path('mlp-2026-12-01')}")
     assert "ensemble of 2" in both.describe()
-    mlp = load_policy("agents.nn:mlp_baseline", 32, 0)
+    mlp = load_policy("agents.nn:zoo", 32, 0, name="mlp-2026-12-01")
     a, b, e = base(obs, masks), mlp(obs, masks), both(obs, masks)
     assert masks[np.arange(e.size), e].all()
     assert (e[a == b] == a[a == b]).all()
@@ -906,7 +905,7 @@ def test_nn_ensemble_of_checkpoints(tmp_path):
     assert pa.dtype == np.float32 and N.PROB_FLOOR == 1e-12
     score = np.where(masks, np.log(np.maximum(pa, 1e-12)) + np.log(np.maximum(pb, 1e-12)), -np.inf)
     np.testing.assert_array_equal(e, score.argmax(axis=1))
-    same = N.ensemble(32, 0, [N.BASELINE_PATH, N.BASELINE_PATH])
+    same = N.ensemble(32, 0, [latest, latest])
     np.testing.assert_array_equal(same(obs, masks), a)
     with pytest.raises(ValueError, match="non-empty path"):
         N.ensemble(4, 0, "")

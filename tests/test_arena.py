@@ -112,6 +112,18 @@ def make_with_info(num_envs, seed, **kwargs):
     return WithInfo(seed)
 
 
+class OtherInfo(WithInfo):
+    """:class:`WithInfo` whose ``info`` holds neither ``probs`` nor ``value`` (as a wrapper's may)."""
+
+    def act_with_info(self, obs, masks, seats):
+        a, info = super().act_with_info(obs, masks, seats)
+        return a, {"inner_probs": info["probs"], "action": a}
+
+
+def make_other_info(num_envs, seed, **kwargs):
+    return OtherInfo(seed)
+
+
 def make_no_seed(num_envs):  # wrong signature
     return Greedy(0)
 
@@ -345,6 +357,10 @@ def test_records_keep_largest_swings_with_policy_info():
                 assert math.isclose(sum(inf["probs"].values()), 1.0, rel_tol=1e-5)
             else:
                 assert inf is None
+    # an info without probs or value records nothing (never probabilities of 0)
+    rep = run_arena({"other": make_other_info, "g": make_greedy}, "1v3", walls=4, seed=9, records=2,
+                    rules=RuleConfig(min_fan=0), progress=False)  # fmt: skip
+    assert rep["records"] and all(inf is None for r in rep["records"] for inf in r["info"])
 
 
 def test_bad_inputs_give_clear_errors():
@@ -538,7 +554,7 @@ def test_nn_agent_computes_with_the_eval_threads_and_restores_the_callers():
         with NN.torch_threads(None):
             assert torch.get_num_threads() == 2
         assert torch.get_num_threads() == 2 and numba.get_num_threads() == nb
-        assert NN.baseline(1, 0, threads=1).threads == 1
+        assert NN.baseline(1, 0, threads=1).inner.threads == 1 and NN.latest(1, 0, threads=1).threads == 1
         assert NN.symmetric(1, 0, views=1, threads=1).threads == 1
     finally:
         torch.set_num_threads(prev)

@@ -86,7 +86,7 @@ def test_symmetric_policy_averages_the_views():
 
     env = VectorEnv(16, seed=5, obs_dtype=np.uint8)
     env.reset()
-    base = N.baseline(16, 0, waits=False)  # the network alone, which agents.nn:symmetric averages
+    base = N.latest(16, 0)  # the network alone, which agents.nn:symmetric averages
     one, sym = N.symmetric(16, 0, views=1), N.symmetric(16, 0)
     obs, masks = [], []
     for _ in range(40):

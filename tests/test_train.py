@@ -347,20 +347,22 @@ def test_bc_features_too_big_for_the_memory_fail_with_the_figures(monkeypatch):
 def test_bc_teacher_options_reach_the_factory(tmp_path):
     # an ensemble of the shipped network twice plays as the network alone: the same decisions
     cfg = bc.BCConfig(teacher="agents.nn:ensemble", decisions=400, num_envs=8, threads=1, seed=5,
-                      teacher_opt=("checkpoints=agents/baseline.safetensors,agents/baseline.safetensors",))  # fmt: skip
+                      teacher_opt=("checkpoints=agents/zoo/avg109-2026-12-06.safetensors,agents/zoo/avg109-2026-12-06.safetensors",))  # fmt: skip
     kw = bc.teacher_kwargs(bc.check_config(cfg))
-    assert kw == {"checkpoints": "agents/baseline.safetensors,agents/baseline.safetensors"}
+    assert kw == {
+        "checkpoints": "agents/zoo/avg109-2026-12-06.safetensors,agents/zoo/avg109-2026-12-06.safetensors"
+    }
     ens = bc.generate_teacher(
         cfg.teacher, 400, num_envs=8, seed=5, threads=1, progress=False, teacher_kwargs=kw
     )
     one = bc.generate_teacher(
-        "agents.nn:baseline",
+        "agents.nn:zoo",
         400,
         num_envs=8,
         seed=5,
         threads=1,
         progress=False,
-        teacher_kwargs={"waits": False},
+        teacher_kwargs={"name": "avg109-2026-12-06"},
     )
     for k in one:
         assert np.array_equal(ens[k], one[k]), k

@@ -1,32 +1,37 @@
-"""``agents.waits``: the waits a discard leaves, counted and valued from the player's own view, and the check of a
-policy's discards by them (``agents.nn:make(waits=...)``, on by default in ``agents.nn:baseline``)."""
+"""``agents.waits``: the waits a discard leaves, counted and valued from the player's own view under the table's
+rules, the check of a policy's discards by them (:class:`agents.waits.WaitCheck`) and the wrapper
+``agents.waits:checked`` (``agents.nn:baseline`` is it over ``agents.nn:latest``). Only the tests of the network
+need torch: the others play the rule agent."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-pytest.importorskip("torch")
-
-from agents import waits as W  # noqa: E402
-from mjenv import game as G  # noqa: E402
-from mjenv.actions import DISCARD, NUM_TILE_TYPES, PASS  # noqa: E402
-from mjenv.hand import batch_waits  # noqa: E402
-from mjenv.observation import O_DSEQ, O_MSEQ, ORACLE_OFFSETS  # noqa: E402
-from mjenv.shanten import batch_shanten  # noqa: E402
+from agents import rule
+from agents import waits as W
+from mjenv import game as G
+from mjenv import observation as O
+from mjenv.actions import DISCARD, NUM_TILE_TYPES, PASS
+from mjenv.fans import WIN_SELF_DRAWN, score_batch
+from mjenv.hand import Hand, batch_waits
+from mjenv.observation import O_DSEQ, O_MSEQ, ORACLE_OFFSETS
+from mjenv.policy import load_policy
+from mjenv.rules import RuleConfig
+from mjenv.shanten import batch_shanten
+from mjenv.tiles import parse_tiles
 
 T = NUM_TILE_TYPES
 
 
 def _play(steps: int, n: int = 32, oracle: bool = False, seed: int = 35):
-    """``steps`` decisions of ``n`` tables of the shipped network without the check (greedy): ``(obs, masks,
-    oracle, melds)`` per step, ``melds`` the acting seat's packed melds read from the table."""
-    import agents.nn as ann
+    """``steps`` decisions of ``n`` tables of the rule agent: ``(obs, masks, oracle, melds)`` per step, ``melds``
+    the acting seat's packed melds read from the table."""
     from mjenv.vector import VectorEnv
 
-    env = VectorEnv(n, seed=seed, oracle=oracle)
+    env = VectorEnv(n, seed=seed, oracle=oracle, observations=True)
     env.reset()
-    net = ann.baseline(n, 0, waits=False)
+    net = rule.make(n, 0)
     for _ in range(steps):
         seat = env.seats
         melds = env.states[np.arange(n)[:, None], G.MELDS + 4 * seat[:, None] + np.arange(4)[None, :]]
@@ -79,13 +84,12 @@ def test_values_mark_the_discards_into_waiting_and_near_hands():
 def test_compact_observations_give_the_same_values():
     """uint8 observations (``discard_seq`` as int8 two's complement, claimed discards negative) value every
     discard as their float32 decoding does."""
-    import agents.nn as ann
     from mjenv.observation import decode
     from mjenv.vector import VectorEnv
 
     env = VectorEnv(32, seed=7, obs_dtype=np.uint8)
     env.reset()
-    net = ann.baseline(32, 0, waits=False)
+    net = rule.make(32, 0)
     claimed = 0
     for _ in range(80):
         obs, masks = env.obs, env.masks
@@ -96,35 +100,134 @@ def test_compact_observations_give_the_same_values():
     assert claimed > 0
 
 
+def _ctx(flowers: int = 0) -> dict[str, np.ndarray]:
+    """The context of one concealed hand of East in an East round with ``flowers`` flowers."""
+    return {"melds": np.zeros((1, 4), np.int16), "n_melds": np.zeros(1, np.int64), "seat": np.zeros(1, np.int64),
+            "prev": np.zeros(1, np.int64), "flowers": np.full(1, flowers, np.int64)}  # fmt: skip
+
+
+def _value(text: str, p: float = 0.3, rules: RuleConfig | None = None, flowers: int = 0) -> float:
+    """:func:`agents.waits._wait_values` of one concealed 13-tile hand, every copy outside it unseen."""
+    counts = Hand.parse(text).counts.astype(np.int8)[None, :T]
+    v, ready = W._wait_values(counts, _ctx(flowers), np.clip(4 - counts, 0, 4).astype(np.int64), p, rules)
+    assert ready[0]
+    return float(v[0])
+
+
+#: waits 1s (5 fan by a discard, 7 self-drawn) and 4s (11 / 13), 4 unseen copies each
+CHOWS = "123m345p567s23s55p"
+
+
 def test_a_dead_wait_is_worth_nothing_and_a_live_one_its_unseen_copies_times_its_takings():
     """All chows and little else: waits short of 8 fan are dead (value 0); a hand with one live wait is worth that
     wait's unseen copies times the takings of its win, by the formula of the module docstring."""
-    from mjenv.fans import WIN_SELF_DRAWN, score_batch
-    from mjenv.hand import Hand
-
-    def value(text: str, p: float = 0.3) -> float:
-        counts = Hand.parse(text).counts.astype(np.int8)[None, :T]
-        ctx = {"melds": np.zeros((1, 4), np.int16), "n_melds": np.zeros(1, np.int64), "seat": np.zeros(1, np.int64),
-               "prev": np.zeros(1, np.int64), "flowers": np.zeros(1, np.int64)}  # fmt: skip
-        v, ready = W._wait_values(counts, ctx, np.clip(4 - counts, 0, 4).astype(np.int64), p)
-        assert ready[0]
-        return float(v[0])
-
-    assert value("123m345p567s78s55p") == 0  # waits 6s and 9s: 4 fan by a discard, 6 self-drawn
-    # waits 1s (5 / 7 fan: dead) and 4s (11 / 13 fan: live, 4 unseen copies)
-    counts = Hand.parse("123m345p567s23s55p").counts.astype(np.int8)[None, :T]
+    assert _value("123m345p567s78s55p") == 0  # waits 6s and 9s: 4 fan by a discard, 6 self-drawn
+    counts = Hand.parse(CHOWS).counts.astype(np.int8)[None, :T]
     fans = [int(score_batch(counts, np.zeros((1, 4), np.int16), 0, t, f, 0, 0, 0)[0][0]) for t in (9, 12)
             for f in (0, WIN_SELF_DRAWN)]  # fmt: skip
     assert fans == [5, 7, 11, 13]
     for p in (0.0, 0.3, 1.0):
-        assert value("123m345p567s23s55p", p) == pytest.approx(4 * (p * 3 * (13 + 8) + (1 - p) * (11 + 24)))
+        assert _value(CHOWS, p) == pytest.approx(4 * (p * 3 * (13 + 8) + (1 - p) * (11 + 24)))
+    # two flowers: 2 fan more on every win, the minimum without them (1s stays dead at 7 + 2 self-drawn)
+    assert _value(CHOWS, flowers=2) == pytest.approx(4 * (0.9 * (13 + 2 + 8) + 0.7 * (11 + 2 + 24)))  # 186.4
+    # a table without flowers counts none
+    assert _value(CHOWS, rules=RuleConfig(flowers=False), flowers=2) == pytest.approx(
+        4 * (0.9 * 21 + 0.7 * 35)
+    )
+
+
+def test_values_follow_the_rules_minimum_fan_and_payments():
+    """Under ``RuleConfig(min_fan=6, base_payment=5)`` the 1s wait is live by self-draw (7 fan), dead by a discard
+    (5), and a win takes ``3 * (fan + 5)`` self-drawn and ``fan + 15`` on a discard (hand-computed)."""
+    rules = RuleConfig(min_fan=6, base_payment=5)
+    tk = W.Takings.of(rules)
+    assert (tk.min_fan, tk.self_k, tk.self_c, tk.discard_k, tk.discard_c) == (6, 3, 5, 1, 15)
+    # 1s: 4 x 0.3 x 3 x (7 + 5) = 43.2; 4s: 4 x (0.9 x (13 + 5) + 0.7 x (11 + 15)) = 137.6
+    assert _value(CHOWS, 0.3, rules) == pytest.approx(180.8)
+    assert _value(CHOWS, 0.3, RuleConfig(min_fan=14)) == 0  # every wait dead
+    assert _value(CHOWS, 0.3, RuleConfig(base_payment=0)) == pytest.approx(4 * (0.9 * 13 + 0.7 * 11))
+
+
+def test_takings_are_the_engines_payments():
+    """The defaults are the check as first shipped (``3 * (fan + 8)``, ``fan + 24``, 8 fan); a rules object or
+    None; the botzone rules add the scorer's knitted option; bad rules fail clearly."""
+    from mjenv.fans import WIN_KNITTED_NO_WAIT
+    from mjenv.rules import payments
+
+    assert W.Takings.of(None) == W.Takings.of(RuleConfig()) == W.Takings()
+    assert W.Takings.of(RuleConfig.botzone()) == W.Takings(flowers=False, flags=WIN_KNITTED_NO_WAIT)
+    for base in (0, 1, 5, 8, 13):
+        tk = W.Takings.of(RuleConfig(base_payment=base))
+        for fan in (0, 8, 27, 88):
+            assert tk.self_k * (fan + tk.self_c) == payments(0, -1, fan, base)[0]
+            assert tk.discard_k * (fan + tk.discard_c) == payments(2, 1, fan, base)[2]
+    with pytest.raises(TypeError, match="RuleConfig"):
+        W.Takings.of({"min_fan": 6})
+
+
+def _dealer_view(text: str, rules: RuleConfig | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The observation and legal mask of the dealer (East, East round) holding the 14 tiles ``text`` at its first
+    turn: a wall without flowers dealing them to chair 0."""
+    mine = sorted(parse_tiles(text))
+    assert len(mine) == 14
+    rest = list(np.repeat(np.arange(T), 4))
+    for t in mine:
+        rest.remove(t)
+    slots = [*range(4), *range(16, 20), *range(32, 36), 48, 52]  # the dealer's tiles in the deal's order
+    wall = np.array(rest[: 136 - 14])
+    wall = np.insert(wall, [s - i for i, s in enumerate(slots)], mine)
+    st = G.new_state()
+    G.reset_wall(st, wall, rules=RuleConfig(flowers=False) if rules is None else rules)
+    obs, mask = np.zeros(O.OBS_SIZE, np.float32), np.zeros(G.NUM_ACTIONS, np.int8)
+    O.observe_mask_kernel(st, 0, True, obs, mask)
+    hand, _, _ = W.own_view(obs[None])
+    assert sorted(np.repeat(np.arange(T), hand[0])) == mine
+    return obs[None], mask[None].astype(bool)
+
+
+def test_near_values_by_hand():
+    """The dealer's 111m 999m EEE 55p C F 9s: discarding 9s leaves a hand one tile from waiting whose draws to a
+    wait are C or F (3 unseen each: discard the other dragon, waiting on 5p or the pair drawn, 2 unseen each)
+    and 5p (2 unseen: a single wait on C or F, 3 unseen). The fans (the scorer's, listed) and the value of
+    each wait are hand-computed."""
+    obs, masks = _dealer_view("111m999mEEE55pCF9s")
+    c, f, p5, s9 = parse_tiles("CF5p9s")
+    shanpon, single = Hand.parse("111m999mEEE55pCC").counts[:T], Hand.parse("111m999mEEE555pC").counts[:T]
+    fan = {}  # (hand, wait, self-drawn): total fan
+    for name, h, w in (("shanpon", shanpon, c), ("shanpon", shanpon, p5), ("single", single, c)):
+        for sd in (0, 1):
+            fan[name, w, sd] = int(score_batch(h[None].astype(np.int8), np.zeros((1, 4), np.int16), 0, w,
+                                               WIN_SELF_DRAWN * sd, 0, 0, 0)[0][0])  # fmt: skip
+    # on C: three concealed pungs 16, all pungs 6, dragon pung 2, prevalent and seat wind 2 + 2, concealed hand
+    # 2, two terminal pungs 2, one voided suit 1 = 33; self-drawn: four concealed pungs 64 (all pungs and the
+    # concealed hand inside it), dragon 2, winds 4, terminals 2, voided 1, self-drawn 1 = 74; on 5p the same
+    # without the dragon pung (31, 72); the single wait: four concealed pungs 64, winds 4, terminals 2, voided 1,
+    # single wait 1 = 72, and self-drawn 73
+    assert fan == {("shanpon", c, 0): 33, ("shanpon", c, 1): 74, ("shanpon", p5, 0): 31,
+                   ("shanpon", p5, 1): 72, ("single", c, 0): 72, ("single", c, 1): 73}  # fmt: skip
+
+    def by_hand(k_self: int, c_self: int, c_disc: int, min_fan: int) -> float:
+        def take(fd: int, fs: int) -> float:
+            return 0.3 * k_self * (fs + c_self) * (fs >= min_fan) + 0.7 * (fd + c_disc) * (fd >= min_fan)
+
+        pair = 2 * take(33, 74) + 2 * take(31, 72)  # waits C and 5p, 2 unseen each
+        lone = 3 * take(72, 73)  # wait C (or F), 3 unseen
+        return 3 * pair + 3 * pair + 2 * lone  # draws C, F (3 each) and 5p (2)
+
+    assert by_hand(3, 8, 24, 8) == pytest.approx(3531.0)
+    near = W.near_values(obs, masks)
+    assert near[0, s9] == pytest.approx(by_hand(3, 8, 24, 8))
+    assert set(np.flatnonzero(near[0] >= 0)) == {s9, c, f}  # the discards that leave shanten 1
+    assert (W.discard_values(obs, masks) == -1).all()  # no discard leaves a waiting hand
+    # under other rules: by a discard only the single wait reaches 40 fan; a win takes 3 (fan + 4) / fan + 12
+    rules = RuleConfig(min_fan=40, base_payment=4)
+    assert by_hand(3, 4, 12, 40) == pytest.approx(2431.8)
+    assert W.near_values(obs, masks, rules=rules)[0, s9] == pytest.approx(2431.8)
 
 
 def test_check_discards_moves_only_discards_to_better_valued_ones():
     moved = 0
-    import agents.nn as ann
-
-    net = ann.baseline(32, 0, waits=False)
+    net = rule.make(32, 0)
     for obs, masks, _, _ in _play(80):
         a = net(obs, masks)
         b = W.check_discards(obs, masks, a, margin=0.5, near=0.5)
@@ -135,31 +238,163 @@ def test_check_discards_moves_only_discards_to_better_valued_ones():
         more = np.flatnonzero(b != c)  # the near check on top: only discards that leave shanten 1
         assert (n[more, c[more]] >= 0).all() and (n[more, b[more]] > 1.5 * n[more, c[more]]).all()
         assert masks[np.arange(b.size), b].all()
+        np.testing.assert_array_equal(W.WaitCheck().apply(obs, masks, a), b)
         moved += diff.size + more.size
     assert moved > 0
-    for bad in ({"margin": -0.1}, {"p_self": 1.5}, {"margin": float("nan")}, {"near": True}):
-        with pytest.raises(ValueError):
-            W.check_settings(**{"margin": 0.5, "near": None, "p_self": 0.3, **bad})
 
 
-def test_the_baseline_checks_its_discards_by_default():
-    """``agents.nn:baseline`` is the network with :data:`agents.nn.WAIT_CHECK`; ``waits=False`` is the network
-    alone; ``agents.nn:make(waits=...)`` takes the settings; bad ones fail before play."""
-    import agents.nn as ann
+def test_wait_check_settings_check_themselves():
+    assert W.WaitCheck() == W.WaitCheck(0.5, 0.5, 0.3) and W.WaitCheck(1, None, 0).near is None
+    assert isinstance(W.WaitCheck(1).margin, float)
+    for bad in (
+        {"margin": -0.1},
+        {"p_self": 1.5},
+        {"margin": float("nan")},
+        {"near": -1},
+        {"p_self": float("inf")},
+    ):
+        with pytest.raises(ValueError, match="WaitCheck"):
+            W.WaitCheck(**bad)
+    for bad in ({"near": True}, {"margin": "0.5"}, {"p_self": None}, {"margin": None}):
+        with pytest.raises(TypeError, match="WaitCheck"):
+            W.WaitCheck(**bad)
+    assert (
+        W.WaitCheck.of(True) == W.WaitCheck()
+        and W.WaitCheck.of(False) is None
+        and W.WaitCheck.of(None) is None
+    )
+    assert W.WaitCheck.of({"near": None}) == W.WaitCheck(near=None)
+    with pytest.raises(ValueError, match="margin, near and p_self"):
+        W.WaitCheck.of({"depth": 2})
+    with pytest.raises(TypeError, match="waits"):
+        W.WaitCheck.of("yes")
+    with pytest.raises(AttributeError):
+        W.WaitCheck().margin = 1.0  # frozen
 
-    checked, plain = ann.baseline(32, 0), ann.baseline(32, 0, waits=False)
-    custom = ann.make(32, 0, checkpoint=ann.BASELINE_PATH, greedy=True, waits={"near": None})
-    assert checked.waits == ann.WAIT_CHECK and plain.waits is None and "wait value" in checked.describe()
-    differ = 0
+
+def test_checked_wraps_any_agent_and_records_both_actions():
+    """``agents.waits:checked`` over the rule agent: its actions are the rule agent's checked, ``info`` holds the
+    inner action and the checked one; options reach the inner agent; bad settings fail before it is built."""
+    chk = load_policy("agents.waits:checked", 32, 0, inner="agents.rule:make", inner_opt={"max_eval": 1})
+    base = rule.make(32, 0, max_eval=1)
+    assert chk.needs_observations and not chk.row_streams and chk.inner.max_eval == 1
+    assert "agents.rule:make" in chk.describe() and "margin 0.5, near 0.5, p_self 0.3" in chk.describe()
+    six = W.checked(
+        32, 0, inner="agents.rule:make", inner_opt={"max_eval": 1}, near=None, rules={"min_fan": 6}
+    )
+    assert six.takings.min_fan == 6 and "min_fan=6" in six.describe()
+    moved = moved6 = 0
     for obs, masks, _, _ in _play(60):
-        a = plain(obs, masks)
-        np.testing.assert_array_equal(checked(obs, masks), W.check_discards(obs, masks, a, **ann.WAIT_CHECK))
+        a = base(obs, masks)
+        b, info = chk.act_with_info(obs, masks, np.zeros(obs.shape[0], np.int32))
+        np.testing.assert_array_equal(b, W.check_discards(obs, masks, a, 0.5, 0.5, 0.3))
+        np.testing.assert_array_equal(chk(obs, masks), b)
+        assert set(info) == {"inner_action", "action"}
+        np.testing.assert_array_equal(info["inner_action"], a)
+        np.testing.assert_array_equal(info["action"], b)
+        c = six(obs, masks)
         np.testing.assert_array_equal(
-            custom(obs, masks), W.check_discards(obs, masks, a, margin=0.5, near=None)
+            c, W.check_discards(obs, masks, a, 0.5, None, 0.3, RuleConfig(min_fan=6))
         )
-        differ += int((checked(obs, masks) != a).sum())
+        moved, moved6 = moved + int((a != b).sum()), moved6 + int((a != c).sum())
+    assert moved > 0 and moved6 > 0
+    assert W.checked(1, 0, inner="agents.rule:make", rules="botzone").rules == RuleConfig.botzone()
+    for kw, err in (({"margin": -1}, ValueError), ({"near": "x"}, TypeError), ({"rules": "nope"}, ValueError),
+                    ({"rules": 3}, TypeError), ({"rules": {"min_fan": -1}}, ValueError),
+                    ({"inner": "agents.rule:nope"}, ValueError), ({"inner": 3}, TypeError),
+                    ({"inner_opt": ["x"]}, TypeError), ({"inner_opt": {"bogus": 1}}, TypeError)):  # fmt: skip
+        with pytest.raises(err):
+            W.checked(1, 0, **{"inner": "agents.rule:make", **kw})
+    with pytest.raises(ValueError, match="observations"):
+        chk(None, masks)
+
+
+def _old_wait_values(hands, ctx, unseen, p_self, rules=None):
+    """The value function of the check as shipped at commit caf698d (fixed payments and minimum), for the
+    identity tests."""
+    assert rules is None or W._takings(rules) == W.Takings()
+    waits = batch_waits(hands, ctx["n_melds"])
+    ci, w = np.nonzero(waits & (unseen > 0))
+    value = np.zeros(hands.shape[0])
+    if ci.size:
+        args = (hands[ci], ctx["melds"][ci], ctx["n_melds"][ci], w)
+        winds = (ctx["seat"][ci], ctx["prev"][ci], 0)
+        fan_d, _ = score_batch(*args, 0, *winds)
+        fan_s, _ = score_batch(*args, WIN_SELF_DRAWN, *winds)
+        flowers = ctx["flowers"][ci]
+        v = p_self * 3 * (fan_s + flowers + 8) * (fan_s >= 8)
+        v = v + (1 - p_self) * (fan_d + flowers + 24) * (fan_d >= 8)
+        np.add.at(value, ci, unseen[ci, w] * v)
+    return value, waits.any(axis=1)
+
+
+def test_default_rules_give_the_values_as_first_shipped(monkeypatch):
+    """Under the default rules the values are bit for bit those of the check as shipped at caf698d (its value
+    function, above) on the rule agent's decisions, with flowers in play."""
+    seen = 0
+    for obs, masks, _, _ in _play(60, seed=9):
+        new = [fn(obs, masks, 0.3, RuleConfig()) for fn in (W.discard_values, W.near_values)]
+        with monkeypatch.context() as mp:
+            mp.setattr(W, "_wait_values", _old_wait_values)
+            old = [fn(obs, masks, 0.3) for fn in (W.discard_values, W.near_values)]
+        for a, b in zip(new, old, strict=True):
+            np.testing.assert_array_equal(a, b)
+        seen += int((new[0] >= 0).sum() + (new[1] >= 0).sum())
+    assert seen > 100
+
+
+# ------------------------------------------------------------------------------------------------ the network
+def test_the_baseline_is_the_check_over_the_latest_network(monkeypatch):
+    """``agents.nn:baseline`` is ``agents.waits:checked`` over ``agents.nn:latest`` (greedy): on 5,000 decisions of
+    self-play its actions are the network's checked by the value function as shipped at caf698d (the 100,000-
+    decision comparison with that commit's baseline: docs/agents.md); ``info`` keeps the network's
+    probabilities as ``inner_probs``, beside the network's and the checked action; ``waits=False`` is the
+    network alone and ``agents.nn:make(waits=...)`` the same wrapper."""
+    pytest.importorskip("torch")
+    import agents.nn as ann
+    from mjenv.vector import VectorEnv
+
+    n = 64
+    checked, plain = ann.baseline(n, 0), ann.baseline(n, 0, waits=False)
+    wrapped = load_policy("agents.waits:checked", n, 0)
+    custom = ann.make(n, 0, checkpoint=ann.zoo_path(ann.LATEST), greedy=True, waits={"near": None})
+    assert isinstance(checked, W.CheckedPolicy) and checked.check == W.WaitCheck()
+    assert isinstance(plain, ann.NNPolicy) and "wait value" in checked.describe()
+    assert checked.row_streams and isinstance(custom, W.CheckedPolicy) and custom.check.near is None
+    env = VectorEnv(n, seed=35)
+    env.reset()
+    decisions = differ = 0
+    while decisions < 5000:
+        obs, masks = env.obs, env.masks
+        a, info = checked.act_with_info(obs, masks, env.seats)
+        b = plain(obs, masks)
+        np.testing.assert_array_equal(wrapped(obs, masks), a)
+        with monkeypatch.context() as mp:
+            mp.setattr(W, "_wait_values", _old_wait_values)
+            np.testing.assert_array_equal(a, W.check_discards(obs, masks, b, 0.5, 0.5, 0.3))
+        np.testing.assert_array_equal(custom(obs, masks), W.check_discards(obs, masks, b, 0.5, None, 0.3))
+        assert set(info) == {"inner_probs", "inner_value", "inner_action", "action"}
+        np.testing.assert_array_equal(info["inner_action"], b)
+        np.testing.assert_array_equal(info["inner_probs"].argmax(axis=1), b)
+        np.testing.assert_array_equal(info["action"], a)
+        decisions, differ = decisions + n, differ + int((a != b).sum())
+        env.step(a)
     assert differ > 0
     with pytest.raises(ValueError, match="margin, near and p_self"):
         ann.make(1, 0, waits={"depth": 2})
     with pytest.raises(TypeError, match="waits"):
         ann.make(1, 0, waits="yes")
+
+
+def test_checked_passes_the_arenas_threads_to_an_inner_agent_that_takes_them():
+    """``mjenv eval --threads`` fills ``threads`` of a factory that names it: the wrapper names it and hands it
+    on to an inner agent whose factory takes it (the rule agent's does not, and is built without it)."""
+    pytest.importorskip("torch")
+    from agents.waits import checked
+    from mjenv.policy import takes_option
+
+    assert takes_option("agents.waits:checked", "threads")
+    pol = checked(4, 0, inner="agents.nn:latest", threads=1)
+    assert pol.inner.threads == 1
+    assert checked(4, 0, inner="agents.nn:latest", inner_opt={"threads": 2}, threads=1).inner.threads == 2
+    checked(4, 0, inner="agents.rule:make", threads=1)  # no threads option: not passed

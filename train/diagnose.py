@@ -47,7 +47,7 @@ CLASSES = ("forced pass", "forced other", "discard", "claim", "kong", "win", "pa
 class DiagConfig:
     """Settings of ``python -m train.diagnose``."""
 
-    init_from: str = "agents/mlp_baseline.safetensors"
+    init_from: str = "agents/zoo/mlp-2026-12-01.safetensors"
     """agents.nn checkpoint of the learner"""
     out: str = "runs/diagnose"
     """folder of the short PPO runs and diagnosis.json"""

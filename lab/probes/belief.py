@@ -4,7 +4,7 @@ for the determinizations of a search (``lab/probes/pimc.py --belief``).
     python lab/probes/belief.py collect --decisions 400000 --out runs/s27/belief_data.npz
     python lab/probes/belief.py fit runs/s27/belief_data.npz --out runs/s27/belief.pt
 
-``collect``: the learner (a greedy ``agents.nn`` checkpoint, default ``agents/ens5_baseline.safetensors``, the
+``collect``: the learner (a greedy ``agents.nn`` checkpoint, default ``agents/zoo/ens5-2026-12-05.safetensors``, the
 network shipped in sessions 21-27) plays chair ``i % 4`` of table ``i`` against an opponent at the other three
 (default ``agents.rule:make``: the states of the 1v3 evaluation); at each of its own turns (``PH_TURN``) the
 observation, the legal mask and the concealed tiles of
@@ -138,7 +138,7 @@ def _targets(hands: np.ndarray) -> np.ndarray:
     return (hands[:, :, None, :] > np.arange(4)[None, None, :, None]).astype(np.float32)
 
 
-def fit(path: str, out: str, *, checkpoint: str = "agents/ens5_baseline.safetensors", epochs: int = 2,
+def fit(path: str, out: str, *, checkpoint: str = "agents/zoo/ens5-2026-12-05.safetensors", epochs: int = 2,
         lr: float = 1e-3, batch_size: int = 1024, holdout: float = 0.05, seed: int = 0, threads: int = 2,
         progress: bool = True) -> dict[str, object]:  # fmt: skip
     """Fit :class:`BeliefNet` (module docstring); saves its state dict and the checkpoint it started from."""
@@ -225,7 +225,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("collect")
-    c.add_argument("--checkpoint", default="agents/ens5_baseline.safetensors")
+    c.add_argument("--checkpoint", default="agents/zoo/ens5-2026-12-05.safetensors")
     c.add_argument("--opponent", default="agents.rule:make")
     c.add_argument("--decisions", type=int, default=200_000)
     c.add_argument("--num-envs", type=int, default=1024)
@@ -236,7 +236,7 @@ def main() -> None:
     f = sub.add_parser("fit")
     f.add_argument("path")
     f.add_argument("--out", required=True)
-    f.add_argument("--checkpoint", default="agents/ens5_baseline.safetensors")
+    f.add_argument("--checkpoint", default="agents/zoo/ens5-2026-12-05.safetensors")
     f.add_argument("--epochs", type=int, default=2)
     f.add_argument("--lr", type=float, default=1e-3)
     f.add_argument("--seed", type=int, default=0)

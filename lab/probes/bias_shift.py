@@ -9,7 +9,7 @@ Each policy head's bias is one logit shift per action class (a softmax over one 
 class's bias only matters where it competes with another). ``--shift CLASS=DELTA`` (repeat) adds ``DELTA`` to the
 bias of ``CLASS``: ``pass``, ``chow`` (its three positions together), ``pung``, ``kong`` (the exposed kong on a
 discard), ``win``, ``concealed_kong``, ``added_kong`` or ``discard``. The network is the checkpoint (default the
-shipped ``agents/baseline.safetensors``) with those biases moved and every other weight unchanged; greedy, it
+shipped ``agents/zoo/avg109-2026-12-06.safetensors``) with those biases moved and every other weight unchanged; greedy, it
 changes its choice only where the moved class's logit was within ``DELTA`` of the best. Head to head against
 the unmoved network, only the hands where a choice changed score apart, so small changes are measured precisely
 (session 31's kong overrides: +-0.03 at 10,000 walls). The policy gradient does not resolve these ten biases at
@@ -168,7 +168,11 @@ def _net_and_options(num_envs: int, seed: int, checkpoint: str | None, device: s
     """The network of ``checkpoint`` (default the shipped one) and the policy options, checked as
     ``agents.nn:make`` checks them (``num_envs``, ``seed``, ``device``, ``greedy``)."""
     base = ann.make(
-        num_envs, seed, checkpoint if checkpoint is not None else ann.BASELINE_PATH, device, greedy
+        num_envs,
+        seed,
+        checkpoint if checkpoint is not None else ann.zoo_path("avg109-2026-12-06"),
+        device,
+        greedy,
     )
     return base.net, {"seed": int(seed), "device": str(base.device), "greedy": greedy}
 
@@ -217,7 +221,9 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shift", action="append", default=[], metavar="CLASS=DELTA", required=True,
                     help=f"add DELTA to CLASS's bias (repeat); classes: {', '.join(CLASSES)}")  # fmt: skip
-    ap.add_argument("--checkpoint", default=str(ann.BASELINE_PATH), help="the network to move (agents.nn)")
+    ap.add_argument(
+        "--checkpoint", default=str(ann.zoo_path("avg109-2026-12-06")), help="the network to move (agents.nn)"
+    )
     ap.add_argument("--out", required=True)
     a = ap.parse_args(argv)
     try:

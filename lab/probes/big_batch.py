@@ -1,6 +1,6 @@
 """Lab probe (issue 25): policy-gradient steps on batches near the gradient noise scale.
 
-    PYTHONPATH=. python lab/probes/big_batch.py --init-from agents/baseline.safetensors \\
+    PYTHONPATH=. python lab/probes/big_batch.py --init-from agents/zoo/avg109-2026-12-06.safetensors \\
         --rollouts-per-step 96 --steps 16 --lr 5e-4 --seed 32201 --out runs/s32/big
 
 ``lab/probes/grad_noise.py`` measures that at the shipped network a PPO rollout's policy gradient is almost

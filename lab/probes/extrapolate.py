@@ -1,7 +1,7 @@
 """Lab probe (issue 25): weight extrapolation, ``w = a + alpha (b - a)``, from checkpoint ``a`` through ``b``.
 
-    PYTHONPATH=. python lab/probes/extrapolate.py agents/ens5_baseline.safetensors \\
-        agents/baseline.safetensors --alpha 1.5 --out runs/s31/ex1.5.safetensors
+    PYTHONPATH=. python lab/probes/extrapolate.py agents/zoo/ens5-2026-12-05.safetensors \\
+        agents/zoo/avg109-2026-12-06.safetensors --alpha 1.5 --out runs/s31/ex1.5.safetensors
 
 ``alpha = 1`` gives ``b`` back, ``0 < alpha < 1`` interpolates, ``alpha > 1`` goes on past ``b`` along the line
 from ``a`` (as "model extrapolation" does from a fine-tune's start through its end). Both checkpoints must hold

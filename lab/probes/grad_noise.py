@@ -1,6 +1,6 @@
 """Lab probe (issue 25): how much of a PPO update's policy gradient is signal? The gradient noise scale.
 
-    PYTHONPATH=. python lab/probes/grad_noise.py agents/baseline.safetensors --rollouts 32 --seed 32001
+    PYTHONPATH=. python lab/probes/grad_noise.py agents/zoo/avg109-2026-12-06.safetensors --rollouts 32 --seed 32001
 
 For each checkpoint, the PPO loop of :mod:`train.ppo` (its defaults and the settings of the runs of sessions
 25-31: ``--gae-lambda 0.8``, three rule agents beside the learner at most tables) first fits the value head alone

@@ -5,7 +5,7 @@ Each iteration deals ``--groups`` hands and plays each of them ``--replays`` (K)
 ``VectorEnv`` (``after_schedule="stop"``): the learner (sampling) in one chair, drawn per deal, against three rule
 agents. Every learner decision of a play gets the play's points minus the mean of the other K - 1 plays of the
 same deal (scaled by 1/32; the deal's luck cancels), and the learner takes two epochs of PPO-clip steps on
-them (no critic, no value loss). It starts from ``--init-from`` (default ``agents/ens5_baseline.safetensors``,
+them (no critic, no value loss). It starts from ``--init-from`` (default ``agents/zoo/ens5-2026-12-05.safetensors``,
 the network shipped in sessions 21-27) and writes ``log.csv`` (iteration, seconds, learner decisions, learner
 points per hand, advantage std, share of non-zero advantages, approximate KL, clip fraction), a
 ``policy_iNNNN.safetensors`` every 25 iterations and ``policy.safetensors`` at the end; evaluate
@@ -186,7 +186,7 @@ def accumulate_step(
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True, help="folder of log.csv and the policies (created)")
-    ap.add_argument("--init-from", default="agents/ens5_baseline.safetensors")
+    ap.add_argument("--init-from", default="agents/zoo/ens5-2026-12-05.safetensors")
     ap.add_argument("--seed", type=int, default=53)
     ap.add_argument("--iterations", type=int, default=580)
     ap.add_argument("--groups", type=int, default=128, help="deals per iteration")

@@ -1,6 +1,6 @@
 """Lab probe (issue 25): the gradient noise scale of the policy gradient under four advantages on the same plays.
 
-    PYTHONPATH=. python lab/probes/group_noise.py agents/baseline.safetensors --iterations 128 --seed 33001
+    PYTHONPATH=. python lab/probes/group_noise.py agents/zoo/avg109-2026-12-06.safetensors --iterations 128 --seed 33001
 
 ``lab/probes/grad_noise.py`` measured the noise scale of PPO's gradient with GAE advantages (session 32: 80
 rollouts or more, about 1.2M of the learner's decisions). This probe measures it on the plays of

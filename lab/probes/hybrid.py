@@ -48,7 +48,7 @@ def hybrid(num_envs: int, seed: int, claims: str = "rule", device: str = "cpu") 
     the shipped network's claims."""
     if claims not in ("rule", "nn"):
         raise ValueError(f"claims must be 'rule' or 'nn', got {claims!r}")
-    net, agent = ann.baseline(num_envs, seed, device, waits=False), rule.make(num_envs, seed)
+    net, agent = ann.zoo(num_envs, seed, "avg109-2026-12-06", device), rule.make(num_envs, seed)
     if claims == "rule":
         return Hybrid(agent, net, ("the rule agent", "agents.nn:baseline"))
     return Hybrid(net, agent, ("agents.nn:baseline", "the rule agent"))

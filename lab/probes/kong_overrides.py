@@ -6,7 +6,7 @@
         --threads 2
 
 The command plays ``steps`` batched decisions of self-play (every chair the greedy network, default
-``agents/baseline.safetensors``) and counts, per kind of offer (a win; an exposed kong on a discard; a concealed
+``agents/zoo/avg109-2026-12-06.safetensors``) and counts, per kind of offer (a win; an exposed kong on a discard; a concealed
 kong; an added kong), how often it was legal and what the network chose then (one JSON line). A concealed or
 added kong stays legal turn after turn while the four tiles are held, so those counts are per turn, not per set.
 
@@ -41,7 +41,7 @@ class KongOverride:
     def __init__(self, num_envs: int, seed: int, mode: str, device: str = "cpu") -> None:
         if mode not in ("pung", "pass"):
             raise ValueError(f"mode must be 'pung' or 'pass', got {mode!r}")
-        self.inner = ann.baseline(num_envs, seed, device, waits=False)
+        self.inner = ann.zoo(num_envs, seed, "avg109-2026-12-06", device)
         self.replaced = PUNG if mode == "pung" else PASS
         self.mode = mode
 
@@ -102,7 +102,9 @@ def count_offers(checkpoint: str, tables: int, steps: int, seed: int, threads: i
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--checkpoint", default=str(ann.BASELINE_PATH), help="agents.nn checkpoint (greedy)")
+    ap.add_argument(
+        "--checkpoint", default=str(ann.zoo_path("avg109-2026-12-06")), help="agents.nn checkpoint (greedy)"
+    )
     ap.add_argument("--tables", type=int, default=512)
     ap.add_argument("--steps", type=int, default=20000, help="batched decisions (each one per table)")
     ap.add_argument("--seed", type=int, default=31001)

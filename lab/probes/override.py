@@ -103,4 +103,6 @@ def override(num_envs: int, seed: int, kind: str, late: int = 24, device: str = 
     """The shipped network (``agents.nn:baseline`` without its wait check, greedy) with its ``kind`` decisions made by the rule agent."""
     if isinstance(late, bool) or not isinstance(late, int) or late < 0:
         raise ValueError(f"late must be a non-negative int, got {late!r}")
-    return Override(ann.baseline(num_envs, seed, device, waits=False), rule.make(num_envs, seed), kind, late)
+    return Override(
+        ann.zoo(num_envs, seed, "avg109-2026-12-06", device), rule.make(num_envs, seed), kind, late
+    )

@@ -3,7 +3,7 @@ Monte Carlo (PIMC) at the network's uncertain turns, evaluated head to head agai
 
     python lab/probes/pimc.py --walls 500 --dets 32 --seed 1 --out runs/s27/pimc.npz
 
-The learner (a greedy ``agents.nn`` checkpoint, default ``agents/ens5_baseline.safetensors``, the network
+The learner (a greedy ``agents.nn`` checkpoint, default ``agents/zoo/ens5-2026-12-05.safetensors``, the network
 shipped in sessions 21-27) plays chair ``i % 4`` of table ``i`` against an opponent at the other three chairs
 (default ``agents.rule:make``), every wall at four tables (the learner in each chair once, as in the 1v3
 duplicate evaluation), one hand per table. At each of its own turns (``PH_TURN``: discards, kongs, a
@@ -211,7 +211,7 @@ def reliability(cands: np.ndarray, returns: np.ndarray) -> dict[str, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--checkpoint", default="agents/ens5_baseline.safetensors")
+    ap.add_argument("--checkpoint", default="agents/zoo/ens5-2026-12-05.safetensors")
     ap.add_argument("--opponent", default="agents.rule:make")
     ap.add_argument("--walls", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0, help="walls: mjenv.vector.table_seeds(seed, walls)")

@@ -113,7 +113,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("paths", nargs="+")
     ap.add_argument("--out", required=True)
-    ap.add_argument("--checkpoint", default="agents/ens5_baseline.safetensors")
+    ap.add_argument("--checkpoint", default="agents/zoo/ens5-2026-12-05.safetensors")
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--lr", type=float, default=3e-4)
     ap.add_argument("--weight", type=float, default=1.0)

@@ -6,7 +6,7 @@
     python -m mjenv eval --agent new=lab.probes.rollout_labels:improved \
         --agent-opt new.qnet=runs/s24/qnet.safetensors --agent base=agents.nn:ens5_baseline --seating 1v3 ...
 
-The learner (a greedy ``agents.nn`` checkpoint, default ``agents/ens5_baseline.safetensors``, the network
+The learner (a greedy ``agents.nn`` checkpoint, default ``agents/zoo/ens5-2026-12-05.safetensors``, the network
 shipped in sessions 21-27) plays chair ``i % 4`` of base table ``i`` against an opponent at the other three
 chairs (default ``agents.rule:make``: the states of a 1v3 evaluation). At each of its decisions with more than
 one legal action, each of its ``top_k``
@@ -209,7 +209,7 @@ def _gaps(logits: torch.Tensor, cands: torch.Tensor) -> torch.Tensor:
 
 
 def fit(
-    path: str, out: str, *, checkpoint: str = "agents/ens5_baseline.safetensors", scale: float = 32.0,
+    path: str, out: str, *, checkpoint: str = "agents/zoo/ens5-2026-12-05.safetensors", scale: float = 32.0,
     epochs: int = 2, lr: float = 3e-4, batch_size: int = 512, holdout: float = 0.05, seed: int = 0,
     threads: int = 2, progress: bool = True,
 ) -> dict[str, object]:  # fmt: skip
@@ -313,7 +313,7 @@ class ImprovedPolicy:
 
 
 def improved(
-    num_envs: int, seed: int, qnet: str, student: str = "agents/ens5_baseline.safetensors", margin: float = 0.0,
+    num_envs: int, seed: int, qnet: str, student: str = "agents/zoo/ens5-2026-12-05.safetensors", margin: float = 0.0,
     top_k: int = 3,
 ) -> ImprovedPolicy:  # fmt: skip
     """``lab.probes.rollout_labels:improved``: :class:`ImprovedPolicy` of the files ``student`` and ``qnet``."""
@@ -325,7 +325,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("collect")
-    c.add_argument("--checkpoint", default="agents/ens5_baseline.safetensors")
+    c.add_argument("--checkpoint", default="agents/zoo/ens5-2026-12-05.safetensors")
     c.add_argument("--opponent", default="agents.rule:make")
     c.add_argument("--states", type=int, default=100_000)
     c.add_argument("--num-envs", type=int, default=256)
@@ -340,7 +340,7 @@ def main() -> None:
     f = sub.add_parser("fit")
     f.add_argument("path")
     f.add_argument("--out", required=True)
-    f.add_argument("--checkpoint", default="agents/ens5_baseline.safetensors")
+    f.add_argument("--checkpoint", default="agents/zoo/ens5-2026-12-05.safetensors")
     f.add_argument("--scale", type=float, default=32.0)
     f.add_argument("--epochs", type=int, default=2)
     f.add_argument("--lr", type=float, default=3e-4)

@@ -1,6 +1,6 @@
 """Lab probe (issue 25): a network's policy at another temperature, ``softmax(logits / T)``, as a checkpoint.
 
-    PYTHONPATH=. python lab/probes/temperature.py agents/baseline.safetensors --temperature 0.5 \\
+    PYTHONPATH=. python lab/probes/temperature.py agents/zoo/avg109-2026-12-06.safetensors --temperature 0.5 \\
         --out runs/s32/t05.safetensors
 
 Every logit of an :mod:`agents.nn` network (planes or mlp) is an affine map of the last hidden layers: the

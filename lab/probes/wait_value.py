@@ -1,4 +1,4 @@
-"""Lab probe (issue 25): the shipped network's choice of wait, checked by counting and scoring every wait.
+"""Lab probe (2026-12-07): the shipped network's choice of wait, checked by counting and scoring every wait.
 
     PYTHONPATH=. python lab/probes/wait_value.py --tables 512 --steps 600   # how often the check moves
     python -m mjenv eval --agent new=lab.probes.wait_value:wait_value --agent-opt new.margin=0.5 \\
@@ -20,8 +20,8 @@ one instead (a large margin overrides only dead waits, whose value is 0). With `
 best-valued such discard where the network's discard leaves no waiting hand and a live wait (value above 0) is on
 offer. It does not weigh the danger of the discarded tile, which the network does. The values are those of
 :mod:`agents.waits`, which ships the check (``agents.nn:baseline``); ``near`` (a margin) adds its second step.
-``main`` (the first command) counts how often the shipped check moves the network's discards, and its cost.
-docs/training.md, "Session 35".
+``main`` (the first command) counts how often the shipped check moves the network's discards, and its cost
+(docs/training.md, the wait check of 2026-12-07, commit 675608c). The network is the zoo's ``avg109-2026-12-06``.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import numpy as np
 
 import agents.nn as ann
 from agents import rule
-from agents.waits import check_discards, check_settings, discard_values, move_discards, near_values
+from agents.waits import WaitCheck, check_discards, discard_values, move_discards, near_values
 from mjenv.actions import DISCARD, NUM_TILE_TYPES, PASS
 from mjenv.vector import VectorEnv
 
@@ -80,10 +80,11 @@ class WaitValue:
 def wait_value(num_envs: int, seed: int, margin: float = 0.5, p_self: float = 0.3, keep: bool = False,
                near: float | None = None, device: str = "cpu") -> WaitValue:  # fmt: skip
     """The shipped network (greedy) with its waits checked by value (module docstring)."""
-    margin, near, p_self = check_settings(margin, near, p_self)
+    s = WaitCheck(margin, near, p_self)
+    margin, near, p_self = s.margin, s.near, s.p_self
     if not isinstance(keep, bool):
         raise ValueError(f"keep must be true or false, got {keep!r}")
-    net = ann.make(num_envs, seed, checkpoint=ann.BASELINE_PATH, device=device, greedy=True)
+    net = ann.make(num_envs, seed, checkpoint=ann.zoo_path("avg109-2026-12-06"), device=device, greedy=True)
     return WaitValue(net, margin, p_self, keep, near)
 
 
@@ -95,7 +96,8 @@ def moves(tables: int, steps: int, seed: int, threads: int = 1) -> dict[str, flo
     ann.set_torch_threads(threads)
     env = VectorEnv(tables, seed=seed, threads=threads)
     env.reset()
-    net, checked = ann.baseline(tables, 0, waits=False), ann.baseline(tables, 0)
+    net = ann.zoo(tables, 0, "avg109-2026-12-06")
+    checked = ann.zoo(tables, 0, "avg109-2026-12-06", waits=True)
     opp = rule.make(tables, seed + 1)
     chair = np.arange(tables) % 4
     turns = first = second = 0
@@ -111,7 +113,7 @@ def moves(tables: int, steps: int, seed: int, threads: int = 1) -> dict[str, flo
             t1 = time.perf_counter()
             c = checked(o, mm)
             t_net, t_chk = t_net + t1 - t0, t_chk + time.perf_counter() - t1
-            tenpai = check_discards(o, mm, b, margin=ann.WAIT_CHECK["margin"], near=None)
+            tenpai = check_discards(o, mm, b, margin=WaitCheck().margin, near=None)
             turns += int((~mm[:, PASS]).sum())
             first, second = first + int((tenpai != b).sum()), second + int((c != tenpai).sum())
             a[mine] = c

@@ -10,7 +10,7 @@ BUDGET=${BUDGET:-900}
 PAR=${PAR:-2}
 EVAL_SEED=${EVAL_SEED:-2027}
 OUT=${1:-runs/ablate}
-START=${START:-agents/mlp_baseline.safetensors}
+START=${START:-agents/zoo/mlp-2026-12-01.safetensors}
 # the planes runs start from a BC planes network (train.bc --arch planes --blocks 2 --channels 32 --with-features,
 # docs/training.md "Networks"); not committed (0.4 MB, made in a few minutes): give its path
 PLANES=${PLANES:-runs/nn_sizes/planes_c32_b2_f.safetensors}

@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 from lab.probes.bias_shift import CLASSES, main, parse_shift, shift_biases  # noqa: E402
 from mjenv import actions as A  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]  # the repository root
 ACTIONS = {
     "discard": range(A.DISCARD, A.DISCARD + A.NUM_TILE_TYPES),
     "concealed_kong": range(A.CONCEALED_KONG, A.CONCEALED_KONG + A.NUM_TILE_TYPES),
@@ -31,7 +31,7 @@ def test_a_shift_moves_its_class_logits_alone(name):
     from agents import nn as ann
     from mjenv.vector import VectorEnv
 
-    path = ROOT / "agents" / "baseline.safetensors"
+    path = ROOT / "agents" / "zoo" / "avg109-2026-12-06.safetensors"
     env = VectorEnv(8, seed=6)
     env.reset()
     base, moved = ann.load(path), shift_biases(ann.load(path), {name: 0.75})

@@ -18,7 +18,7 @@ torch = pytest.importorskip("torch")
 from lab.probes.grad_noise import finite_json, jackknife, noise_stats  # noqa: E402 (after the importorskip)
 from lab.probes.temperature import at_temperature  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]  # the repository root
 
 
 def _synthetic(k: int, p: int, g_norm: float, noise_sd: float, seed: int) -> np.ndarray:
@@ -61,7 +61,7 @@ def test_temperature_divides_the_logits_and_keeps_the_value():
     from agents import nn as ann
     from mjenv.vector import VectorEnv
 
-    path = str(ROOT / "agents" / "baseline.safetensors")
+    path = str(ROOT / "agents" / "zoo" / "avg109-2026-12-06.safetensors")
     env = VectorEnv(8, seed=5)
     env.reset()
     base, hot = ann.load(path), at_temperature(path, 0.5)
@@ -88,7 +88,7 @@ def test_group_probe_gradients_match_the_one_advantage_gradient():
     from mjenv.vector import VectorEnv
 
     b, k = 3, 4
-    net = ann.load(str(ROOT / "agents" / "baseline.safetensors"))
+    net = ann.load(str(ROOT / "agents" / "zoo" / "avg109-2026-12-06.safetensors"))
     env = VectorEnv(b * k, seed=3, rules=RuleConfig(min_fan=8), after_schedule="stop", obs_dtype=np.uint8)
     p = play_deals(
         net, env, RulePolicy(b * k), np.random.default_rng(3), torch.Generator().manual_seed(3), b, k
@@ -114,7 +114,7 @@ def test_group_accumulate_steps_only_every_m_iterations():
     from mjenv.vector import VectorEnv
 
     b, k = 3, 4
-    net = ann.load(str(ROOT / "agents" / "baseline.safetensors"))
+    net = ann.load(str(ROOT / "agents" / "zoo" / "avg109-2026-12-06.safetensors"))
     before = [q.detach().clone() for q in net.parameters()]
     opt = torch.optim.Adam(net.parameters(), lr=1e-4, eps=1e-5)
     env = VectorEnv(b * k, seed=3, rules=RuleConfig(min_fan=8), after_schedule="stop", obs_dtype=np.uint8)

@@ -19,7 +19,7 @@ def test_claims_and_turns_go_to_their_agents():
 
     env = VectorEnv(64, seed=12)
     env.reset()
-    net, agent = ann.baseline(64, 0, waits=False), rule.make(64, 0)
+    net, agent = ann.zoo(64, 0, "avg109-2026-12-06"), rule.make(64, 0)
     both = {c: hybrid(64, 0, claims=c) for c in ("rule", "nn")}
     windows = turns = 0
     for _ in range(120):

@@ -20,7 +20,7 @@ def _play(steps: int, n: int = 48):
 
     env = VectorEnv(n, seed=36)
     env.reset()
-    net = ann.baseline(n, 0, waits=False)
+    net = ann.zoo(n, 0, "avg109-2026-12-06")
     for _ in range(steps):
         yield env.obs.copy(), env.masks.copy()
         env.step(net(env.obs, env.masks))
@@ -30,7 +30,7 @@ def test_override_hands_its_kind_to_the_rule_agent():
     import agents.nn as ann
     import agents.rule as rule
 
-    net, agent = ann.baseline(32, 0, waits=False), rule.make(32, 0)
+    net, agent = ann.zoo(32, 0, "avg109-2026-12-06"), rule.make(32, 0)
     kinds = {k: ov.override(32, 0, kind=k) for k in ("tenpai", "chow", "kong_turn")}
     counts = dict.fromkeys(kinds, 0)
     for obs, masks in _play(80, 32):
@@ -56,7 +56,9 @@ def test_the_screen_plays_as_the_shipped_check():
 
     lab = wv.wait_value(32, 0, margin=0.5, near=0.5)
     lab_keep = wv.wait_value(32, 0, margin=0.5, keep=True)
-    shipped = ann.make(32, 0, checkpoint=ann.BASELINE_PATH, greedy=True, waits={"margin": 0.5, "near": 0.5})
+    shipped = ann.make(
+        32, 0, checkpoint=ann.zoo_path("avg109-2026-12-06"), greedy=True, waits={"margin": 0.5, "near": 0.5}
+    )
     kept = 0
     for obs, masks in _play(60, 32):
         np.testing.assert_array_equal(lab(obs, masks), shipped(obs, masks))

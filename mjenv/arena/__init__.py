@@ -51,7 +51,8 @@ Specification in mjenv
   hand with an illegal action (up to ``illegal_records``, those of the lowest hand indices) are kept as :mod:`mjenv.record` logs (``mjenv.record.LOG_FORMAT``, replayable) with the
   extra keys ``"agents"`` (agent name per chair), ``"wall_index"``, ``"order"``, ``"swing"``, ``"reasons"`` and
   ``"info"``: a list aligned with ``"ops"`` holding, for each decision, the policy's info when it gives any
-  (``{"probs": {action name: p over the legal actions}, "value": v}``) and, for an illegal action, what was
+  (``{"probs": {action name: p over the legal actions}, "value": v}``, whichever of the two it holds; an info
+  with neither is not recorded) and, for an illegal action, what was
   played (``{"illegal_action": a, "illegal_name": name}``); ``None`` otherwise.
 
 Layout

@@ -271,14 +271,15 @@ def play_shard(
                         raise TypeError(f"agent {names[k]!r}: act_with_info must return (actions, dict)")
                     probs = info.get("probs")
                     value = info.get("value")
-                    rec.info(
-                        rows,
-                        pos_of[rows],
-                        env.legal_actions[rows],
-                        env.n_legal[rows],
-                        None if probs is None else _rows_array(probs, rows.size, names[k], "probs", 2),
-                        None if value is None else _rows_array(value, rows.size, names[k], "value", 1),
-                    )
+                    if probs is not None or value is not None:  # other keys (a wrapper's) are not recorded
+                        rec.info(
+                            rows,
+                            pos_of[rows],
+                            env.legal_actions[rows],
+                            env.n_legal[rows],
+                            None if probs is None else _rows_array(probs, rows.size, names[k], "probs", 2),
+                            None if value is None else _rows_array(value, rows.size, names[k], "value", 1),
+                        )
                 elif wants_tables[k]:
                     a = pol(o, m, s, tables=rows, **kw)
                 else:
