@@ -4,7 +4,7 @@ metadata each file carries, without torch.
 Each entry of :data:`ZOO` is a network as it was shipped, named by what it is and the date it was made
 (``avg109-2026-12-06``): a name never changes meaning, a new network gets a new name. Its file carries, beside
 the ``agents.nn`` checkpoint's own keys (``format``, ``config``, ``sha256`` of the weights, ...), the keys of
-:data:`REQUIRED_KEYS`: the name, the command that made it (as far as docs/training.md records it), the commit that
+:data:`REQUIRED_KEYS`: the name, the command that made it (as far as lab/notebook.md records it), the commit that
 added its weights, the date and its strength (JSON: points per hand against the rule agent on one fixed set of
 walls, alone and with the wait check, or ``null`` while not measured). ``agents.nn:zoo`` loads an entry by name;
 ``agents.nn:latest`` is :data:`LATEST`, the newest network alone; ``agents.nn:baseline`` the strongest shipped
@@ -37,7 +37,7 @@ STRENGTH_WALLS, STRENGTH_SEED = 10_000, 20261207
 @dataclass(frozen=True)
 class ZooEntry:
     """One shipped network: ``name`` (the file ``agents/zoo/NAME.safetensors``), ``arch`` (its
-    ``NNConfig.describe()``), ``parameters``, ``recipe`` (how it was made: the commands of docs/training.md),
+    ``NNConfig.describe()``), ``parameters``, ``recipe`` (how it was made: the commands of lab/notebook.md),
     ``commit`` and ``date`` (the commit that added these weights, and the date the network was made), ``old``
     (its factory name before the zoo, now a deprecated alias), ``alone`` and ``checked`` (points per hand with
     95% CI against the rule agent on :data:`STRENGTH_WALLS` walls of :data:`STRENGTH_SEED`, 1v3, the network
@@ -94,7 +94,7 @@ ZOO: dict[str, ZooEntry] = {
                 "python -m train.ppo --run-dir runs/c --init-from <that network> --updates 800 --lr 6e-4 "
                 "--value-warmup 0 --seed 11 --eval-every 40 --eval-walls 100 --keep-eval-policies "
                 "--save-every 20 --no-progress; update 360 (runs/c/evals/policy_u000360.safetensors), "
-                "99.6 min of PPO in all (docs/training.md, the shipped mlp of 2026-12-01)"
+                "99.6 min of PPO in all (lab/notebook.md, the shipped mlp of 2026-12-01)"
             ),
             commit="c07eac4",
             date="2026-12-01",
@@ -111,7 +111,7 @@ ZOO: dict[str, ZooEntry] = {
                 "--seed 26 --threads 1 --torch-threads 1 --init-from runs/long_planes_u1080.safetensors "
                 "--value-warmup 20 --updates 1600 --save-every 10 --time-budget-s 6600 --eval-every 50 "
                 "--no-progress; update 1250 (runs/anneal_planes/evals/policy_u001250.safetensors), selected on "
-                '4,000 walls of seed 100 (docs/training.md, "Annealed continuation")'
+                '4,000 walls of seed 100 (lab/notebook.md, "Annealed continuation")'
             ),
             commit="1d730b7",
             date="2026-12-04",
@@ -128,7 +128,7 @@ ZOO: dict[str, ZooEntry] = {
                 "--decisions 2000000 --data runs/s21/ens5_2m.npz ... --seed 1, then python -m train.bc --data "
                 "runs/s21/ens5_2m.npz --arch planes --blocks 2 --channels 32 --with-features --threads 2 "
                 "--torch-threads 2 --seed 1 --out runs/s21/student5_32.safetensors --no-progress; ENS5 = "
-                'planes32-2026-12-04 and four PPO runs after it (docs/training.md, "Distilled ensembles")'
+                'planes32-2026-12-04 and four PPO runs after it (lab/notebook.md, "Distilled ensembles")'
             ),
             commit="b366019",
             date="2026-12-05",
@@ -143,7 +143,7 @@ ZOO: dict[str, ZooEntry] = {
             recipe=(
                 "python -m train.average over the 109 snapshots (from update 50 on) and final networks of eight "
                 "PPO runs of 1,800-3,600 s from ens5-2026-12-05 and from averages of them (runs/s25/swa_s55, "
-                "swa_s56, runs/s26/ppo_s57..s62) --out runs/s28/grand.safetensors (docs/training.md, the "
+                "swa_s56, runs/s26/ppo_s57..s62) --out runs/s28/grand.safetensors (lab/notebook.md, the "
                 "weight average of 2026-12-06)"
             ),
             commit="ccb5f11",

@@ -3,7 +3,7 @@
 Used for the cold-start target (``pip install -e . && mjenv selfplay`` shows its first result in <= 60 s on
 a fresh clone): the first result is the first progress line of ``mjenv selfplay`` with a decisions/s figure.
 
-    git clone -q /work/main /tmp/fc && cd /tmp/fc
+    git clone -q <repo-url> fc && cd fc
     python benchmarks/time_to_first.py "pip install -q -e . && mjenv selfplay --seconds 5" "decisions/s"
 
 Prints ``FIRST <s> s  TOTAL <s> s  rc <exit code>`` (``FIRST None`` when the marker never appeared); the command's

@@ -1,6 +1,6 @@
 """The anchor KL of :mod:`train.ppo` (``--anchor-kl W``): keep the policy near the network it started from.
 
-PPO from a distilled student pulls it back to its members' level (``docs/training.md``, "Distilled
+PPO from a distilled student pulls it back to its members' level (``lab/notebook.md``, "Distilled
 ensembles"). With ``anchor_kl > 0`` the loss adds ``W * KL(anchor || policy)`` per decision, averaged over the
 minibatch, the anchor being the ``init_from`` network, frozen (read again from its file on resume). Illegal
 actions have probability exactly 0 under the anchor and finite log-probabilities on both sides
@@ -23,7 +23,7 @@ class AnchorSettings:
     anchor_kl: float = 0.0
     """weight of KL(anchor || policy) per decision in the loss, the anchor being the ``init_from`` network, frozen
     (0: off; logged as ``anchor_kl`` in TensorBoard): keeps PPO from a distilled student near the student, which
-    plain PPO pulls back to its members' level (docs/training.md, "Distilled ensembles")"""
+    plain PPO pulls back to its members' level (lab/notebook.md, "Distilled ensembles")"""
 
 
 class AnchorKL:

@@ -2,7 +2,7 @@
 
 Why
 ---
-PPO from a strong start moves its policy by noise more than by signal (docs/training.md, section 4): each
+PPO from a strong start moves its policy by noise more than by signal (lab/notebook.md, section 4): each
 update's step is mostly the deal's luck. Averaging the weights of checkpoints that stayed near one start (the
 snapshots of one run, stochastic weight averaging; or the ends of runs from the same start, a "model soup")
 averages that noise away at no cost per decision, where an ensemble (``agents.nn:ensemble``) pays for every

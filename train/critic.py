@@ -3,7 +3,7 @@
 Why
 ---
 A hand's return is dominated by what no player can see: the other hands and the order of the wall
-(``docs/training.md``, "Diagnosis"). A critic that reads only the player's observation must average over
+(``lab/notebook.md``, "Diagnosis"). A critic that reads only the player's observation must average over
 them, so its advantages are mostly noise. A critic that also reads the hidden state (PerfectDou's
 perfect-training-imperfect-execution, Suphx's oracle) predicts the return far better, and any function of the
 state is a valid baseline for the policy gradient: ``E_a[grad log pi(a|o) * b(o, h)] = 0`` because the policy

@@ -1,6 +1,6 @@
 """What limits PPO from a behaviour-cloned start, in numbers: ``python -m train.diagnose --help``.
 
-Three measurements (``docs/training.md``, "Diagnosis"), printed as markdown and written to ``<out>/diagnosis.json``:
+Three measurements (``lab/notebook.md``, "Diagnosis"), printed as markdown and written to ``<out>/diagnosis.json``:
 
 1. **Where the return's variance comes from.** ``walls`` deals, each played ``replays`` times by the learner
    (sampling, as PPO collects) in chair 0 against three rule agents: the learner's points per hand split into

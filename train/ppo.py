@@ -61,7 +61,7 @@ class PPOConfig(AnchorSettings, CriticSettings, DistributedSettings, OpponentSet
     """agents.nn network: hidden width"""
     arch: str = "mlp"
     """agents.nn network: ``mlp`` (engineered features, dense layers) or ``planes`` (the observation's tile
-    planes through a residual tower; docs/training.md, "Networks")"""
+    planes through a residual tower; lab/notebook.md, "Networks")"""
     blocks: int | None = None
     """planes only: residual blocks (default 2)"""
     with_features: bool = False
@@ -70,7 +70,7 @@ class PPOConfig(AnchorSettings, CriticSettings, DistributedSettings, OpponentSet
     """agents.nn checkpoint (e.g. from train.bc, either architecture) to start from; its config replaces
     arch/channels/hidden/blocks/with_features"""
     lr: float = 1.5e-3
-    """Adam learning rate (a BC policy is confident: smaller rates barely move it, see docs/training.md)"""
+    """Adam learning rate (a BC policy is confident: smaller rates barely move it, see lab/notebook.md)"""
     anneal_lr: bool = True
     """anneal the learning rate linearly to 0 over ``updates``"""
     gamma: float = 1.0

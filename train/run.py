@@ -66,7 +66,7 @@ class RunSettings:
     progress: bool = True
     time_budget_s: float | None = None
     """stop (after saving) once this run's training time (``seconds`` in the logs, summed over resumes) reaches
-    this: equal-time comparisons (docs/training.md, "Ablations"); None: train for ``updates``"""
+    this: equal-time comparisons (lab/notebook.md, "Ablations"); None: train for ``updates``"""
 
 
 # settings a resume may change (the others are the checkpoint's)
