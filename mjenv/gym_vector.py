@@ -161,6 +161,11 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
         if not isinstance(copy, bool):
             raise TypeError(f"copy must be a bool, got {type(copy).__name__}")
         rules = check_rules(rules, **rule_options)
+        if rules.match:  # a learner here is a chair; in a match players change chairs between rounds
+            raise ValueError(
+                "MahjongVectorEnv plays single hands (RuleConfig(match=False)); for matches use "
+                "mjenv.VectorEnv(rules=RuleConfig(match=True)) and its chairs / player_rewards()"
+            )
         self._slots = _opponent_slots(opponents)
         self._env = VectorEnv(num_envs, 0, rules=rules, observations=True, threads=threads)
         n = self._env.num_envs

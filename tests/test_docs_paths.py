@@ -107,6 +107,17 @@ def test_readme_performance_table_is_the_suite_record():
     assert record["machine"]["commit"] and "dirty" not in record["machine"]["commit"]
 
 
+def test_readme_table_command_runs_as_written(capsys, monkeypatch):
+    """The command the README gives for its table prints exactly the README's table."""
+    from benchmarks.suite import main
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    monkeypatch.chdir(ROOT)
+    assert main(["--readme-table", "benchmarks/results/readme.json"]) == 0
+    table = _between(text, "<!-- performance table: generated -->", "<!-- end of performance table -->")
+    assert capsys.readouterr().out == table
+
+
 def test_readme_agents_table_has_at_most_five_rows_on_one_seed():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     table = _between(text, "<!-- agents table -->", "<!-- end of agents table -->").splitlines()

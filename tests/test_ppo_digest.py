@@ -7,6 +7,8 @@ on CPU with one Numba and one torch thread, and checked to repeat from run to ru
 over every tensor of the final checkpoint (network, optimizer, opponent pool, the whole VectorEnv state, chair
 owners, RNG states, the oracle critic), the checkpoint's metadata but the config's paths and the wall-clock
 seconds, and every row of ``progress.csv`` but its timing columns (losses, KL, clip fraction, points, ratings).
+The VectorEnv's state is hashed as it was at f98e335: the match fields added since (which single hands leave
+at their initial values) are left out, and its packed per-table buffers are read to their rows of then.
 
 A digest is a float computation's fingerprint, so another torch build or CPU may round differently: the test
 compares only where torch's version and the machine's architecture are those of the measurement (it skips
@@ -29,6 +31,7 @@ pytest.importorskip("safetensors")
 pytest.importorskip("openskill")
 
 from agents import nn as ann  # noqa: E402 (after the importorskip)
+from mjenv.vector import VectorEnv  # noqa: E402
 from train.ppo import PPOConfig, read_checkpoint, train  # noqa: E402 (after the importorskip)
 
 TINY = {
@@ -79,7 +82,13 @@ def run_digest(run_dir: Path, case: str, stop_after: int | None = None) -> str:
     tensors, meta = read_checkpoint(run_dir / "checkpoint.safetensors")
     h = hashlib.sha256()
     for name in sorted(tensors):
+        if (
+            "match" in name
+        ):  # the VectorEnv's match fields (added after f98e335; single hands leave them fixed)
+            continue
         t = tensors[name].contiguous()
+        if name.startswith("env.") and name[4:] in VectorEnv._ROWS_0_1:  # the packed rows of f98e335
+            t = t[: VectorEnv._ROWS_0_1[name[4:]]].contiguous()
         h.update(f"{name} {tuple(t.shape)} {t.dtype}\n".encode())
         h.update(t.reshape(-1).view(torch.uint8).numpy().tobytes())
     counters = json.loads(meta.pop("counters"))
