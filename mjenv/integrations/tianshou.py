@@ -43,8 +43,8 @@ from typing import Any
 import numpy as np
 from tianshou.env import PettingZooEnv
 
-import mjenv
 from mjenv.game import check_seed
+from mjenv.pettingzoo_env import env as aec_env
 
 #: ``info["win_type"]`` is an index into this tuple (the AEC env's ``result["win_type"]`` names)
 WIN_TYPES = ("self_drawn", "discard", "robbed_kong", "draw", "illegal", "aborted")
@@ -109,4 +109,4 @@ def _check_seed(seed: Any) -> int | None:
 
 def make_env(seed: int | None = None, **env_kwargs: Any) -> MahjongPettingZooEnv:
     """Tianshou's PettingZoo env of ``mjenv.env(**env_kwargs)``, reset once (see the module docstring)."""
-    return MahjongPettingZooEnv(mjenv.env(**env_kwargs), seed=seed)
+    return MahjongPettingZooEnv(aec_env(**env_kwargs), seed=seed)
