@@ -18,15 +18,14 @@ BLOCKS = [
 
 def test_the_doc_has_an_example_per_library():
     heads = [h for _, h in BLOCKS]
-    assert (
-        len(BLOCKS) == 3 and "Gymnasium" in heads[0] and "MaskablePPO" in heads[1] and "TorchRL" in heads[2]
-    )
+    wanted = ["Gymnasium", "MaskablePPO", "TorchRL", "TorchRL PettingZooWrapper", "Tianshou"]
+    assert len(heads) == len(wanted) and all(w in h for h, w in zip(heads, wanted))
 
 
 @pytest.mark.parametrize("index", range(len(BLOCKS)), ids=[h for _, h in BLOCKS])
 def test_python_block_runs(index, tmp_path, monkeypatch):
     code, heading = BLOCKS[index]
-    for module, extra in (("sb3_contrib", "sb3"), ("torchrl", "torchrl")):
+    for module, extra in (("sb3_contrib", "sb3"), ("torchrl", "torchrl"), ("tianshou", "tianshou")):
         if module in code and importlib.util.find_spec(module) is None:
             pytest.skip(f"{module} is not installed ({extra} extra)")
     monkeypatch.chdir(tmp_path)
