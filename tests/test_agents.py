@@ -870,19 +870,6 @@ def test_rule_agent_honors_knitted_incremental_form():
     assert checked > 5000
 
 
-def test_nn_sizes_benchmark_runs_tiny(capsys):
-    """benchmarks/nn_sizes.py at a tiny scale: a row per size, the mlp's projection is its base rate."""
-    from benchmarks import nn_sizes
-
-    out = nn_sizes.main(["--repeats", "1", "--threads", "1", "--sizes", "mlp", "planes:1x4+f",
-                         "--train-batch", "64", "--infer-batch", "16", "--base", "1000"])  # fmt: skip
-    assert [r["size"] for r in out["rows"]] == ["mlp", "planes:1x4+f"]
-    assert out["rows"][0]["projected_cpu"] == pytest.approx(1000)
-    assert "planes(blocks=1, channels=4" in capsys.readouterr().out
-    with pytest.raises(ValueError, match="bad size"):
-        nn_sizes.parse_size("planes")
-
-
 def test_nn_ensemble_of_checkpoints(tmp_path):
     """``agents.nn:ensemble``: one member plays as that member greedily; two members play legally, agree with
     both where both agree, and pick by the summed log-probabilities floored at 1e-12; bad settings fail with a

@@ -1,4 +1,4 @@
-"""Speed of agents.nn's networks by architecture and size: ``PYTHONPATH=. python -m benchmarks.nn_sizes``.
+"""Speed of agents.nn's networks by architecture and size: ``PYTHONPATH=. python -m lab.probes.nn_sizes``.
 
 For each network (the mlp of today and ``arch="planes"`` at several ``blocks x channels``, with and without the
 engineered features) on real observations of a rule-agent rollout, CPU, ``--threads`` torch and Numba threads:
