@@ -200,7 +200,8 @@ README_ROWS = (
 
 
 def _host(machine: dict) -> str:
-    cpu = str(machine.get("cpu_model") or "?")
+    cpu = str(machine.get("cpu_model") or "?").replace("(R)", "").replace("(TM)", "").replace("(tm)", "")
+    cpu = " ".join(cpu.split())
     for brand in ("AMD EPYC", "Intel Xeon", "Apple", "AMD Ryzen", "Intel Core"):
         if brand.lower() in cpu.lower():
             cpu = brand
