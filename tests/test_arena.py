@@ -564,15 +564,6 @@ def test_nn_agent_computes_with_the_eval_threads_and_restores_the_callers():
         NN.baseline(1, 0, threads=1.5)
 
 
-def test_arena_benchmark_smoke(capsys):
-    from benchmarks import arena as bench
-
-    rows = bench.bench(walls=2, repeats=1, threads=1, tables=8, warm=False)
-    assert rows[0]["entry"] == "arena 1v3 random vs random" and rows[0]["hands"] == 8
-    assert rows[0]["hands_per_s"] > 0
-    assert "hands/s" in capsys.readouterr().out
-
-
 def test_cli_eval_agent_options(tmp_path, capsys):
     from mjenv.cli import main
 

@@ -10,7 +10,7 @@ records and report included). On a shared machine they are noisy: quote medians.
 
 Usage::
 
-    PYTHONPATH=. python -m benchmarks.arena [--walls 1000] [--repeats 3] [--threads T] [--tables 1024] [--json out]
+    PYTHONPATH=. python -m lab.probes.arena_bench [--walls 1000] [--repeats 3] [--threads T] [--tables 1024] [--json out]
 """
 
 from __future__ import annotations
