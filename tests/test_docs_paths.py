@@ -174,3 +174,13 @@ def test_the_text_checks_see_what_they_look_for():
     assert WORK_PERIODS.search("as in Session 35") and WORK_PERIODS.search("(issue 25)")
     assert WORK_PERIODS.search("sessions 15-20") and not WORK_PERIODS.search("a Ray session starts")
     assert MACHINE_PATHS.search("git clone /work/main x") and not MACHINE_PATHS.search("runs/work/x")
+
+
+def test_the_recipe_curve_draws_from_the_zoo(tmp_path):
+    """``scripts/plot_recipe_curve.py`` (the curve in docs/training.md) draws from the zoo files' metadata."""
+    pytest.importorskip("matplotlib")
+    import runpy
+
+    main = runpy.run_path(str(ROOT / "scripts" / "plot_recipe_curve.py"))["main"]
+    out = main(tmp_path / "curve.png")
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
