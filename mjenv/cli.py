@@ -399,7 +399,6 @@ def _register_eval(sub) -> None:
 
 
 def _cmd_eval(args) -> int:
-    import json
 
     from mjenv.arena import format_markdown, plot_report, run_arena
     from mjenv.policy import check_factory, option_value
@@ -447,18 +446,24 @@ def _cmd_eval(args) -> int:
     )  # fmt: skip
     print(format_markdown(report))
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(report, f, ensure_ascii=False, indent=1)
-        print(f"JSON record written to {args.json}")
+        _write_json(report, args.json)
     if args.plot:
         plot_report(report, args.plot)
         print(f"plot written to {args.plot}")
     return 0
 
 
+def _write_json(report: dict, path: str) -> None:
+    """``mjenv eval --json PATH``: the whole report as JSON."""
+    import json
+
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(report, f, ensure_ascii=False, indent=1)
+    print(f"JSON record written to {path}")
+
+
 def _eval_matches(args, agents: dict, agent_kwargs: dict) -> int:
     """``mjenv eval --match``: :func:`mjenv.arena.run_matches`, its markdown and JSON."""
-    import json
 
     from mjenv.arena import format_matches_markdown, run_matches
 
@@ -472,9 +477,7 @@ def _eval_matches(args, agents: dict, agent_kwargs: dict) -> int:
     )  # fmt: skip
     print(format_matches_markdown(report))
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(report, f, ensure_ascii=False, indent=1)
-        print(f"JSON record written to {args.json}")
+        _write_json(report, args.json)
     return 0
 
 

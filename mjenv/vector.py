@@ -384,6 +384,17 @@ def _is_legal(bits, i, a):
     return (bits[i, 1] >> np.uint64(a - 64)) & np.uint64(1) == np.uint64(1)
 
 
+@njit
+def _stop_table(i, active, seats, masks, n_legal, bits):
+    """Table ``i`` stops (``after_schedule="stop"``): inactive, no seat to act, an empty mask."""
+    active[i] = False
+    seats[i] = -1
+    masks[i, :] = False
+    n_legal[i] = 0
+    bits[i, 0] = 0
+    bits[i, 1] = 0
+
+
 @njit(parallel=True)
 def _step_batch(
     states, actions, do_reset, threads, reset_seeds, rules, observe, sq_seed, sq_dealer, sq_prev,
@@ -495,12 +506,7 @@ def _step_batch(
                         h = sq_head[i]
                         if i32[_MATCH_HAND, i] >= 0:  # a match: its next hand, or a new match (or a stop)
                             if _match_next(i, bad, scores, i32, i64, b8) and stop_when_empty:
-                                active[i] = False
-                                seats[i] = -1
-                                masks[i, :] = False
-                                n_legal[i] = 0
-                                bits[i, 0] = 0
-                                bits[i, 1] = 0
+                                _stop_table(i, active, seats, masks, n_legal, bits)
                                 continue
                             seed_next = G.next_seed_kernel(st)
                             G.reset_kernel(
@@ -512,12 +518,7 @@ def _step_batch(
                                 st, sq_seed[i, h], sq_dealer[i, h], sq_prev[i, h], rules, suit_win, honor_win
                             )
                         elif stop_when_empty:
-                            active[i] = False
-                            seats[i] = -1
-                            masks[i, :] = False
-                            n_legal[i] = 0
-                            bits[i, 0] = 0
-                            bits[i, 1] = 0
+                            _stop_table(i, active, seats, masks, n_legal, bits)
                             continue
                         else:
                             G.reset_kernel(

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from mjenv.arena.report import difference_lines, format_ci
 from mjenv.arena.schedule import Entrant, Schedule, agent_seed, check_seating, num_agents, seating_agents
 from mjenv.arena.stats import mean_ci
 from mjenv.policy import TableStreams, needs_observations
@@ -175,14 +176,6 @@ def _report(names, sch, orders, final, hands, rules, tables, decisions, t0, t_pl
     }
 
 
-def _fmt(ci: dict, fmt: str = "+.2f") -> str:
-    """``mean [lo, hi]`` of a :func:`mjenv.arena.mean_ci` dict (the mean alone without an interval)."""
-    if ci["ci95"] is None:
-        return format(ci["mean"], fmt)
-    lo, hi = ci["ci95"]
-    return f"{ci['mean']:{fmt}} [{lo:{fmt}}, {hi:{fmt}}]"
-
-
 def format_matches_markdown(report: dict) -> str:
     """The match report as markdown tables (agents, then the pairwise differences)."""
     s = report["settings"]
@@ -196,11 +189,8 @@ def format_matches_markdown(report: dict) -> str:
     ]
     for nm, a in report["agents"].items():
         lines.append(
-            f"| {nm} | {a['matches']} | {_fmt(a['match_points'])} | {_fmt(a['placement'], '.3f')} | "
+            f"| {nm} | {a['matches']} | {format_ci(a['match_points'])} | {format_ci(a['placement'], '.3f')} | "
             f"{100 * a['first_rate']:.1f} |"
         )
-    lines += ["", "| difference | match points (95% CI) | p | significant |", "|---|---|---:|---|"]
-    for d in report["differences"]:
-        p = "-" if d["p"] is None else f"{d['p']:.3g}"
-        lines.append(f"| {d['a']} - {d['b']} | {_fmt(d)} | {p} | {'yes' if d['significant'] else 'no'} |")
+    lines += difference_lines(report["differences"], "match points")
     return "\n".join(lines)

@@ -200,11 +200,23 @@ def build_records(setup: Setup, outcome: Outcome) -> list[dict[str, Any]]:
 
 
 # ------------------------------------------------------------------------------------------------ output
-def _fmt_ci(st: dict) -> str:
+def format_ci(st: dict, fmt: str = "+.2f") -> str:
+    """``mean [lo, hi]`` of a :func:`mjenv.arena.stats.mean_ci` dict (the mean alone without an interval)."""
     if st["ci95"] is None:
-        return f"{st['mean']:+.2f}"
+        return format(st["mean"], fmt)
     lo, hi = st["ci95"]
-    return f"{st['mean']:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+    return f"{st['mean']:{fmt}} [{lo:{fmt}}, {hi:{fmt}}]"
+
+
+def difference_lines(differences: list[dict], what: str) -> list[str]:
+    """The markdown table of pairwise differences (``what``: the unit's column title), after a blank line."""
+    lines = ["", f"| difference | {what} (95% CI) | p | significant |", "|---|---|---:|---|"]
+    for d in differences:
+        p = "-" if d["p"] is None else f"{d['p']:.3g}"
+        lines.append(
+            f"| {d['a']} - {d['b']} | {format_ci(d)} | {p} | {'yes' if d['significant'] else 'no'} |"
+        )
+    return lines
 
 
 def format_markdown(report: dict) -> str:
@@ -226,14 +238,11 @@ def format_markdown(report: dict) -> str:
     for nm, a in report["agents"].items():
         fan = "-" if a["mean_fan"] is None else f"{a['mean_fan']:.1f}"
         lines.append(
-            f"| {nm} | {a['hands']} | {_fmt_ci(a['points_per_hand'])} | {100 * a['win_rate']:.1f} | "
+            f"| {nm} | {a['hands']} | {format_ci(a['points_per_hand'])} | {100 * a['win_rate']:.1f} | "
             f"{100 * a['self_drawn_rate']:.1f} | {100 * a['deal_in_rate']:.1f} | {100 * a['draw_rate']:.1f} | "
             f"{fan} | {a['placement']:.2f} | {a['illegal_actions']['count']} |"
         )
-    lines += ["", "| difference | points/hand (95% CI) | p | significant |", "|---|---|---:|---|"]
-    for d in report["differences"]:
-        p = "-" if d["p"] is None else f"{d['p']:.3g}"
-        lines.append(f"| {d['a']} - {d['b']} | {_fmt_ci(d)} | {p} | {'yes' if d['significant'] else 'no'} |")
+    lines += difference_lines(report["differences"], "points/hand")
     bots = {nm: a["bot"] for nm, a in report["agents"].items() if a.get("bot")}
     if bots:
         kinds = ["TLE", "RE", "MLE", "NJ", "WA", "WH"]
