@@ -125,21 +125,13 @@ def _dist_version(dist: str) -> str | None:
         return None
 
 
-def git_commit(root: Path | None = None) -> str | None:
-    """The checkout's short commit, with ``+dirty`` when tracked files differ from it; None outside git."""
-    import subprocess
+def git_commit() -> str | None:
+    """The short commit of the mjenv checkout measured (:func:`mjenv.arena.report.provenance`), with ``+dirty``
+    when its tracked files differ from it; None outside git."""
+    from mjenv.arena.report import provenance
 
-    root = Path(__file__).resolve().parents[1] if root is None else root
-    try:
-        head = subprocess.run(
-            ["git", "rev-parse", "--short=7", "HEAD"], cwd=root, capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=root, capture_output=True, text=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return head + ("+dirty" if dirty else "")
+    p = provenance()
+    return None if p["commit"] is None else p["commit"][:7] + ("+dirty" if p["dirty"] else "")
 
 
 def machine_info() -> dict:
