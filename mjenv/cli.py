@@ -395,6 +395,11 @@ def _register_eval(sub) -> None:
     p.add_argument("--match", action="store_true", help="score 16-hand matches instead of hands: every wall "
                    "seed starts one match per seat order (mjenv.arena.matches); reports match points and "
                    "placements per agent with 95%% CIs (not with --records, --plot, --workers, --shards)")  # fmt: skip
+    p.add_argument("--adjust", action="store_true", help="also report luck-adjusted points per hand "
+                   "(mjenv.arena.luck: AIVAT chance corrections on the shipped value model): their 95%% CIs, "
+                   "the variance ratio and the equivalent raw walls, beside the raw figures")  # fmt: skip
+    p.add_argument("--adjust-value", metavar="SPEC", default=None, help="the value model of --adjust (implies "
+                   "it): a path to an .npz (mjenv.arena.luck.save) or module:factory returning a LuckModel")  # fmt: skip
     p.set_defaults(func=_cmd_eval)
 
 
@@ -437,12 +442,20 @@ def _cmd_eval(args) -> int:
         except ImportError:
             print("mjenv eval: error: --workers needs Ray: pip install -e '.[distributed]'", file=sys.stderr)
             return 2
+    adjust = args.adjust_value if args.adjust_value else (True if args.adjust else None)
     if args.match:
+        if adjust is not None:
+            raise ValueError("--adjust corrects hands, not matches: drop --match or --adjust")
         return _eval_matches(args, agents, agent_kwargs)
+    if adjust is not None:  # a bad value model fails here, before anything is played
+        from mjenv.arena.luck import resolve_model
+
+        adjust = resolve_model(adjust)
     report = run_arena(
         agents, seating=args.seating, walls=args.walls, seed=args.seed, tables=args.tables,
         threads=args.threads, rules=_rules_from_args(args), records=args.records, progress=not args.no_progress,
         agent_kwargs=agent_kwargs, workers=args.workers, shards=args.shards, ray_address=args.ray_address,
+        adjust=adjust,
     )  # fmt: skip
     print(format_markdown(report))
     if args.json:

@@ -590,9 +590,10 @@ def _turn_fields(state, s, tile, kind):
 
 
 @njit
-def _start_turn(state, s, tile, kind):
-    """``s`` has just drawn ``tile``: it is s's turn, with a self-drawn win cached if there is one."""
-    _turn_fields(state, s, tile, kind)
+def draw_flags_kernel(state, s, tile, kind):
+    """The win flags of a self-drawn win of ``s`` on ``tile``, drawn just now by a draw of ``kind``: self-drawn,
+    about a kong for a kong replacement, the last tile when the wall (or the next part) is empty now, and 和绝张
+    when the other three copies are face up."""
     flags = WIN_SELF_DRAWN
     if kind == KIND_KONG:
         flags |= WIN_ABOUT_KONG
@@ -600,7 +601,25 @@ def _start_turn(state, s, tile, kind):
         flags |= WIN_WALL_LAST
     if state[VIS + tile] == 3:
         flags |= WIN_4TH_TILE
-    _set_win_option(state, s, tile, flags, True)
+    return flags
+
+
+@njit
+def self_draw_fan_kernel(state, s, tile, kind):
+    """Total fan of the self-drawn win open to ``s`` that has just drawn ``tile`` (already in its hand) by a
+    draw of ``kind``: what the engine caches in ``WIN_FAN[s]`` at that draw (-1: no win), without writing the
+    state. The luck-adjusted evaluation (:mod:`mjenv.arena.luck`) asks it of every tile the draw could have
+    been; ``s``'s cached waits must be those of its hand without ``tile`` (as after any draw)."""
+    if state[NO_WIN + s] != 0 or not _waits_on(state, s, tile):
+        return -1
+    return _score(state, s, tile, draw_flags_kernel(state, s, tile, kind), True, np.zeros(NUM_FANS, np.int16))
+
+
+@njit
+def _start_turn(state, s, tile, kind):
+    """``s`` has just drawn ``tile``: it is s's turn, with a self-drawn win cached if there is one."""
+    _turn_fields(state, s, tile, kind)
+    _set_win_option(state, s, tile, draw_flags_kernel(state, s, tile, kind), True)
 
 
 @njit

@@ -125,9 +125,15 @@ class Outcome:
     illegal_kept: list[Kept] = field(default_factory=list)
     illegal_seen: int = 0
     max_tables: int | None = None
+    #: luck-adjusted scores ``float64[J, 4]`` (scores minus the chance corrections; None without adjust)
+    adjusted: np.ndarray | None = None
+    #: each hand's summed feature corrections ``float32[J, 4, N_PARAMS]`` (only to fit a value model)
+    luck_z: np.ndarray | None = None
 
     #: the per-hand arrays (placed by job index when shards merge)
     PER_HAND = ("scores", "winner", "loser", "fan", "steps", "aborted", "illegal")
+    #: per-hand arrays that only some runs have
+    OPTIONAL_PER_HAND = ("adjusted", "luck_z")
 
     @classmethod
     def empty(cls, j0: int, j1: int, n_agents: int) -> Outcome:
@@ -166,6 +172,12 @@ def merge_outcomes(parts: list[Outcome], setup: Setup) -> Outcome:
         sl = slice(p.j0, p.j1)
         for key in Outcome.PER_HAND:
             getattr(out, key)[sl] = getattr(p, key)
+        for key in Outcome.OPTIONAL_PER_HAND:
+            part = getattr(p, key)
+            if part is not None:
+                if getattr(out, key) is None:
+                    setattr(out, key, np.zeros((out.j1 - out.j0, *part.shape[1:]), part.dtype))
+                getattr(out, key)[sl] = part
         out.decisions += p.decisions
         for mine, theirs in zip(out.agents, p.agents):
             mine.merge(theirs)

@@ -7,6 +7,7 @@ import heapq
 import math
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -225,8 +226,18 @@ def play_shard(
 
     refill(np.arange(n_tab, dtype=np.int64))
     start_hands(np.arange(n_tab, dtype=np.int64), cur_job)
+    luck = None
+    if setup.luck is not None:  # the luck-adjusted evaluation's corrections (mjenv.arena.luck)
+        from mjenv.arena.luck import LuckAdjuster
+
+        luck = LuckAdjuster(setup.luck, n_tab, record=setup.luck_record)
+        luck.start(env.states, np.arange(n_tab, dtype=np.int64))
 
     out = Outcome.empty(j0, j1, len(names))
+    if luck is not None:
+        out.adjusted = np.zeros((n_jobs, 4), np.float64)
+        if setup.luck_record:
+            out.luck_z = np.zeros((n_jobs, 4, luck.z.shape[2]), np.float32)
     out.observe = bool(observe)
     illegal_heap: list = []  # max-heap (negated keys) of the listed illegal actions, by (job, decision)
     hand_pos = np.zeros(n_tab, np.int64)  # decisions so far in each table's hand
@@ -300,6 +311,8 @@ def play_shard(
             if rec is not None:
                 rec.ops[act_rows, pos_of[act_rows], 2] = np.clip(actions[act_rows], 0, A.NUM_ACTIONS - 1)
             played_seats = seats.copy()
+            if luck is not None:
+                luck.before_step(env.states, actions, act_rows)
             try:
                 env.step(actions)
             except ValueError as e:  # illegal="raise": name the agent
@@ -349,6 +362,9 @@ def play_shard(
                     )
                     rec.illegal_ops(bad, pos_of[bad], modes, actions[bad])
             hand_pos[act_rows] += 1
+            if luck is not None:
+                r = env.results
+                luck_done = luck.after_step(env.states, act_rows, env.terminated, r.events, r.aborted)
             done = np.flatnonzero(env.terminated)
             if done.size:
                 r = env.results
@@ -362,6 +378,10 @@ def play_shard(
                 out.fan[lj] = r.fan_total[done]
                 out.steps[lj] = r.hand_steps[done]
                 out.aborted[lj] = r.aborted[done]
+                if luck is not None:  # after_step returned the ended hands' corrections in the order of done
+                    out.adjusted[lj] = out.scores[lj] - luck_done
+                    if setup.luck_record:
+                        out.luck_z[lj] = luck.z[done]
                 if rec is not None:
                     for i, j in zip(done.tolist(), jobs.tolist()):
                         sc = out.scores[j - j0]
@@ -376,6 +396,8 @@ def play_shard(
                 nxt = done[cur_job[done] >= 0]
                 refill(nxt)
                 start_hands(nxt, cur_job[nxt])
+                if luck is not None and nxt.size:
+                    luck.start(env.states, nxt)
                 if bar is not None:
                     bar.update(done.size)
     finally:
@@ -481,6 +503,7 @@ def run_arena(
     workers: int = 0,
     shards: int | None = None,
     ray_address: str | None = None,
+    adjust: Any = None,
 ) -> dict[str, Any]:
     """Duplicate evaluation of ``agents`` (see the module docstring); returns the JSON-ready report.
 
@@ -539,6 +562,11 @@ def run_arena(
         then a function of ``shards`` and ``tables`` (the same with any ``workers``, 0 included).
     ray_address : str, optional
         Ray cluster to connect to (``"auto"``, ``"host:6379"``); default a local instance.
+    adjust : optional
+        Also report luck-adjusted figures (:mod:`mjenv.arena.luck`: AIVAT's chance corrections): ``True`` or
+        ``"shipped"`` for the shipped value model, or a :class:`mjenv.arena.luck.LuckModel`, a path to its
+        ``.npz`` or an import string ``"module:factory"``. Each agent's entry (and each difference) gains
+        ``adjusted``; the raw entries are unchanged. ``None``/``False`` (default): raw only.
 
     Returns
     -------
@@ -581,18 +609,25 @@ def run_arena(
     if unknown:
         raise ValueError(f"agent_kwargs names unknown agents {sorted(unknown)}")
 
-    schedule = Schedule.build(seating, walls, seed, rules)
-    entrants = tuple(
-        Entrant(nm, agents[nm], dict(agent_kwargs.get(nm, {})), agent_seed(seed, k))
-        for k, nm in enumerate(names)
+    luck_model = None
+    if adjust is not None and adjust is not False:
+        from mjenv.arena.luck import resolve_model
+
+        luck_model = resolve_model(adjust)
+    setup = _build_setup(agents, names, seating, walls, seed, tables, rules, agent_kwargs)
+    setup = replace(
+        setup,
+        records=records,
+        illegal_records=illegal_records,
+        record_info=bool(record_info),
+        luck=luck_model,
     )
-    setup = Setup(schedule, entrants, tables, rules, records, illegal_records, bool(record_info))
     if threads is not None:
         threads = _check_int(threads, "threads", 1)
     workers = _check_int(workers, "workers", 0)
     shards = max(workers, 1) if shards is None else _check_int(shards, "shards", 1)
     shards = min(shards, walls)
-    n_orders = schedule.n_orders
+    n_orders = setup.schedule.n_orders
     bounds = (np.arange(shards + 1, dtype=np.int64) * walls // shards) * n_orders  # job ranges, never empty
     t_setup = time.perf_counter()
     if workers == 0:
@@ -622,13 +657,47 @@ def run_arena(
         "seconds_setup": t_setup - t_start,
         "seconds_play": play,
         "seconds_report": t_end - t_play,
-        "hands_per_s": schedule.n_jobs / play if play > 0 else None,
+        "hands_per_s": setup.schedule.n_jobs / play if play > 0 else None,
         "decisions_per_s": outcome.decisions / play if play > 0 else None,
     }
     bot_times = {nm: a.timing_fields() for nm, a in zip(setup.names, outcome.agents) if a.bot is not None}
     if bot_times:
         report["timing"]["bots"] = bot_times
     return report
+
+
+def _build_setup(agents, names, seating, walls, seed, tables, rules, agent_kwargs) -> Setup:
+    schedule = Schedule.build(seating, walls, seed, rules)
+    entrants = tuple(
+        Entrant(nm, agents[nm], dict(agent_kwargs.get(nm, {})), agent_seed(seed, k))
+        for k, nm in enumerate(names)
+    )
+    return Setup(schedule, entrants, tables, rules, 0, 0, False)
+
+
+def run_arena_setup(
+    agents: Mapping[str, str | Callable[..., Any]],
+    seating: str,
+    walls: int,
+    seed: int,
+    *,
+    tables: int = 1024,
+    rules: Any = None,
+    agent_kwargs: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Setup:
+    """The :class:`Setup` that :func:`run_arena` plays for these arguments (no records), checked as it checks
+    them: for a caller that plays the shards itself (:func:`mjenv.arena.luck.collect`)."""
+    check_seating(seating)
+    if not isinstance(agents, Mapping) or not agents:
+        raise TypeError("agents must be a non-empty mapping of name -> 'module:factory'")
+    names = list(agents)
+    need = num_agents(seating)
+    if len(names) != need:
+        raise ValueError(f"seating {seating!r} takes {need} agents, got {len(names)} ({', '.join(names)})")
+    return _build_setup(
+        agents, names, seating, _check_int(walls, "walls", 1), _check_int(seed, "seed", 0),
+        _check_int(tables, "tables", 1), check_rules(rules), dict(agent_kwargs or {}),
+    )  # fmt: skip
 
 
 def _check_int(v: object, name: str, lo: int) -> int:

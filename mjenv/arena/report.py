@@ -101,10 +101,19 @@ def build_report(setup: Setup, outcome: Outcome, curve_points: int) -> dict[str,
             "rank_points": float((5.0 - pl).mean()),
             **outcome.agents[k].report_fields(),
         }
+    adj_wall: dict[str, np.ndarray] = {}
+    if outcome.adjusted is not None:  # the luck-adjusted figures beside the raw ones (mjenv.arena.luck)
+        adj = outcome.adjusted.reshape(walls, n_orders, 4)
+        for k, nm in enumerate(names):
+            adj_wall[nm] = (adj * (chair_agent == k)).sum(axis=(1, 2)) / float((chair_agent == k).sum())
+            out_agents[nm]["adjusted"] = adjusted_entry(per_wall[nm], adj_wall[nm])
     diffs = []
     for a, b in itertools.combinations(names, 2):
         st = mean_ci(per_wall[a] - per_wall[b])
-        diffs.append({"a": a, "b": b, **st, "significant": bool(st["p"] is not None and st["p"] < 0.05)})
+        d = {"a": a, "b": b, **st, "significant": bool(st["p"] is not None and st["p"] < 0.05)}
+        if adj_wall:
+            d["adjusted"] = adjusted_entry(per_wall[a] - per_wall[b], adj_wall[a] - adj_wall[b])
+        diffs.append(d)
     # CI half-width against hands played (prefixes of the walls)
     ks = sorted({round(float(x)) for x in np.geomspace(2, walls, curve_points)} if walls >= 2 else set())
     conv = {"walls": ks, "hands": [k * n_orders for k in ks], "half_width": {}}
@@ -121,7 +130,14 @@ def build_report(setup: Setup, outcome: Outcome, curve_points: int) -> dict[str,
             ci = mean_ci((per_wall[a] - per_wall[b])[:k])["ci95"]
             hw.append((ci[1] - ci[0]) / 2.0)
         conv["half_width"][f"{a} - {b}"] = hw
+    if adj_wall:
+        for nm in names:
+            conv["half_width"][f"{nm} (adjusted)"] = _half_widths(adj_wall[nm], ks)
+        if len(names) == 2:
+            a, b = names
+            conv["half_width"][f"{a} - {b} (adjusted)"] = _half_widths(adj_wall[a] - adj_wall[b], ks)
     hands_won = j_winner >= 0
+    report_adjust = None if setup.luck is None else setup.luck.describe()
     return {
         "format": "mjenv-arena-v1",
         "versions": {
@@ -146,6 +162,7 @@ def build_report(setup: Setup, outcome: Outcome, curve_points: int) -> dict[str,
             "agents": {nm: out_agents[nm]["spec"] for nm in names},
             "orders": orders.tolist(),
             "players": players.tolist(),
+            "adjust": report_adjust,
         },
         "seeds": {
             "seed": seed,
@@ -168,6 +185,31 @@ def build_report(setup: Setup, outcome: Outcome, curve_points: int) -> dict[str,
         },
         "convergence": conv,
         "illegal_actions": [e for _, e in outcome.illegal_list],
+    }
+
+
+def _half_widths(x: np.ndarray, ks: list[int]) -> list[float]:
+    out = []
+    for k in ks:
+        ci = mean_ci(x[:k])["ci95"]
+        out.append((ci[1] - ci[0]) / 2.0)
+    return out
+
+
+def adjusted_entry(raw: np.ndarray, adjusted: np.ndarray) -> dict[str, Any]:
+    """The ``adjusted`` entry of an agent (or a difference) from its per-wall raw and luck-adjusted samples:
+    ``points_per_hand`` (:func:`mean_ci` of the adjusted samples), ``variance_ratio`` (adjusted over raw
+    variance between walls; None when the raw variance is 0) and ``equivalent_walls`` (the raw walls that would
+    give the adjusted CI: walls / variance_ratio)."""
+    st = mean_ci(adjusted)
+    n = int(raw.size)
+    vr = float(np.var(raw, ddof=1)) if n > 1 else 0.0
+    va = float(np.var(adjusted, ddof=1)) if n > 1 else 0.0
+    ratio = va / vr if vr > 0 else None
+    return {
+        "points_per_hand": st,
+        "variance_ratio": ratio,
+        "equivalent_walls": (n / ratio if ratio else None),
     }
 
 
@@ -219,6 +261,26 @@ def difference_lines(differences: list[dict], what: str) -> list[str]:
     return lines
 
 
+def adjusted_lines(report: dict) -> list[str]:
+    """The luck-adjusted table of a report made with ``adjust`` (agents, then differences), after a blank
+    line: raw and adjusted points per hand, the variance ratio and the equivalent raw walls."""
+    a = report["settings"]["adjust"]
+    lines = [
+        "",
+        f"luck-adjusted (AIVAT chance corrections, value model {a['name']}; same walls):",
+        "",
+        "| agent / difference | raw (95% CI) | adjusted (95% CI) | variance ratio | equivalent walls |",
+        "|---|---|---|---:|---:|",
+    ]
+    rows = [(nm, ag["points_per_hand"], ag["adjusted"]) for nm, ag in report["agents"].items()]
+    rows += [(f"{d['a']} - {d['b']}", d, d["adjusted"]) for d in report["differences"]]
+    for label, raw, adj in rows:
+        vr = "-" if adj["variance_ratio"] is None else f"{adj['variance_ratio']:.3f}"
+        eq = "-" if adj["equivalent_walls"] is None else f"{adj['equivalent_walls']:,.0f}"
+        lines.append(f"| {label} | {format_ci(raw)} | {format_ci(adj['points_per_hand'])} | {vr} | {eq} |")
+    return lines
+
+
 def format_markdown(report: dict) -> str:
     """The report as markdown tables (agents, then the pairwise differences)."""
     s = report["settings"]
@@ -243,6 +305,8 @@ def format_markdown(report: dict) -> str:
             f"{fan} | {a['placement']:.2f} | {a['illegal_actions']['count']} |"
         )
     lines += difference_lines(report["differences"], "points/hand")
+    if s.get("adjust"):
+        lines += adjusted_lines(report)
     bots = {nm: a["bot"] for nm, a in report["agents"].items() if a.get("bot")}
     if bots:
         kinds = ["TLE", "RE", "MLE", "NJ", "WA", "WH"]
@@ -314,7 +378,15 @@ def plot_report(report: dict, path: str) -> None:
     for n in names:
         ci = report["agents"][n]["points_per_hand"]["ci95"]
         errs.append(0.0 if ci is None else (ci[1] - ci[0]) / 2.0)
-    ax1.errorbar(range(len(names)), means, yerr=errs, fmt="o", capsize=6)
+    ax1.errorbar(range(len(names)), means, yerr=errs, fmt="o", capsize=6, label="raw")
+    if report["settings"].get("adjust"):
+        am = [report["agents"][n]["adjusted"]["points_per_hand"] for n in names]
+        ae = [0.0 if st["ci95"] is None else (st["ci95"][1] - st["ci95"][0]) / 2.0 for st in am]
+        ax1.errorbar(
+            np.arange(len(names)) + 0.15, [st["mean"] for st in am], yerr=ae, fmt="s", capsize=6,
+            label="luck-adjusted",
+        )  # fmt: skip
+        ax1.legend(fontsize=8)
     ax1.axhline(0.0, color="grey", lw=0.8)
     ax1.set_xticks(range(len(names)), names)
     ax1.set_xlim(-0.6, len(names) - 0.4)

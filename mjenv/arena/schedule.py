@@ -186,6 +186,10 @@ class Setup:
     records: int
     illegal_records: int
     record_info: bool
+    #: the luck-adjusted evaluation's value model (mjenv.arena.luck.LuckModel), None: raw only
+    luck: Any = None
+    #: also keep each hand's summed feature corrections (Outcome.luck_z; fitting a value model)
+    luck_record: bool = False
 
     @property
     def names(self) -> list[str]:
