@@ -1,6 +1,6 @@
 """agents.nn's and train.ppo's faster formulations compute what the plain autograd formulas compute.
 
-``PolicyValueNet.forward_features`` (the trunk's first layer and the action logits with their own backward)
+``PolicyValueNet.forward_features`` (the trunk's first layer and the action logits with their own backward),
 ``PlanesNet.forward_features`` (the stem over all the planes, the residual ``addcmul``) and
 ``train.ppo.masked_logits`` (one ``torch.where`` for the floor) against the straightforward versions they
 replaced: the same forward values bit for bit, and the same gradients (bitwise on the machine where
