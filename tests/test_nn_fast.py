@@ -1,7 +1,8 @@
 """agents.nn's and train.ppo's faster formulations compute what the plain autograd formulas compute.
 
-``PolicyValueNet.forward_features`` (the trunk's first layer and the action logits with their own backward)
-and ``train.ppo.masked_logits`` (one ``torch.where`` for the floor) against the straightforward versions they
+``PolicyValueNet.forward_features`` (the trunk's first layer and the action logits with their own backward),
+``PlanesNet.forward_features`` (the stem over all the planes, the residual ``addcmul``) and
+``train.ppo.masked_logits`` (one ``torch.where`` for the floor) against the straightforward versions they
 replaced: the same forward values bit for bit, and the same gradients (bitwise on the machine where
 ``benchmarks.lab.train_digest`` was checked; a tight tolerance here, since another CPU's BLAS may order a
 differently shaped product's sums differently).
@@ -104,3 +105,44 @@ def test_tile_row_slices_match_the_index_layout():
     x.grad = None
     ann.row_to_tiles(ann.tiles_to_row(x)).sum().backward()
     assert torch.equal(x.grad, torch.ones_like(x))
+
+
+def _reference_planes_forward(net, planes, scal):
+    """PlanesNet's forward as first written: the stem on the slice of the non-mask planes, ``x + block(x) * gap``."""
+    planes, scal = planes.float(), scal.float()
+    k, j = net.n_planes, net.n_scalars
+    glob, legal_other = scal[:, :j] * net.inv_scale, scal[:, j:]
+    x = net.stem(planes[:, :k]) + net.tile_embed + net.scalar_in(glob).unsqueeze(2)
+    x = ann.tiles_to_row(x)
+    for block in net.tower:
+        x = x + block(x) * net.gap
+    x = torch.relu(ann.row_to_tiles(x))
+    offer = torch.bmm(x, planes[:, ann.P.P_OFFER].unsqueeze(2)).squeeze(2)
+    h = net.body(torch.cat([net.tile_sum(x).flatten(1), offer, glob], dim=1))
+    per = net.tile_head(torch.relu(x + net.ctx(h).unsqueeze(2) + net.legal_in(planes[:, k:])))
+    other = net.other_head(torch.cat([h, legal_other], dim=1))
+    logits = torch.cat([per[:, 0], other[:, :5], per[:, 1], per[:, 2], other[:, 5:]], dim=1)
+    return logits, net.value_head(h).squeeze(1)
+
+
+@pytest.mark.parametrize("n, with_features", [(1, False), (300, True), (1100, True)])
+def test_planes_forward_and_gradients_match_the_first_formulation(n, with_features):
+    """PlanesNet's stem over all the planes (zero weights on the mask planes) and its residual ``addcmul`` give the
+    first formulation's logits, values and gradients bit for bit (the mask planes' terms are exact zeros)."""
+    torch.manual_seed(n)
+    net = ann.PlanesNet(ann.NNConfig(8, 16, arch="planes", blocks=2, with_features=with_features))
+    for block in net.tower:  # a tower that is not the identity (the second convolutions start at zero)
+        torch.nn.init.normal_(block.conv2.weight, std=0.3)
+    for head in (net.tile_head, net.other_head):
+        torch.nn.init.normal_(head.weight, std=1.0)
+    g = torch.Generator().manual_seed(n)
+    planes = (torch.rand((n, net.n_planes + 3, 34), generator=g) < 0.2).float()
+    if with_features:
+        planes = planes * torch.rand(planes.shape, generator=g)
+    scal = torch.randint(0, 10, (n, net.n_scalars + 7), generator=g).float()
+    lf, vf, gf = _grads(net, lambda m, p, s: m.forward_features(p, s), planes, scal)
+    lr, vr, gr = _grads(net, _reference_planes_forward, planes, scal)
+    assert torch.equal(lf, lr) and torch.equal(vf, vr)
+    assert gf.keys() == gr.keys()
+    for k in gf:
+        torch.testing.assert_close(gf[k], gr[k], rtol=1e-5, atol=1e-7, msg=k)
