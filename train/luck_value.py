@@ -73,6 +73,22 @@ class LuckValueConfig:
     """the model's name in reports"""
 
 
+def _command() -> str:
+    """This run's command line as the metadata records it: without the settings that do not change the model
+    (where the work is kept, threads, tables), which would otherwise name a folder of one machine."""
+    out, skip = [], False
+    for a in sys.argv[1:]:
+        if skip:
+            skip = False
+            continue
+        key = a.split("=", 1)[0].replace("_", "-")
+        if key in ("--work-dir", "--threads", "--tables"):
+            skip = "=" not in a
+            continue
+        out.append(a)
+    return " ".join(["python -m train.luck_value", *out])
+
+
 def _rules(variant: str) -> RuleConfig:
     return RuleConfig.botzone() if variant == "botzone" else RuleConfig()
 
@@ -115,7 +131,7 @@ def run(cfg: LuckValueConfig) -> L.LuckModel:
     prov = provenance()
     meta = {
         "name": cfg.name,
-        "command": "python -m train.luck_value " + " ".join(sys.argv[1:]),
+        "command": _command(),
         "commit": prov["commit"],
         "dirty": prov["dirty"],
         "date": datetime.date.today().isoformat(),
