@@ -59,9 +59,11 @@ def test_bot_policy_plays_the_same_duplicate_as_the_policy_itself():
     protocol (BotCore, which sees only the requests) plays every hand of a 1v3 duplicate as the policy itself."""
     _Counting.games = 0
     seat = _Counting(HashPolicy())
-    a = _arena({"bot": BOT, "hash": HASH}, walls=3, agent_kwargs={"bot": {"bot": seat}})
-    b = _arena({"direct": HASH, "hash": HASH}, walls=3)
+    a = _arena({"bot": BOT, "hash": HASH}, walls=3, agent_kwargs={"bot": {"bot": seat}}, adjust=True)
+    b = _arena({"direct": HASH, "hash": HASH}, walls=3, adjust=True)
     assert a["table"] == b["table"]
+    # the luck-adjusted evaluation takes a bot like any agent: the same corrections as for the policy itself
+    assert a["agents"]["bot"]["adjusted"] == b["agents"]["direct"]["adjusted"]
     assert _Counting.games == 12  # one game per hand: no hand was mistaken for a new one
     verbs = {r.split(" ")[2] for r in _Counting.seen if r.startswith("3 ")}
     assert verbs >= {"DRAW", "PLAY", "PENG", "CHI", "GANG"}, verbs  # claims and kongs were derived too

@@ -320,3 +320,12 @@ def test_training_command_tiny(tmp_path):
     assert np.array_equal(again.weights, m.weights)
     with pytest.raises(ValueError, match="training range"):
         LV.run(LV.LuckValueConfig(seed=20261207, walls=1, out=str(tmp_path / "x.npz")))
+
+
+@pytest.mark.parametrize("seating", ["2v2", "perm24"])
+def test_every_seating(seating):
+    agents = {"rule": RULE, "random": RANDOM} if seating == "2v2" else {f"r{k}": RULE for k in range(4)}
+    rep = run_arena(agents, seating, walls=3, seed=2, progress=False, adjust=True, records=2)
+    for a in rep["agents"].values():
+        assert "adjusted" in a
+    assert len(rep["records"]) == 2
