@@ -329,3 +329,20 @@ def test_every_seating(seating):
     for a in rep["agents"].values():
         assert "adjusted" in a
     assert len(rep["records"]) == 2
+
+
+def test_no_alternative_deals_means_no_deal_correction():
+    """``deals=0`` drops the deal's correction altogether (its value without an expectation would not have mean
+    zero); with a model of zeros but for the deal-only weights, nothing is corrected then."""
+    w = np.zeros(L.N_PARAMS)
+    # the one-hot of a waiting seat's shanten: only the deal's states score it (a draw scores the drawer)
+    w[L.F_H13 : L.F_H13 + L.SH13 * L.NLB] = np.repeat(np.arange(L.SH13, dtype=np.float64), L.NLB)
+    m0 = L.LuckModel(w, 0)
+    rep = run_arena({"rule": RULE, "random": RANDOM}, walls=4, seed=8, progress=False, adjust=m0)
+    a = rep["agents"]["rule"]
+    assert a["adjusted"]["points_per_hand"] == a["points_per_hand"]
+    rep = run_arena(
+        {"rule": RULE, "random": RANDOM}, walls=4, seed=8, progress=False, adjust=L.LuckModel(w, 4)
+    )
+    a = rep["agents"]["rule"]
+    assert a["adjusted"]["points_per_hand"] != a["points_per_hand"]

@@ -323,9 +323,9 @@ def _deal_event(
 ):
     """The deal's correction of the hand just dealt in ``state``: ``corr[j] += V_j(deal) - mean over ``deals``
     alternative deals of V_j``; features likewise into ``z`` (``float[4, N_PARAMS]`` or 0 rows)."""
-    _state_value(state, w, R, hb, tabs, wv, fan_counts, corr, z, 1.0, idx, val)
-    if deals <= 0:
+    if deals <= 0:  # no deal correction (V(deal) alone, without its expectation, would not have mean zero)
         return
+    _state_value(state, w, R, hb, tabs, wv, fan_counts, corr, z, 1.0, idx, val)
     seed = np.uint64(np.uint32(state[G.SEED_LO])) | (np.uint64(np.uint32(state[G.SEED_HI])) << np.uint64(32))
     rules = np.empty(RULE_WORDS, np.int32)
     for i in range(RULE_WORDS):
