@@ -206,6 +206,9 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
         self._started = False
         #: hands that ended before the learner's first decision in them (not episodes; see the module docstring)
         self.skipped_hands = 0
+        #: engine decisions taken so far, every chair's (the learners' and the opponents', claim-window passes
+        #: included: one per table moved by a kernel call), for throughput figures
+        self.decisions = 0
 
     # ---------------------------------------------------------------------------------------- helpers
     def _build_policies(self, seed: int) -> tuple[list[object], list[tuple[object, tuple[int, ...]]]]:
@@ -330,6 +333,7 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
                 return
             acts = self._opponent_actions(rows)
             env._step(acts, rows, self._learner, self._final_buf)  # only these tables move
+            self.decisions += rows.size
             k, ended = _collect(
                 rows, self._learner, acted, env.rewards, env.terminated, env.seats, rewards, self._carry,
                 self._rows,
@@ -453,6 +457,7 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
         # every table moves (the learner is to act at each); observations only where the learner is to act next.
         # Raise mode: an illegal action raises here and nothing moves
         env._step(acts, self._all_rows, self._learner, self._final_buf)
+        self.decisions += self.num_envs
         self._started = False  # until this step completes
         n = self.num_envs
         illegal = env.illegal.copy()
