@@ -777,7 +777,7 @@ class VectorEnv:
     #: attributes that are kernel scratch, not state: every step overwrites them before reading, and what is
     #: left in them depends on the threads' schedule (which thread claimed which work item), so a snapshot of
     #: the env (a training checkpoint) leaves them out
-    SCRATCH_ARRAYS = frozenset({"_work", "_final_scratch"})
+    SCRATCH_ARRAYS = frozenset({"_work"})
 
     # Gymnasium conventions (built on first use: importing this module does not import gymnasium). These describe
     # the env for Gymnasium-aware code; the API above is unchanged (mjenv.gym_vector is the Gymnasium VectorEnv).
@@ -1168,8 +1168,9 @@ class VectorEnv:
             ``watch[i]`` or a new hand began (elsewhere its ``obs`` row keeps what it held), saving the
             observations nobody reads (a single learner's chair per table). Default: every stepped table's.
         final_obs : ndarray[obs_dtype, (N, OBS_SIZE)], optional
-            With ``watch``: where a stepped table's hand ends, ``final_obs[i]`` receives chair ``watch[i]``'s
-            observation of the finished hand (before the auto-reset; rows of other tables are not written).
+            Given with ``watch`` (and only with it): where a stepped table's hand ends, ``final_obs[i]``
+            receives chair ``watch[i]``'s observation of the finished hand (before the auto-reset; rows of other
+            tables are not written).
 
         Returns
         -------
@@ -1238,8 +1239,11 @@ class VectorEnv:
     def _check_watch(self, watch: object, final_obs: object) -> tuple[np.ndarray, np.ndarray | None]:
         if not self.observations:
             raise ValueError("watch= and final_obs= need observations=True")
-        if watch is None:
-            raise ValueError("final_obs= needs watch= (the chair whose final observation it receives)")
+        if watch is None or final_obs is None:
+            raise ValueError(
+                "watch= and final_obs= go together (the watched chair's observation of a finished hand goes to "
+                "final_obs)"
+            )
         if not isinstance(watch, np.ndarray) or watch.shape != (self.num_envs,) or watch.dtype != np.int32:
             raise ValueError(f"watch must be an int32 array of shape ({self.num_envs},), one chair per table")
         if ((watch < 0) | (watch > 3)).any():
@@ -1253,10 +1257,6 @@ class VectorEnv:
             raise ValueError(
                 f"final_obs must be a C-contiguous {self.obs.dtype} array of shape {self.obs.shape}"
             )
-        if final_obs is None:  # the kernel writes final observations wherever it watches: a scratch buffer
-            if getattr(self, "_final_scratch", None) is None:
-                self._final_scratch = np.zeros_like(self.obs)
-            final_obs = self._final_scratch
         return np.ascontiguousarray(watch), final_obs
 
     def _check_actions(self, actions, size: int | None = None) -> np.ndarray:

@@ -116,18 +116,21 @@ def test_bad_rows_and_watch_raise_and_nothing_moves():
             env.step(a[:2], rows=rows)
     with pytest.raises(ValueError, match="shape"):
         env.step(a, rows=np.array([0, 1]))
+    final = np.zeros_like(env.obs)
     with pytest.raises(ValueError, match="watch"):
-        env.step(a, watch=np.zeros(4, np.int64))
+        env.step(a, watch=np.zeros(4, np.int64), final_obs=final)
     with pytest.raises(ValueError, match="watch"):
-        env.step(a, watch=np.full(4, 5, np.int32))
+        env.step(a, watch=np.full(4, 5, np.int32), final_obs=final)
     with pytest.raises(ValueError, match="final_obs"):
         env.step(a, watch=np.zeros(4, np.int32), final_obs=np.zeros((4, 3), np.float32))
-    with pytest.raises(ValueError, match="needs watch"):
-        env.step(a, final_obs=np.zeros_like(env.obs))
+    with pytest.raises(ValueError, match="go together"):
+        env.step(a, final_obs=final)
+    with pytest.raises(ValueError, match="go together"):
+        env.step(a, watch=np.zeros(4, np.int32))
     with pytest.raises(ValueError, match="observations"):
         blind = VectorEnv(4, observations=False)
         blind.reset()
-        blind.step(a, watch=np.zeros(4, np.int32))
+        blind.step(a, watch=np.zeros(4, np.int32), final_obs=final)
     bad = a.copy()
     bad[1] = np.flatnonzero(~env.masks[1])[0]
     with pytest.raises(ValueError, match="table 1: action"):
