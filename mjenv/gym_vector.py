@@ -10,9 +10,12 @@ Specification in mjenv
 ``gymnasium.make_vec("mjenv/Mahjong-v0", num_envs=N, opponents=...)`` (the id's ``vector_entry_point``; the
 default vectorization mode, or ``vectorization_mode="vector_entry_point"``). A ``gymnasium.vector.VectorEnv``
 over one :class:`mjenv.vector.VectorEnv` (not N copies of :class:`mjenv.gym_env.MahjongGymEnv`): every step
-applies the learners' actions at all tables in one kernel call, then steps the tables where an opponent is to
-act (the others held) with the opponents' actions batched across tables, until the learner is to act at every
-table. An episode is one hand, as in the one-table wrapper.
+applies the learners' actions at all tables in one kernel call, then steps only the tables where an opponent is
+to act (``VectorEnv.step(rows=)``; the others do not move) with the opponents' actions batched across tables,
+until the learner is to act at every table. The kernel writes observations only where the learner is to act
+(``watch=``: an opponent's observation is built only for an opponent policy that reads observations) and a
+finished hand's last observation of the learner as it ends (``final_obs=``). An episode is one hand, as in the
+one-table wrapper.
 
 * ``single_observation_space``: ``Box(-42, 144, (OBS_SIZE,), float32)``, the learner's observation
   (:mod:`mjenv.observation`; the one-table wrapper's space); ``observation_space``: its batch ``(N, OBS_SIZE)``.
@@ -73,11 +76,10 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from mjenv import game as G
 from mjenv._jit import njit
 from mjenv.actions import NUM_ACTIONS
 from mjenv.observation import OBS_SIZE, observe_kernel
-from mjenv.policy import load_policy, needs_observations, random_legal_actions
+from mjenv.policy import load_policy, needs_observations, random_legal_actions_at
 from mjenv.rules import RuleConfig, check_rules
 from mjenv.vector import VectorEnv
 
@@ -89,22 +91,32 @@ _FINAL_KEYS = ("seat", "winner", "loser", "fan_total", "scores", "hand_steps", "
 
 
 @njit
-def _final_obs_kernel(states, actions, illegal, seats, suit_win, honor_win, out):
-    """Replay the last step of finished hands and observe them: ``states[k]`` (a copy of a table's state before
-    the step, overwritten) gets ``actions[k]`` as the vector kernel applied it (the penalty of an illegal action
-    where ``illegal[k]``), then ``out[k]`` the observation of chair ``seats[k]``. Returns how many rows did not
-    end their hand (0: the replay matches the step)."""
-    rewards = np.zeros(4, np.float32)
-    off = 0
-    for k in range(states.shape[0]):
-        st = states[k]
-        if illegal[k]:
-            G.penalize_kernel(st, st[G.CUR], G.penalty_kind_kernel(st, actions[k]), rewards)
+def _collect(rows, learner, acted, paid, terminated, seats, rewards, carry, next_rows):
+    """After a step of tables ``rows``: add each one's payment to the learner (``paid[i, learner[i]]``) to
+    ``rewards`` where the learner has acted in the hand (``acted``), else to ``carry``; write the tables still
+    waiting for an opponent (the chair to act is not the learner's) into ``next_rows``. Returns ``(how many
+    tables wait, how many hands ended)``."""
+    ended = 0
+    k = 0
+    for j in range(rows.shape[0]):
+        i = rows[j]
+        p = np.float64(paid[i, learner[i]])
+        if acted[i]:
+            rewards[i] += p
         else:
-            G.step_kernel(st, actions[k], rewards, suit_win, honor_win)
-        off += st[G.PHASE] != G.PH_OVER
-        observe_kernel(st, seats[k], out[k])
-    return off
+            carry[i] += p
+        ended += terminated[i]
+        if seats[i] != learner[i]:
+            next_rows[k] = i
+            k += 1
+    return k, ended
+
+
+@njit
+def _observe_rows(states, rows, seats, obs):
+    """``obs[i]`` = the observation of chair ``seats[i]`` at table ``i``, for ``i`` in ``rows``."""
+    for i in rows:
+        observe_kernel(states[i], seats[i], obs[i])
 
 
 def _opponent_slots(opponents: object) -> list[object]:
@@ -181,12 +193,22 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
         self._policies, self._groups = self._build_policies(0)
         self._learner = np.zeros(n, np.int32)
         self._carry = np.zeros(n, np.float64)  # payments to the learner before its first decision of a hand
-        self._acts = np.zeros(n, np.int64)
-        self._snap = np.zeros_like(self._env.states)
+        self._acts = np.zeros(n, np.int64)  # the opponents' actions of an inner step, one per stepped table
+        self._rows = np.zeros(n, np.int64)  # the tables where an opponent is to act
+        # the learners' step moves every table: as a subset of all rows (the kernel's compiled variant for rows)
+        self._all_rows = np.arange(n, dtype=np.int64)
+        self._final_buf = np.zeros((n, OBS_SIZE), np.float32)  # the kernel's final observations (watch=)
+        self._acted = np.zeros(n, np.bool_)
+        # an opponent that reads observations needs them at its chairs (else only the learners' are written)
+        self._opp_obs = False
         self._opp_rng = np.random.default_rng(0)
+        self._begin_step()
         self._started = False
         #: hands that ended before the learner's first decision in them (not episodes; see the module docstring)
         self.skipped_hands = 0
+        #: engine decisions taken so far, every chair's (the learners' and the opponents', claim-window passes
+        #: included: one per table moved by a kernel call), for throughput figures
+        self.decisions = 0
 
     # ---------------------------------------------------------------------------------------- helpers
     def _build_policies(self, seed: int) -> tuple[list[object], list[tuple[object, tuple[int, ...]]]]:
@@ -204,6 +226,7 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
                 out.append(built[p])
             else:
                 out.append(p)
+        self._opp_obs = any(p is not None and needs_observations(p) for p in out)
         return out, self._group(out)
 
     @staticmethod
@@ -258,87 +281,91 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
         else:
             self._learner[rows] = self._seat_option
 
-    def _opponent_actions(self, rows: np.ndarray) -> None:
-        """Write the opponents' actions at tables ``rows`` (an opponent is to act there) into ``self._acts``."""
+    def _opponent_actions(self, rows: np.ndarray) -> np.ndarray:
+        """The opponents' actions at tables ``rows`` (an opponent is to act there), one per row."""
         env = self._env
+        acts = self._acts[: rows.size]
+        if self._opp_obs:  # the kernel wrote only the learners' observations (watch=)
+            _observe_rows(env.states, rows, env.seats, env.obs)
+        if len(self._groups) == 1:  # one object plays every opponent's chair
+            policy = self._groups[0][0]
+            acts[:] = self._policy_actions(policy, rows)
+            return acts
         rel = (env.seats[rows] - self._learner[rows] - 1) % 4  # 0..2: the opponent's slot
         for policy, slots in self._groups:
-            sel = rows if len(slots) == 3 else rows[np.isin(rel, slots)]
-            if sel.size == 0:
-                continue
-            masks = env.masks[sel]
-            if policy is None:
-                self._acts[sel] = random_legal_actions(
-                    masks, self._opp_rng, env.n_legal[sel], env.legal_actions[sel]
-                )
-                continue
-            obs = env.obs[sel] if needs_observations(policy) else None
-            try:
-                out = np.asarray(policy(obs, masks, env.seats[sel]))
-            except Exception as e:
-                e.add_note(
-                    "mjenv.gym_vector calls an opponent as a batched policy, policy(obs[k, OBS_SIZE], "
-                    "masks[k, 109], seats[k]) -> int64[k]; the one-table env's per-agent opponents "
-                    "(obs, mask, rng) -> action do not fit"
-                )
-                raise
-            if out.shape != (sel.size,) or not np.issubdtype(out.dtype, np.integer):
-                raise ValueError(
-                    f"opponent {policy!r} returned {out.dtype}{out.shape} for {sel.size} tables; a batched policy "
-                    f"returns one integer action per row, int64[{sel.size}]"
-                )
-            self._acts[sel] = out
+            pos = np.flatnonzero(np.isin(rel, slots))
+            if pos.size:
+                acts[pos] = self._policy_actions(policy, rows[pos])
+        return acts
 
-    def _advance(self, rewards: np.ndarray, acted: np.ndarray) -> None:
-        """Step the tables where an opponent is to act (the others held) until the learner is to act everywhere.
+    def _policy_actions(self, policy: object, sel: np.ndarray) -> np.ndarray:
+        """The actions of ``policy`` (None: the random opponent) at tables ``sel``."""
+        env = self._env
+        if policy is None:
+            return random_legal_actions_at(sel, self._opp_rng, env.n_legal, env.legal_actions)
+        masks = env.masks[sel]
+        obs = env.obs[sel] if needs_observations(policy) else None
+        try:
+            out = np.asarray(policy(obs, masks, env.seats[sel]))
+        except Exception as e:
+            e.add_note(
+                "mjenv.gym_vector calls an opponent as a batched policy, policy(obs[k, OBS_SIZE], "
+                "masks[k, 109], seats[k]) -> int64[k]; the one-table env's per-agent opponents "
+                "(obs, mask, rng) -> action do not fit"
+            )
+            raise
+        if out.shape != (sel.size,) or not np.issubdtype(out.dtype, np.integer):
+            raise ValueError(
+                f"opponent {policy!r} returned {out.dtype}{out.shape} for {sel.size} tables; a batched policy "
+                f"returns one integer action per row, int64[{sel.size}]"
+            )
+        return out
+
+    def _advance(self, rewards: np.ndarray, acted: np.ndarray, rows: np.ndarray) -> None:
+        """Step the tables ``rows`` (where an opponent is to act; the others do not move) until the learner is to
+        act everywhere.
 
         Payments to the learner go to ``rewards`` where it has acted in the hand (``acted``), else to the carry;
         hands that end where it has acted are recorded (:meth:`_finish`)."""
         env = self._env
         for _ in range(MAX_INNER_STEPS):
-            rows = np.flatnonzero(env.seats != self._learner)
             if rows.size == 0:
                 return
-            self._opponent_actions(rows)
-            mine = rows[acted[rows]]
-            snap = env.states[mine]  # the states before the step: a finished hand's last step is replayed
-            active = env.active
-            active[:] = False  # held tables ignore their action and keep their state (mjenv.vector "active")
-            active[rows] = True
-            try:
-                env.step(self._acts)
-            finally:
-                active[:] = True
-            paid = env.rewards[rows, self._learner[rows]]
-            a = acted[rows]
-            rewards[rows[a]] += paid[a]
-            self._carry[rows[~a]] += paid[~a]
-            ended = env.terminated[rows]
-            if ended.any():
-                self._finish(rows[ended & a], snap[ended[a]])
-                skipped = rows[ended & ~a]
+            acts = self._opponent_actions(rows)
+            env._step(acts, rows, self._learner, self._final_buf)  # only these tables move
+            self.decisions += rows.size
+            k, ended = _collect(
+                rows, self._learner, acted, env.rewards, env.terminated, env.seats, rewards, self._carry,
+                self._rows,
+            )  # fmt: skip
+            if ended:
+                done = rows[env.terminated[rows]]
+                a = acted[done]
+                self._finish(done[a])
+                skipped = done[~a]
                 self._carry[skipped] = 0
                 self.skipped_hands += int(skipped.size)
-                acted[rows[ended]] = False
-                self._draw_seats(rows[ended])
+                acted[done] = False
+                self._draw_seats(done)
+                # the learners were drawn anew where a hand began: the tables that wait for an opponent are
+                # among those stepped (the others' learner is to act and did not move)
+                rows = rows[env.seats[rows] != self._learner[rows]]
+            else:
+                rows = self._rows[:k].copy()
         raise RuntimeError(
             f"the opponents took {MAX_INNER_STEPS} decisions without reaching the learner (an opponent policy "
             "that repeats an illegal action in 'penalty' mode?); reset the env"
         )
 
-    def _finish(self, rows: np.ndarray, snap: np.ndarray) -> None:
+    def _finish(self, rows: np.ndarray) -> None:
         """Record the learner's final observation and the outcome of the hands just ended at ``rows``."""
         if rows.size == 0:
             return
+        if self._final is None:
+            self._new_finals()
         env = self._env
-        out = np.empty((rows.size, OBS_SIZE), np.float32)
-        off = _final_obs_kernel(
-            snap, self._acts[rows], env.illegal[rows], self._learner[rows], *env._tab, out
-        )
-        if off:
-            raise RuntimeError(f"replaying the last step of {off} finished hand(s) did not end them")
         r = env.results
-        self._final_obs[rows] = list(out)
+        self._final_obs[rows] = list(self._final_buf[rows])
         f = self._final
         f["seat"][rows] = self._learner[rows]
         for key in ("winner", "loser", "fan_total", "hand_steps", "seed"):
@@ -347,9 +374,13 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
         f["aborted"][rows] = r.aborted[rows]
         self._done[rows] = True
 
+    def _begin_step(self) -> None:
+        """Nothing finished yet in this step (the finals are made when a hand ends: :meth:`_finish`)."""
+        self._done = np.zeros(self.num_envs, np.bool_)
+        self._final = None
+
     def _new_finals(self) -> None:
         n = self.num_envs
-        self._done = np.zeros(n, np.bool_)
         self._final_obs = np.full(n, None, dtype=object)
         self._final = {
             "seat": np.zeros(n, np.int32),
@@ -370,7 +401,7 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
             "illegal": illegal,
         }
         done = self._done
-        if done.any():
+        if self._final is not None:
             infos["final_obs"] = self._final_obs
             infos["_final_obs"] = done
             info = {}
@@ -406,10 +437,12 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
         self._env.reset(deals, dealers=winds.get("dealer"), prevalents=winds.get("prevalent_wind"))
         self._draw_seats(np.arange(self.num_envs))
         self._carry[:] = 0
-        self._new_finals()
-        acted = np.zeros(self.num_envs, np.bool_)
-        self._advance(np.zeros(self.num_envs), acted)
-        self._new_finals()  # nothing to report at a reset (a hand that ended here was skipped)
+        self._begin_step()
+        acted = self._acted
+        acted[:] = False
+        env = self._env
+        self._advance(np.zeros(self.num_envs), acted, np.flatnonzero(env.seats != self._learner))
+        self._begin_step()  # nothing to report at a reset (a hand that ended here was skipped)
         self._started = True
         obs = self._env.obs
         return (obs.copy() if self.copy else obs), self._infos(np.zeros(self.num_envs, np.bool_))
@@ -420,25 +453,28 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
         if not self._started:
             raise RuntimeError("step() before reset() (or after an error inside a step): call reset() first")
         env = self._env
-        np.copyto(self._snap, env.states)  # a hand this step ends is replayed from it (final_obs)
-        env.step(actions)  # checks the actions first: a bad batch raises and nothing moved
+        acts = env._check_actions(actions)  # a bad batch raises and nothing moves
+        # every table moves (the learner is to act at each); observations only where the learner is to act next.
+        # Raise mode: an illegal action raises here and nothing moves
+        env._step(acts, self._all_rows, self._learner, self._final_buf)
+        self.decisions += self.num_envs
         self._started = False  # until this step completes
         n = self.num_envs
-        all_rows = np.arange(n)
-        # the actions as int64 (the step checked that they are integers that fit)
-        np.copyto(self._acts, np.asarray(actions), casting="unsafe")
         illegal = env.illegal.copy()
         rewards = self._carry.copy()
         self._carry[:] = 0
-        rewards += env.rewards[all_rows, self._learner]
-        self._new_finals()
-        ended = env.terminated.copy()
+        rewards += env.rewards[np.arange(n), self._learner]
+        self._begin_step()
+        ended = env.terminated
+        acted = self._acted
         if ended.any():
             rows = np.flatnonzero(ended)
-            self._finish(rows, self._snap[rows])
+            self._finish(rows)
             self._draw_seats(rows)
-        acted = ~ended
-        self._advance(rewards, acted)
+            np.logical_not(ended, out=acted)
+        else:
+            acted[:] = True
+        self._advance(rewards, acted, np.flatnonzero(env.seats != self._learner))
         self._started = True
         obs = env.obs
         terminations = self._done.copy()
@@ -456,7 +492,8 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
 
     @property
     def vector_env(self) -> VectorEnv:
-        """The :class:`mjenv.vector.VectorEnv` underneath (its arrays show every chair; read, do not step it)."""
+        """The :class:`mjenv.vector.VectorEnv` underneath (read, do not step it; its ``obs`` rows are the
+        learners' observations: the opponents' are not written there unless an opponent policy reads them)."""
         return self._env
 
     def close_extras(self, **kwargs: Any) -> None:

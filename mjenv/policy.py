@@ -87,11 +87,28 @@ def _bad_count_row(n_legal, n_actions):
 
 
 @njit
-def _pick_legal(u, n_legal, legal_actions, out):
-    """``out[i] = legal_actions[i, int(u[i] * n_legal[i])]``: the float64 product truncated, as numpy's
-    ``astype`` (``n_legal`` checked by :func:`_bad_count_row`)."""
-    for i in range(u.shape[0]):
-        out[i] = legal_actions[i, np.int64(u[i] * np.float64(n_legal[i]))]
+def _pick_legal(u, rows, n_legal, legal_actions, out):
+    """``out[k] = legal_actions[i, int(u[k] * n_legal[i])]`` with ``i = rows[k]`` (``i = k`` where ``rows`` is
+    empty): the float64 product truncated, as numpy's ``astype`` (``n_legal`` checked by :func:`_bad_count_row`,
+    or an env's own)."""
+    subset = rows.shape[0] > 0
+    for k in range(u.shape[0]):
+        i = rows[k] if subset else k
+        out[k] = legal_actions[i, np.int64(u[k] * np.float64(n_legal[i]))]
+
+
+_ALL_ROWS = np.zeros(0, np.int64)
+
+
+def random_legal_actions_at(
+    rows: np.ndarray, rng: np.random.Generator, n_legal: np.ndarray, legal_actions: np.ndarray
+) -> np.ndarray:
+    """``random_legal_actions(masks[rows], rng, n_legal[rows], legal_actions[rows])`` (the same draws, the same
+    actions) without gathering the rows: for a vector env's own ``n_legal`` / ``legal_actions`` (not checked)
+    at tables ``rows`` (a non-empty ``int64`` array)."""
+    out = np.empty(rows.shape[0], np.int64)
+    _pick_legal(rng.random(rows.shape[0]), rows, n_legal, legal_actions, out)
+    return out
 
 
 def random_legal_actions(
@@ -147,7 +164,7 @@ def random_legal_actions(
         # the env's lists: one kernel call scales the uniforms and gathers (the numpy ops it replaces cost
         # ~17 us per 1024 rows, a few percent of a VectorEnv step)
         out = np.empty(masks.shape[0], np.int64)
-        _pick_legal(rng.random(masks.shape[0]), n_legal, legal_actions, out)
+        _pick_legal(rng.random(masks.shape[0]), _ALL_ROWS, n_legal, legal_actions, out)
         return out
     pick = (rng.random(masks.shape[0]) * n_legal).astype(np.int64)  # float64: u * k < k exactly
     flat = np.flatnonzero(masks)

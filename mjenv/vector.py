@@ -72,6 +72,13 @@ Specification in mjenv
   also the behaviour when nothing is ever scheduled) or stops (``after_schedule="stop"``): ``active[i]``
   becomes False, its mask row is all False, ``n_legal[i] = 0``, ``seats[i] = -1``, its action is ignored and
   it never terminates again, until the next ``reset``. ``reset`` empties the queues.
+* **Row subsets and watched chairs**: ``step(actions, rows=rows)`` advances only the tables ``rows``
+  (increasing, distinct; ``actions[k]`` for table ``rows[k]``) through the same kernel and per-table code, at a
+  cost that scales with ``len(rows)``; the other tables do not move and their output rows keep what they held.
+  ``step(..., watch=chairs, final_obs=buf)`` writes a table's observation only where the chair to act is
+  ``chairs[i]`` (or a new hand began), and where a hand ends, chair ``chairs[i]``'s view of the finished hand
+  into ``buf[i]``. :mod:`mjenv.gym_vector` uses both: its opponents' steps move only their tables, and nobody
+  builds the opponents' observations unless an opponent reads them.
 * **Snapshots**: :meth:`VectorEnv.snapshot` copies the whole state (every array but the kernels' scratch) and
   :meth:`VectorEnv.restore` continues from one, in this env or another of the same settings, exactly (a
   training checkpoint's resume); :meth:`VectorEnv.copy_tables` continues single tables of another env.
@@ -364,7 +371,8 @@ def _list_legal(m, row, bits, n):
 
 @njit
 def _prepare(state, i, observe, seats, masks, n_legal, legal, bits, obs):
-    """Write the acting chair, its mask, its legal-action list and bits (and observation) of table ``i``."""
+    """Write the acting chair, its mask, its legal-action list and bits (and, where ``observe``, its observation)
+    of table ``i``."""
     seat = state[G.CUR]
     seats[i] = seat
     n = G.legal_mask_kernel(state, seat, masks[i])
@@ -397,11 +405,19 @@ def _stop_table(i, active, seats, masks, n_legal, bits):
 
 @njit(parallel=True)
 def _step_batch(
-    states, actions, do_reset, threads, reset_seeds, rules, observe, sq_seed, sq_dealer, sq_prev,
-    stop_when_empty, i32, i64, b8, masks, legal, bits, obs, rewards, fan_counts, scores, suit_win, honor_win,
-    work,
+    states, actions, rows, watch, final, do_reset, threads, reset_seeds, rules, observe, sq_seed, sq_dealer,
+    sq_prev, stop_when_empty, i32, i64, b8, masks, legal, bits, obs, rewards, fan_counts, scores, suit_win,
+    honor_win, work,
 ):  # fmt: skip
     """Apply ``actions[i]`` at every table, auto-reset finished hands, write the next decision's outputs.
+
+    ``rows`` (None: every table) and ``watch`` (None, or ``int32[N]``, a chair per table, with ``final``) are
+    :meth:`VectorEnv.step`'s: only the tables ``rows`` (increasing, distinct) move, table ``rows[k]`` with
+    ``actions[k]``, and the outputs of the other tables are not written; with ``watch`` a table's observation
+    is written only where the chair to act is ``watch[i]`` or a new hand began, and a table whose hand ends
+    writes the observation of chair ``watch[i]`` of the finished hand into ``final[i]`` (before its auto-reset).
+    Both are None in a plain step: numba compiles the kernel once per combination of types and prunes the
+    ``is None`` branches, so a plain step runs the same code as without them.
 
     ``do_reset`` instead deals a new hand at every table from ``reset_seeds[i]``, ``dealers[i]``,
     ``prevalents[i]`` (``reset``) with the rules block ``rules`` (``RuleConfig.encode()``); later hands copy the
@@ -421,9 +437,12 @@ def _step_batch(
     winner, loser, fan_total, win_flags, hand_steps, events = i32[4], i32[5], i32[6], i32[7], i32[8], i32[9]
     sq_head, sq_len, hands_done, seeds = i64[0], i64[1], i64[2], i64[3]
     active, terminated, illegal = b8[0], b8[1], b8[2]
-    n = states.shape[0]
+    if rows is None:
+        n = states.shape[0]
+    else:
+        n = rows.shape[0]
     if do_reset:
-        for i in prange(n):
+        for i in prange(states.shape[0]):
             G.reset_kernel(states[i], reset_seeds[i], dealers[i], prevalents[i], rules, suit_win, honor_win)
             active[i] = True
             _prepare(states[i], np.int64(i), observe, seats, masks, n_legal, legal, bits, obs)
@@ -431,8 +450,11 @@ def _step_batch(
     n_bad = 0
     raise_mode = rules[R_ILLEGAL] == ILLEGAL_RAISE
     if raise_mode:  # check the whole batch first (serially: one 16-byte bits row per table)
-        for i in range(n):
-            a = actions[i]
+        for k in range(n):
+            i = k
+            if rows is not None:
+                i = rows[k]
+            a = actions[k]
             bad = active[i] and not _is_legal(bits, i, a)
             illegal[i] = bad
             n_bad += 1 if bad else 0
@@ -464,7 +486,10 @@ def _step_batch(
                 lo = item * CHUNK
                 hi = min(lo + CHUNK, n)
                 nxt = hi if k == 0 else lo - CHUNK  # where the next item likely starts
-                for i in range(lo, hi):
+                for k in range(lo, hi):
+                    i = k
+                    if rows is not None:
+                        i = rows[k]
                     # the match rows are read and written through the buffers: one more unpacked view of b8 above
                     # made numba's parfor pass drop the reset loop's writes to `active` (a dead-store removal)
                     b8[_MATCH_OVER, i] = False
@@ -477,17 +502,21 @@ def _step_batch(
                     # memory latency, not work, bounds a step: fetch ahead (hints only, no effect on results) the
                     # tables this thread likely steps next: the rest of this item, then the item after it in the
                     # thread's own segment, or the one before it in a segment it steals from
-                    j = i + 2 if i + 2 < hi else nxt + (i + 2 - hi)
+                    j = k + 2 if k + 2 < hi else nxt + (k + 2 - hi)
                     if 0 <= j < n:
+                        if rows is not None:
+                            j = rows[j]
                         _prefetch_hot(states, masks, legal, j)
-                    j = i + 1 if i + 1 < hi else nxt
+                    j = k + 1 if k + 1 < hi else nxt
                     if 0 <= j < n:
+                        if rows is not None:
+                            j = rows[j]
                         _prefetch_cold(states, j)
                         if observe:
                             _prefetch_discards(states, j)
                     st = states[i]
                     rw = rewards[i]
-                    a = actions[i]
+                    a = actions[k]
                     bad = False
                     if not raise_mode:
                         bad = not _is_legal(bits, i, a)
@@ -499,6 +528,9 @@ def _step_batch(
                     done = st[G.PHASE] == G.PH_OVER
                     terminated[i] = done
                     if done:
+                        if watch is not None:  # the watched chair's last view of the hand
+                            if observe:
+                                observe_kernel(st, watch[i], final[i])
                         _record(
                             st, i, winner, loser, fan_total, win_flags, fan_counts, scores, hand_steps, events, seeds
                         )  # fmt: skip
@@ -530,9 +562,16 @@ def _step_batch(
                                 suit_win,
                                 honor_win,
                             )
-                    _prepare(st, i, observe, seats, masks, n_legal, legal, bits, obs)
+                    see = observe
+                    # watched: that chair's decisions, and a new hand's first (its watched chair may change)
+                    if watch is not None:
+                        see = observe and (done or st[G.CUR] == watch[i])
+                    _prepare(st, i, see, seats, masks, n_legal, legal, bits, obs)
     if not raise_mode:  # counted here, not as a reduction of the parallel loop
-        for i in range(n):
+        for k in range(n):
+            i = k
+            if rows is not None:
+                i = rows[k]
             n_bad += illegal[i]
     return n_bad
 
@@ -900,10 +939,27 @@ class VectorEnv:
             *self._tab, self._work,
         )  # fmt: skip
 
-    def _call(self, actions: np.ndarray, do_reset: bool) -> int:
+    def _call(
+        self,
+        actions: np.ndarray,
+        do_reset: bool,
+        rows: np.ndarray | None = None,
+        watch: np.ndarray | None = None,
+        final: np.ndarray | None = None,
+    ) -> int:
         if numba.get_num_threads() != self.threads:  # numba's thread count is per calling thread
             numba.set_num_threads(self.threads)
-        return int(_step_batch(self.states, actions, do_reset, *self._kargs))
+        return int(
+            _step_batch(
+                self.states,
+                actions,
+                rows,
+                watch,
+                final,
+                do_reset,
+                *self._kargs,
+            )
+        )
 
     # ---------------------------------------------------------------------------------------- API
     def reset(
@@ -1087,13 +1143,34 @@ class VectorEnv:
         except ValueError:
             raise ValueError(f"{name} must broadcast to shape {shape}, got {arr.shape}") from None
 
-    def step(self, actions):
+    def step(
+        self,
+        actions,
+        *,
+        rows: np.ndarray | None = None,
+        watch: np.ndarray | None = None,
+        final_obs: np.ndarray | None = None,
+    ):
         """Apply one action per table (for the chair ``seats[i]``) and return the next batch.
 
         Parameters
         ----------
-        actions : array_like of int, shape (N,)
+        actions : array_like of int, shape (N,), or (k,) with ``rows``
             Action ids 0..NUM_ACTIONS-1 (any integer dtype; a ``torch`` tensor's ``.numpy()`` works).
+        rows : ndarray of int, shape (k,), optional
+            Advance only these tables (increasing, distinct, in ``0..N-1``), table ``rows[j]`` with
+            ``actions[j]``; the other tables do not move, and their rows of every output array (``obs``,
+            ``masks``, ``rewards``, ``terminated``, ``illegal``, ...) keep what they held. Each stepped table
+            goes exactly as in a full step (the same kernel, the same per-table code), at a cost that scales with
+            ``k``, not ``N`` (:mod:`mjenv.gym_vector` steps the tables where an opponent is to act with it).
+        watch : ndarray[int32, (N,)], optional
+            With observations: write a stepped table's observation only where the chair to act next is
+            ``watch[i]`` or a new hand began (elsewhere its ``obs`` row keeps what it held), saving the
+            observations nobody reads (a single learner's chair per table). Default: every stepped table's.
+        final_obs : ndarray[obs_dtype, (N, OBS_SIZE)], optional
+            Given with ``watch`` (and only with it): where a stepped table's hand ends, ``final_obs[i]``
+            receives chair ``watch[i]``'s observation of the finished hand (before the auto-reset; rows of other
+            tables are not written).
 
         Returns
         -------
@@ -1111,21 +1188,36 @@ class VectorEnv:
         TypeError
             A non-integer dtype (bool, float, str, object); nothing moved then.
         ValueError
-            Wrong shape, an action outside int64, or (``illegal="raise"``) an illegal action; nothing moved
-            then. (An integer outside 0..NUM_ACTIONS-1 is an illegal action, as in the AEC env.)
+            Wrong shape, an action outside int64, bad ``rows`` / ``watch`` / ``final_obs``, or
+            (``illegal="raise"``) an illegal action; nothing moved then. (An integer outside
+            0..NUM_ACTIONS-1 is an illegal action, as in the AEC env.)
         RuntimeError
             ``step`` before ``reset``.
         """
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        acts = self._check_actions(actions)
-        n_bad = self._call(acts, False)
+        if rows is not None:
+            rows = self._check_rows(rows)
+        if watch is not None or final_obs is not None:
+            watch, final_obs = self._check_watch(watch, final_obs)
+        acts = self._check_actions(actions, self.num_envs if rows is None else rows.size)
+        return self._step(acts, rows, watch, final_obs)
+
+    def _step(
+        self,
+        acts: np.ndarray,
+        rows: np.ndarray | None = None,
+        watch: np.ndarray | None = None,
+        final_obs: np.ndarray | None = None,
+    ):
+        """:meth:`step` with checked arguments (``acts`` int64, one per stepped table)."""
+        n_bad = self._call(acts, False, rows, watch, final_obs)
         if n_bad and self.illegal_policy == "raise":
-            bad = np.flatnonzero(self.illegal)
+            bad = np.flatnonzero(self.illegal if rows is None else self.illegal[rows])
             shown = ", ".join(
-                f"table {i}: action {int(acts[i])} "
+                f"table {i if rows is None else int(rows[i])}: action {int(acts[i])} "
                 f"({A.action_to_str(int(acts[i])) if 0 <= acts[i] < NUM_ACTIONS else 'out of range'}) "
-                f"for chair {int(self.seats[i])}"
+                f"for chair {int(self.seats[i if rows is None else rows[i]])}"
                 for i in bad[:5]
             )
             raise ValueError(
@@ -1135,15 +1227,48 @@ class VectorEnv:
             oracle_rows_kernel(self.states, self.seats, self.oracle)
         return self.obs, self.masks, self.seats, self.rewards, self.terminated
 
-    def _check_actions(self, actions) -> np.ndarray:
+    def _check_rows(self, rows: object) -> np.ndarray:
+        arr = np.asarray(rows) if isinstance(rows, (list, tuple)) else rows
+        if not isinstance(arr, np.ndarray) or arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer):
+            raise ValueError(f"rows must be a 1-D integer array of table indices, got {rows!r}")
+        arr = np.ascontiguousarray(arr, np.int64)
+        if arr.size and (arr[0] < 0 or arr[-1] >= self.num_envs or (arr[1:] <= arr[:-1]).any()):
+            raise ValueError(f"rows must be increasing, distinct table indices in 0..{self.num_envs - 1}")
+        return arr
+
+    def _check_watch(self, watch: object, final_obs: object) -> tuple[np.ndarray, np.ndarray | None]:
+        if not self.observations:
+            raise ValueError("watch= and final_obs= need observations=True")
+        if watch is None or final_obs is None:
+            raise ValueError(
+                "watch= and final_obs= go together (the watched chair's observation of a finished hand goes to "
+                "final_obs)"
+            )
+        if not isinstance(watch, np.ndarray) or watch.shape != (self.num_envs,) or watch.dtype != np.int32:
+            raise ValueError(f"watch must be an int32 array of shape ({self.num_envs},), one chair per table")
+        if ((watch < 0) | (watch > 3)).any():
+            raise ValueError("watch must hold chairs 0..3")
+        if final_obs is not None and (
+            not isinstance(final_obs, np.ndarray)
+            or final_obs.shape != self.obs.shape
+            or final_obs.dtype != self.obs.dtype
+            or not final_obs.flags.c_contiguous
+        ):
+            raise ValueError(
+                f"final_obs must be a C-contiguous {self.obs.dtype} array of shape {self.obs.shape}"
+            )
+        return np.ascontiguousarray(watch), final_obs
+
+    def _check_actions(self, actions, size: int | None = None) -> np.ndarray:
+        size = self.num_envs if size is None else size
         if isinstance(actions, np.ndarray):
             arr = actions
         elif hasattr(actions, "__array__") or isinstance(actions, (list, tuple)):
             arr = np.asarray(actions)
         else:
             raise TypeError(f"actions must be an array of ints, got {type(actions).__name__}")
-        if arr.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), got {arr.shape}")
+        if arr.shape != (size,):
+            raise ValueError(f"actions must have shape ({size},), got {arr.shape}")
         if arr.dtype == np.int64 and arr.flags.c_contiguous:
             return arr
         if not np.issubdtype(arr.dtype, np.integer):
@@ -1152,8 +1277,9 @@ class VectorEnv:
             raise TypeError(f"actions must have an integer dtype, got {arr.dtype}")
         if arr.dtype == np.uint64 and int(arr.max()) > np.iinfo(np.int64).max:  # would wrap to negative ids
             raise ValueError(f"actions must fit in int64 (actions are 0..{NUM_ACTIONS - 1})")
-        np.copyto(self._actions, arr, casting="unsafe")
-        return self._actions
+        out = self._actions[:size]
+        np.copyto(out, arr, casting="unsafe")
+        return out
 
     def table(self, i: int) -> np.ndarray:
         """The state row of table ``i`` (a view: ``mjenv.game`` functions work on it directly)."""

@@ -68,3 +68,40 @@ def test_bad_arguments():
         make_env(2, seed=-1)
     with pytest.raises(ValueError, match="seat"):
         make_env(2, seat=5)
+
+
+def test_a_lean_env_base_with_legal_random_actions_and_reusable_rollouts():
+    """make_env is a TorchRL EnvBase; its rand_action takes legal actions from torch's generator, and a rollout
+    stacked into the previous one's memory (rollout(out=)) continues exactly."""
+    from torchrl.envs import EnvBase
+
+    env = make_env(5, seed=1)
+    assert isinstance(env, EnvBase)
+    td = env.reset()
+    torch.manual_seed(3)
+    a = env.rand_action(td.clone())["action"]
+    torch.manual_seed(3)
+    assert (env.rand_action()["action"] == a).all()
+    assert td["action_mask"].gather(-1, a.unsqueeze(-1)).all()
+    before = env.venv.decisions
+    out = env.rollout(20, break_when_any_done=False, auto_reset=False, tensordict=td)
+    assert env.venv.decisions >= before + 5 * 20  # every table's learner, and the opponents
+    again = make_env(5, seed=1)
+    td2 = again.reset()
+    torch.manual_seed(3)
+    again.rand_action(td2.clone())
+    first = again.rollout(20, break_when_any_done=False, auto_reset=False, tensordict=td2)
+    assert (first == out).all()
+    torch.manual_seed(7)  # one generator for both envs: the same draws for both second rollouts
+    nxt = again.rollout(
+        20, break_when_any_done=False, auto_reset=False, tensordict=again.step_mdp(first[..., -1])
+    )
+    torch.manual_seed(7)
+    reused = env.rollout(
+        20,
+        break_when_any_done=False,
+        auto_reset=False,
+        tensordict=env.step_mdp(out[..., -1]).clone(),  # out is written over
+        out=out,
+    )
+    assert reused is out and (reused == nxt).all()
