@@ -151,14 +151,17 @@ def test_corrections_average_to_zero_over_every_next_tile(variant):
     rules = VARIANTS[variant]
     adj = L.LuckAdjuster(L.random_model(3, 5.0), 1)
     saw_flower = False
-    for pre, action in _positions(rules, 11 + len(variant), 6):
+    corrected = 0
+    for pre, action in _positions(rules, 11 + len(variant), 8):
         left = [int(pre[G.WALL + q]) for q in _remaining_positions(pre)]
         saw_flower |= any(t >= 34 for t in left)
         e = _expected_correction(adj, pre, action)
         assert np.abs(e).max() < 1e-9, (variant, e)
-        # and the corrections are not all zero (the test could otherwise pass by doing nothing)
         c, _ = _step_correction(adj, pre, action)
-        assert np.abs(c).max() > 0
+        corrected += int(np.abs(c).max() > 0)
+    # the corrections are not all zero (the test could otherwise pass by doing nothing); a draw whose every
+    # outcome the model scores alike (a hand far from waiting, no wait of anyone's among the tiles) gets none
+    assert corrected >= 3
     if rules.flowers:
         assert saw_flower
 

@@ -94,6 +94,8 @@ N_PARAMS = 2 * N_SEAT_FEATURES
 ROLE_WAIT, ROLE_DREW, ROLE_PENDING = 0, 1, 2
 NNZ = 10  # non-zero features of one seat
 VALUE_SCALE = 1.0 / 32.0  # win values (base payment + fan) are scaled by this in the features
+#: a drawer this many tiles or more from waiting keeps its shanten in the features of every tile it could draw
+FAR = 3
 
 #: seeds of the alternative deals are keyed by this constant and the hand's seed
 _DEAL_KEY = np.uint64(0x6C75636B5F646561)  # "luck_dea"
@@ -118,9 +120,10 @@ def seat_features(role, fan, sh, live, target, danger, out, inn, ready, ready_t,
 
     ``ROLE_WAIT``: a seat waiting to draw (13 - 3m standing tiles), one-hot (shanten 0..5+, wall bucket).
     ``ROLE_DREW``: the seat that just drew (14 - 3m tiles), one-hot (can win now / shanten -1..5+, wall
-    bucket), and the total fan of the win open to it. ``ROLE_PENDING``: drew a flower, its replacement to come,
-    one-hot (shanten of its hand, wall bucket). All roles, each per wall bucket: ``live``, ``target``,
-    ``danger``, ``out``, ``inn`` (sums of win values, :func:`_wait_values`; see the ``F_*`` constants), and the
+    bucket; a drawer that was ``FAR`` or more from waiting keeps that shanten whatever it drew), and the total
+    fan of the win open to it. ``ROLE_PENDING``: drew a flower, its replacement to come, one-hot (shanten of its
+    hand, wall bucket). All roles, each per wall bucket: ``live``, ``target``, ``danger``, ``out``, ``inn``,
+    ``ready``, ``ready_t`` (sums of win values, :func:`_wait_values`; see the ``F_*`` constants), and the
     flowers set aside. ``n_left``: tiles left in the wall(s)."""
     lb = _lbucket(n_left)
     if role == ROLE_WAIT:
@@ -409,6 +412,30 @@ def _best_ready(state, d, t, R, oh, suit_win, honor_win, fan_counts):
 
 
 @njit
+def _plain(wv, d, t):
+    """No seat waits on ``t`` (with a win of some value)."""
+    for s in range(4):
+        if wv[s, t] > 0:
+            return False
+    return True
+
+
+@njit
+def _near_tiles(hb, near):
+    """``near[t]``: the hand ``hb`` holds ``t`` or, for a suited tile, a tile of its suit within two ranks."""
+    for t in range(34):
+        if t >= 27:
+            near[t] = hb[t] > 0
+        else:
+            base = t - t % 9
+            r = t % 9
+            near[t] = False
+            for q in range(max(0, r - 2), min(8, r + 2) + 1):
+                if hb[base + q] > 0:
+                    near[t] = True
+
+
+@njit
 def _draw_events(state, trk, w, scratch, R, hb, seq, tabs, wv, wkey, fan_counts, corr, z, idx, val, suit_win,
                  honor_win):  # fmt: skip
     """The corrections of the draws ``state``'s last step made (found against the tracker ``trk``): for each
@@ -470,6 +497,8 @@ def _draw_events(state, trk, w, scratch, R, hb, seq, tabs, wv, wkey, fan_counts,
     _hand_int8(scratch, d, hb)
     n_std = _standing(scratch, d)
     sh_before = min_shanten_kernel(hb, n_std, suit, honor, suit_inc, honor_inc)
+    near = np.zeros(34, np.bool_)
+    _near_tiles(hb, near)
     record = z.shape[0] == 4
     oh = np.zeros(34, np.int64)  # copies of each tile in the other seats' concealed hands
     for s in range(4):
@@ -511,17 +540,28 @@ def _draw_events(state, trk, w, scratch, R, hb, seq, tabs, wv, wkey, fan_counts,
             _alt(w, d, lb, ev, n_fl / total, idx, val, kv0, False, z, -1.0, record)
             if x >= 34:
                 _alt(w, d, lb, av, 1.0, idx, val, kv0, False, z, 1.0, record)
+        far = sh_before >= FAR  # far from waiting: no win, and one tile more or less is not told apart
+        # "plain" tiles all have the same features, scored once: nobody else's wait, not the drawer's own, and
+        # (unless the drawer is far) no tile of its hand within two ranks of it (an isolated tile, which cannot
+        # lower the shanten of the regular shape; the features give it the shanten of the hand as it was)
+        p_plain = 0.0
         for t in range(34):
             if R[t] == 0:
+                continue
+            if _plain(wv, d, t) and (far or not near[t]):
+                p_plain += R[t] / total
                 continue
             scratch[G.HAND + 34 * d + t] += 1
             fan = G.self_draw_fan_kernel(scratch, d, t, kind)
             scratch[G.HAND + 34 * d + t] -= 1
             sh = -1
             if fan < 0:
-                hb[t] += 1
-                sh = min_shanten_kernel(hb, n_std + 1, suit, honor, suit_inc, honor_inc)
-                hb[t] -= 1
+                if far:
+                    sh = sh_before
+                else:
+                    hb[t] += 1
+                    sh = min_shanten_kernel(hb, n_std + 1, suit, honor, suit_inc, honor_inc)
+                    hb[t] -= 1
             useless = fan < 0 and sh >= sh_before
             others = 0.0
             for s in range(4):
@@ -543,6 +583,14 @@ def _draw_events(state, trk, w, scratch, R, hb, seq, tabs, wv, wkey, fan_counts,
             _alt(w, d, lb, ev, R[t] / total, idx, val, kv, useless, z, -1.0, record)
             if t == x:
                 _alt(w, d, lb, av, 1.0, idx, val, kv, useless, z, 1.0, record)
+        if p_plain > 0.0:
+            r0 = live_d if sh_before == 0 else 0.0
+            rt0 = target_d if sh_before == 0 else 0.0
+            seat_features(ROLE_DREW, -1, sh_before, live_d, target_d, danger_d, 0.0, 0.0, r0, rt0, n_left, fl,
+                          idx, val)  # fmt: skip
+            _alt(w, d, lb, ev, p_plain, idx, val, kv0, True, z, -1.0, record)
+            if x < 34 and _plain(wv, d, x) and (far or not near[x]):
+                _alt(w, d, lb, av, 1.0, idx, val, kv0, True, z, 1.0, record)
         for j in range(4):
             corr[j] += av[j] - ev[j]
         R[x] -= 1
