@@ -421,21 +421,6 @@ def _plain(wv, d, t):
 
 
 @njit
-def _near_tiles(hb, near):
-    """``near[t]``: the hand ``hb`` holds ``t`` or, for a suited tile, a tile of its suit within two ranks."""
-    for t in range(34):
-        if t >= 27:
-            near[t] = hb[t] > 0
-        else:
-            base = t - t % 9
-            r = t % 9
-            near[t] = False
-            for q in range(max(0, r - 2), min(8, r + 2) + 1):
-                if hb[base + q] > 0:
-                    near[t] = True
-
-
-@njit
 def _draw_events(state, trk, w, scratch, R, hb, seq, tabs, wv, wkey, fan_counts, corr, z, idx, val, suit_win,
                  honor_win):  # fmt: skip
     """The corrections of the draws ``state``'s last step made (found against the tracker ``trk``): for each
@@ -497,8 +482,6 @@ def _draw_events(state, trk, w, scratch, R, hb, seq, tabs, wv, wkey, fan_counts,
     _hand_int8(scratch, d, hb)
     n_std = _standing(scratch, d)
     sh_before = min_shanten_kernel(hb, n_std, suit, honor, suit_inc, honor_inc)
-    near = np.zeros(34, np.bool_)
-    _near_tiles(hb, near)
     record = z.shape[0] == 4
     oh = np.zeros(34, np.int64)  # copies of each tile in the other seats' concealed hands
     for s in range(4):
@@ -541,14 +524,12 @@ def _draw_events(state, trk, w, scratch, R, hb, seq, tabs, wv, wkey, fan_counts,
             if x >= 34:
                 _alt(w, d, lb, av, 1.0, idx, val, kv0, False, z, 1.0, record)
         far = sh_before >= FAR  # far from waiting: no win, and one tile more or less is not told apart
-        # "plain" tiles all have the same features, scored once: nobody else's wait, not the drawer's own, and
-        # (unless the drawer is far) no tile of its hand within two ranks of it (an isolated tile, which cannot
-        # lower the shanten of the regular shape; the features give it the shanten of the hand as it was)
+        # a far drawer's "plain" tiles (nobody's wait) all have the same features: scored once
         p_plain = 0.0
         for t in range(34):
             if R[t] == 0:
                 continue
-            if _plain(wv, d, t) and (far or not near[t]):
+            if far and _plain(wv, d, t):
                 p_plain += R[t] / total
                 continue
             scratch[G.HAND + 34 * d + t] += 1
@@ -589,7 +570,7 @@ def _draw_events(state, trk, w, scratch, R, hb, seq, tabs, wv, wkey, fan_counts,
             seat_features(ROLE_DREW, -1, sh_before, live_d, target_d, danger_d, 0.0, 0.0, r0, rt0, n_left, fl,
                           idx, val)  # fmt: skip
             _alt(w, d, lb, ev, p_plain, idx, val, kv0, True, z, -1.0, record)
-            if x < 34 and _plain(wv, d, x) and (far or not near[x]):
+            if x < 34 and far and _plain(wv, d, x):
                 _alt(w, d, lb, av, 1.0, idx, val, kv0, True, z, 1.0, record)
         for j in range(4):
             corr[j] += av[j] - ev[j]
