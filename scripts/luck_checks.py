@@ -5,7 +5,8 @@ Modes (each prints a markdown table and writes its JSON with ``--json``):
 * ``targets``: for three pairs (the strongest shipped agent against the rule agent, the rule agent against the
   random one, and the first pair in the Botzone variant), 1,000 walls with ``adjust``: the 95% CI half-width of
   the pair's difference raw and adjusted, their ratio, the variance ratio and the equivalent walls; and the
-  cost: the same walls played raw and adjusted, alternating, the median play time of each (``--repeats``).
+  cost: the same walls played raw and adjusted, alternating, the median play time of each (``--repeats``), for the
+  network agent, rule agents only, and the rule agent against the random one.
 * ``bias``: three pairs (the strongest agent against the rule agent, the rule agent against the random one,
   the strongest agent against its network alone), ``--walls`` walls each (25,000 walls: 100,000 hands): the
   per-wall mean of raw minus adjusted, for the candidate's points and for the difference, with its 95% CI
@@ -37,6 +38,8 @@ from mjenv.rules import RuleConfig
 BASELINE = {"baseline": "agents.nn:baseline", "rule": "agents.rule:make"}
 RULE_RANDOM = {"rule": "agents.rule:make", "random": "agents.random:make"}
 BASE_LATEST = {"baseline": "agents.nn:baseline", "latest": "agents.nn:latest"}
+RULE_CHECKED = {"checked": "agents.waits:checked", "rule": "agents.rule:make"}
+RULE_CHECKED_KW = {"checked": {"inner": "agents.rule:make"}}
 
 
 def _half(st: dict) -> float:
@@ -78,18 +81,18 @@ def targets(args, model) -> dict:
             "half_width_ratio": adj_h / raw_h, "variance_ratio": d["adjusted"]["variance_ratio"],
             "equivalent_walls": d["adjusted"]["equivalent_walls"],
         })  # fmt: skip
-    for label, agents in (
-        ("network agent (strongest vs rule)", BASELINE),
-        ("rule agents (rule vs random)", RULE_RANDOM),
-    ):
+    cost_pairs = (
+        ("network agent (strongest vs rule)", BASELINE, None),
+        ("rule agents (the rule agent with the wait check vs rule)", RULE_CHECKED, RULE_CHECKED_KW),
+        ("rule vs random", RULE_RANDOM, None),
+    )
+    for label, agents, kw in cost_pairs:
         times = {"raw": [], "adjusted": []}
-        run_arena(
-            agents, "1v3", 20, 1, threads=args.threads, progress=False, adjust=model
-        )  # compile and load
+        run_arena(agents, "1v3", 20, 1, threads=args.threads, progress=False, adjust=model, agent_kwargs=kw)
         for r in range(args.repeats):
             for key, adj in (("raw", None), ("adjusted", model)):
                 rep = run_arena(agents, "1v3", args.cost_walls, args.seed + 100 + r, threads=args.threads,
-                                progress=False, adjust=adj, records=0)  # fmt: skip
+                                progress=False, adjust=adj, records=0, agent_kwargs=kw)  # fmt: skip
                 times[key].append(rep["timing"]["seconds_play"])
         med = {k: float(np.median(v)) for k, v in times.items()}
         out["cost"].append({"agents": label, "walls": args.cost_walls, "seconds": times, "median": med,
@@ -169,8 +172,8 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=None, help="first seed (targets 20261210, bias 20261220, "
                    "coverage 20261230)")  # fmt: skip
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--repeats", type=int, default=3, help="targets: timed repeats of raw and adjusted")
-    p.add_argument("--cost-walls", type=int, default=400, help="targets: walls of each timed run")
+    p.add_argument("--repeats", type=int, default=5, help="targets: timed repeats of raw and adjusted")
+    p.add_argument("--cost-walls", type=int, default=1000, help="targets: walls of each timed run")
     p.add_argument("--evals", type=int, default=200)
     p.add_argument("--eval-walls", type=int, default=200)
     p.add_argument("--long-run", default="benchmarks/results/luck_bias.json", help="coverage: the bias JSON")
