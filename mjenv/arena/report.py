@@ -162,7 +162,7 @@ def build_report(setup: Setup, outcome: Outcome, curve_points: int) -> dict[str,
             "agents": {nm: out_agents[nm]["spec"] for nm in names},
             "orders": orders.tolist(),
             "players": players.tolist(),
-            "adjust": report_adjust,
+            **({"adjust": report_adjust} if report_adjust is not None else {}),
         },
         "seeds": {
             "seed": seed,
