@@ -11,7 +11,7 @@ it would shrink their variance by overfitting. So it is fitted here, once, on wa
 What
 ----
 Plays the games of :data:`GAMES` (the agents people evaluate, in both variants) on walls of the reserved
-seeds with :func:`mjenv.arena.luck.collect`, which records per hand and seat the summed feature corrections,
+seeds with :func:`collect`, which records per hand and seat the summed feature corrections,
 and fits the weights by least squares (:func:`mjenv.arena.luck.fit`: the control-variate coefficients that
 minimise the adjusted scores' variance on these walls). Each game's data is kept in ``--work-dir`` as it is
 played, so a killed run resumes at the next game. Writes the model (``.npz``, :func:`mjenv.arena.luck.save`)
@@ -24,13 +24,15 @@ from __future__ import annotations
 import datetime
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import tyro
 
 from mjenv.arena import luck as L
+from mjenv.arena.play import play_shard, run_arena_setup
 from mjenv.arena.report import provenance
 from mjenv.rules import RuleConfig
 
@@ -89,6 +91,33 @@ def _command() -> str:
     return " ".join(["python -m train.luck_value", *out])
 
 
+def collect(
+    agents: dict[str, Any],
+    seating: str = "1v3",
+    walls: int = 100,
+    seed: int = 0,
+    *,
+    rules: Any = None,
+    tables: int = 1024,
+    threads: int | None = None,
+    agent_kwargs: dict[str, dict[str, Any]] | None = None,
+    deals: int = 8,
+    progress: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Play ``walls`` walls of ``seed`` as :func:`mjenv.arena.run_arena` does and return, per hand, the summed
+    feature corrections of every seat (``z``: ``float32[hands, 4, mjenv.arena.luck.N_PARAMS]``) and the scores
+    (``int64[hands, 4]``): the data :func:`mjenv.arena.luck.fit` takes. For training walls only (see the module docstring)."""
+    setup = run_arena_setup(
+        agents, seating, walls, seed, tables=tables, rules=rules, agent_kwargs=agent_kwargs
+    )
+    setup = replace(setup, luck=L.LuckModel(np.zeros(L.N_PARAMS), deals), luck_record=True, records=0,
+                    illegal_records=0, record_info=False)  # fmt: skip
+    out = play_shard(
+        setup, 0, setup.schedule.n_jobs, threads=threads, progress=progress, desc=f"collect {seed}"
+    )
+    return out.luck_z, out.scores
+
+
 def _rules(variant: str) -> RuleConfig:
     return RuleConfig.botzone() if variant == "botzone" else RuleConfig()
 
@@ -113,7 +142,7 @@ def run(cfg: LuckValueConfig) -> L.LuckModel:
                 z, y = f["z"], f["scores"]
             print(f"{name}: {walls} walls of seed {seed} read back from {path}")
         else:
-            z, y = L.collect(agents, "1v3", walls, seed, rules=_rules(variant), tables=cfg.tables,
+            z, y = collect(agents, "1v3", walls, seed, rules=_rules(variant), tables=cfg.tables,
                              threads=cfg.threads, deals=cfg.deals)  # fmt: skip
             tmp = path.with_suffix(".tmp.npz")
             np.savez(tmp, z=z, scores=y)

@@ -825,40 +825,9 @@ class LuckAdjuster:
 
 
 # ------------------------------------------------------------------------------------------------ fitting
-def collect(
-    agents: dict[str, Any],
-    seating: str = "1v3",
-    walls: int = 100,
-    seed: int = 0,
-    *,
-    rules: Any = None,
-    tables: int = 1024,
-    threads: int | None = None,
-    agent_kwargs: dict[str, dict[str, Any]] | None = None,
-    deals: int = 8,
-    progress: bool = True,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Play ``walls`` walls of ``seed`` as :func:`mjenv.arena.run_arena` does and return, per hand, the summed
-    feature corrections of every seat (``z``: ``float32[hands, 4, N_PARAMS]``) and the scores
-    (``int64[hands, 4]``): the data :func:`fit` takes. For training walls only (see the module docstring)."""
-    from mjenv.arena.play import play_shard, run_arena_setup
-
-    setup = run_arena_setup(
-        agents, seating, walls, seed, tables=tables, rules=rules, agent_kwargs=agent_kwargs
-    )
-    from dataclasses import replace
-
-    setup = replace(setup, luck=LuckModel(np.zeros(N_PARAMS), deals), luck_record=True, records=0,
-                    illegal_records=0, record_info=False)  # fmt: skip
-    out = play_shard(
-        setup, 0, setup.schedule.n_jobs, threads=threads, progress=progress, desc=f"collect {seed}"
-    )
-    return out.luck_z, out.scores
-
-
 def fit(z: np.ndarray, scores: np.ndarray, ridge: float = 1e-3) -> np.ndarray:
     """Least-squares weights of a value model: the control-variate coefficients that minimise the variance of
-    ``scores - z @ w`` over the hands and seats given (``z`` as :func:`collect` returns it), with an
+    ``scores - z @ w`` over the hands and seats given (``z`` as ``train.luck_value.collect`` returns it), with an
     intercept (not kept) and a ridge of ``ridge`` times the mean diagonal."""
     X = np.asarray(z, np.float64).reshape(-1, N_PARAMS)
     y = np.asarray(scores, np.float64).reshape(-1)
