@@ -54,7 +54,9 @@ def test_distributed_eval_equals_single_process(ray_session):
     kw = dict(seating="1v3", walls=24, seed=5, tables=32, records=3, progress=False, adjust=True)
     agents = {"rule": "agents.rule:make", "rnd": "agents.random:make"}
     single = run_arena(agents, **kw)
-    assert "adjusted" in single["agents"]["rule"]  # the luck-adjusted figures merge over shards and workers too
+    assert (
+        "adjusted" in single["agents"]["rule"]
+    )  # the luck-adjusted figures merge over shards and workers too
     assert single["settings"]["shards"] == 1
     for shards in (None, 3):
         dist = run_arena(agents, workers=2, shards=shards, **kw)
