@@ -141,11 +141,13 @@ def coverage(args, model) -> dict:
     s = _per_wall(BASELINE, walls, args.seed, RuleConfig(), model, args.threads)
     hit_adj = hit_raw = 0
     halves = {"raw": [], "adjusted": []}
+    means = {"raw": [], "adjusted": []}
     for e in range(args.evals):
         sl = slice(e * args.eval_walls, (e + 1) * args.eval_walls)
         for key in ("raw", "adjusted"):
             st = mean_ci(s[key]["diff"][sl])
             halves[key].append(_half(st))
+            means[key].append(st["mean"])
             inside = st["ci95"][0] <= mu <= st["ci95"][1]
             if key == "raw":
                 hit_raw += inside
@@ -154,12 +156,17 @@ def coverage(args, model) -> dict:
     out = {"evals": args.evals, "eval_walls": args.eval_walls, "seed": args.seed, "long_run_mean": mu,
            "long_run": long_run["pairs"][0]["raw_difference"], "coverage_adjusted": hit_adj / args.evals,
            "coverage_raw": hit_raw / args.evals, "median_half_width": {k: float(np.median(v)) for k, v in
-                                                                       halves.items()}}  # fmt: skip
+                                                                       halves.items()},
+           "evaluations": {"mean": means, "half_width": halves},
+           "all_walls": {k: mean_ci(s[k]["diff"]) for k in ("raw", "adjusted")},
+           "all_walls_raw_minus_adjusted": mean_ci(s["raw"]["diff"] - s["adjusted"]["diff"])}  # fmt: skip
     out["markdown"] = (
         f"{args.evals} evaluations of {args.eval_walls} walls (strongest vs rule; long-run mean {mu:+.3f} from "
         f"{long_run['walls']:,} other walls): the adjusted 95% CI covers it in {100 * out['coverage_adjusted']:.1f}%"
         f" (raw: {100 * out['coverage_raw']:.1f}%); median half-width {out['median_half_width']['adjusted']:.2f}"
-        f" adjusted, {out['median_half_width']['raw']:.2f} raw"
+        f" adjusted, {out['median_half_width']['raw']:.2f} raw; over all {walls:,} walls: raw "
+        f"{out['all_walls']['raw']['mean']:+.3f}, adjusted {out['all_walls']['adjusted']['mean']:+.3f}, raw - adjusted "
+        f"{out['all_walls_raw_minus_adjusted']['mean']:+.3f} {out['all_walls_raw_minus_adjusted']['ci95']}"
     )
     return out
 
