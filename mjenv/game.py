@@ -308,7 +308,7 @@ def update_waits_kernel(state, s, suit_win, honor_win):
 
 
 @njit
-def _waits_on(state, s, t):
+def waits_on_kernel(state, s, t):
     """Is ``t`` one of the cached waits of ``s``?"""
     if t < 27:
         return (state[WAITS + 2 * s] >> t) & 1 == 1
@@ -365,7 +365,7 @@ def _score(state, seat, tile, flags, in_hand, fan_counts):
 def _set_win_option(state, seat, tile, flags, in_hand):
     """Cache the win of ``seat`` on ``tile`` open right now (WIN_FAN, WIN_FLAGS_P): scored only when ``tile`` is
     one of the seat's cached waits (:func:`update_waits_kernel`)."""
-    if state[NO_WIN + seat] != 0 or not _waits_on(state, seat, tile):
+    if state[NO_WIN + seat] != 0 or not waits_on_kernel(state, seat, tile):
         state[WIN_FAN + seat] = -1
     else:
         state[WIN_FAN + seat] = _score(state, seat, tile, flags, in_hand, np.zeros(NUM_FANS, np.int16))
@@ -400,7 +400,7 @@ def kong_blocked_kernel(state, s):
 
 
 @njit
-def _wall_part(state):
+def wall_part_kernel(state):
     """Tiles in each private part: a quarter of the wall (34, or 36 with flowers)."""
     return 36 if state[HAS_FLOWERS] != 0 else 34
 
@@ -410,7 +410,7 @@ def _pop_private(state, s):
     """Pop the last tile of ``s``'s own part (private walls; the part must not be empty)."""
     state[PWALL + s] -= 1
     state[BACK] -= 1
-    return state[WALL + _wall_part(state) * s + state[PWALL + s]]
+    return state[WALL + wall_part_kernel(state) * s + state[PWALL + s]]
 
 
 # ----------------------------------------------------------------------------------------------- reset
@@ -610,7 +610,7 @@ def self_draw_fan_kernel(state, s, tile, kind):
     draw of ``kind``: what the engine caches in ``WIN_FAN[s]`` at that draw (-1: no win), without writing the
     state. The luck-adjusted evaluation (:mod:`mjenv.arena.luck`) asks it of every tile the draw could have
     been; ``s``'s cached waits must be those of its hand without ``tile`` (as after any draw)."""
-    if state[NO_WIN + s] != 0 or not _waits_on(state, s, tile):
+    if state[NO_WIN + s] != 0 or not waits_on_kernel(state, s, tile):
         return -1
     return _score(state, s, tile, draw_flags_kernel(state, s, tile, kind), True, np.zeros(NUM_FANS, np.int16))
 

@@ -93,7 +93,7 @@ def test_cached_waits_are_the_rules_core_waits():
         G.update_waits_kernel(st, 1, *tab)
         if total >= 0 and conc[win] < 4:
             n_wins += 1
-            assert G._waits_on(st, 1, win), kw
+            assert G.waits_on_kernel(st, 1, win), kw
         # a variant: swap one tile of the hand for a random one (mostly not ready any more)
         variants = [conc.copy()]
         v = conc.copy()
@@ -113,7 +113,7 @@ def test_cached_waits_are_the_rules_core_waits():
                     if _k_win_code(c, suit_win, honor_win, KNITS) == 1:
                         want.append(t)
                     c[t] -= 1
-            got = [t for t in range(34) if G._waits_on(st, 1, t)]
+            got = [t for t in range(34) if G.waits_on_kernel(st, 1, t)]
             assert got == want, (c, len(melds))
             n_compared += 1
             n_ready += bool(want)

@@ -40,7 +40,7 @@ def test_oracle_block_is_the_hidden_state_of_the_chair_to_act(rules):
         for r in range(4):
             p = (seat + r) % 4
             assert (v["hands"][i, r] == st[G.HAND + 34 * p : G.HAND + 34 * p + 34]).all()
-            waits = [t for t in range(34) if G._waits_on(st, p, t)]
+            waits = [t for t in range(34) if G.waits_on_kernel(st, p, t)]
             assert np.flatnonzero(v["waits"][i, r]).tolist() == waits
         wall = G.wall_tiles(st)
         seq = v["wall_seq"][i]

@@ -167,20 +167,13 @@ def _remaining(state, R):
     """``R[0..41]``: copies of each tile kind not yet taken from the wall(s)."""
     R[:] = 0
     if state[G.PRIVATE_WALLS] != 0:
-        part = 36 if state[G.HAS_FLOWERS] != 0 else 34
+        part = G.wall_part_kernel(state)
         for s in range(4):
             for i in range(state[G.PWALL + s]):
                 R[state[G.WALL + part * s + i]] += 1
     else:
         for i in range(state[G.FRONT], state[G.BACK]):
             R[state[G.WALL + i]] += 1
-
-
-@njit
-def _waits_bit(state, s, t):
-    if t < 27:
-        return (state[G.WAITS + 2 * s] >> t) & 1 == 1
-    return (state[G.WAITS + 2 * s + 1] >> (t - 27)) & 1 == 1
 
 
 @njit
@@ -205,7 +198,7 @@ def _wait_values(state, s, out, fan_counts):
     minimum fan). Scored by the engine's scorer (:func:`mjenv.game.raw_score_kernel`)."""
     for t in range(34):
         out[t] = 0
-        if _waits_bit(state, s, t):
+        if G.waits_on_kernel(state, s, t):
             f = G.raw_score_kernel(state, s, t, 0, False, fan_counts)
             if f >= 0 and f - state[G.FLOWERS + s] >= state[G.MIN_FAN]:
                 out[t] = state[G.BASE_PAY] + f
@@ -432,7 +425,7 @@ def _draw_events(state, trk, w, scratch, R, hb, seq, tabs, wv, wkey, fan_counts,
     n = 0
     front_draw = False
     if private:
-        part = 36 if state[G.HAS_FLOWERS] != 0 else 34
+        part = G.wall_part_kernel(state)
         # only the drawer's part moves in a step
         d = -1
         for s in range(4):
