@@ -774,14 +774,13 @@ class LuckAdjuster:
         """Before a step of the tables ``rows``: keep a copy of the tables whose step could both draw and end the
         hand (a flower met at the end of the wall; with flowers only, and at most 8 tiles left)."""
         rows = np.asarray(rows, np.int64)
-        st = states[rows]
-        flowers = st[:, G.HAS_FLOWERS] != 0
+        near = rows[states[rows, G.HAS_FLOWERS] != 0]  # only the columns read, not whole table rows
         left = np.where(
-            st[:, G.PRIVATE_WALLS] != 0,
-            st[:, G.PWALL : G.PWALL + 4].min(axis=1),
-            st[:, G.BACK] - st[:, G.FRONT],
+            states[near, G.PRIVATE_WALLS] != 0,
+            states[near, G.PWALL : G.PWALL + 4].min(axis=1),
+            states[near, G.BACK] - states[near, G.FRONT],
         )
-        near = rows[flowers & (left <= 8)]
+        near = near[left <= 8]
         self._pre_rows = near
         self._pre_states = states[near].copy() if near.size else None
         self._pre_actions = np.asarray(actions)[near].copy() if near.size else None
