@@ -118,18 +118,10 @@ def build_report(setup: Setup, outcome: Outcome, curve_points: int) -> dict[str,
     ks = sorted({round(float(x)) for x in np.geomspace(2, walls, curve_points)} if walls >= 2 else set())
     conv = {"walls": ks, "hands": [k * n_orders for k in ks], "half_width": {}}
     for nm in names:
-        hw = []
-        for k in ks:
-            ci = mean_ci(per_wall[nm][:k])["ci95"]
-            hw.append((ci[1] - ci[0]) / 2.0)
-        conv["half_width"][nm] = hw
+        conv["half_width"][nm] = _half_widths(per_wall[nm], ks)
     if len(names) == 2:
         a, b = names
-        hw = []
-        for k in ks:
-            ci = mean_ci((per_wall[a] - per_wall[b])[:k])["ci95"]
-            hw.append((ci[1] - ci[0]) / 2.0)
-        conv["half_width"][f"{a} - {b}"] = hw
+        conv["half_width"][f"{a} - {b}"] = _half_widths(per_wall[a] - per_wall[b], ks)
     if adj_wall:
         for nm in names:
             conv["half_width"][f"{nm} (adjusted)"] = _half_widths(adj_wall[nm], ks)
