@@ -28,7 +28,7 @@ VARIANTS = {
 def _draw_position(pre: np.ndarray, post: np.ndarray) -> int:
     """The wall index the first draw of the step from ``pre`` to ``post`` read (-1: the step drew nothing)."""
     if pre[G.PRIVATE_WALLS]:
-        part = 36 if pre[G.HAS_FLOWERS] else 34
+        part = G.wall_part_kernel(pre)
         for s in range(4):
             if post[G.PWALL + s] != pre[G.PWALL + s]:
                 return part * s + int(pre[G.PWALL + s]) - 1
@@ -42,7 +42,7 @@ def _draw_position(pre: np.ndarray, post: np.ndarray) -> int:
 
 def _remaining_positions(state: np.ndarray) -> list[int]:
     if state[G.PRIVATE_WALLS]:
-        part = 36 if state[G.HAS_FLOWERS] else 34
+        part = G.wall_part_kernel(state)
         return [part * s + i for s in range(4) for i in range(int(state[G.PWALL + s]))]
     return list(range(int(state[G.FRONT]), int(state[G.BACK])))
 
@@ -60,14 +60,20 @@ def _step_correction(adj: L.LuckAdjuster, pre: np.ndarray, action: int) -> tuple
     return (ended[0] if over[0] else adj.corr[0].copy()), post[0]
 
 
-def _expected_correction(adj, pre, action, depth=0) -> np.ndarray:
+def _expected_correction(adj, pre, action) -> np.ndarray:
     """``E[correction]`` of the step over every order of the tiles not yet taken that changes what it draws:
     every kind the first draw could take (weighted by its copies), and for a flower every replacement in turn."""
     c0, post0 = _step_correction(adj, pre, action)
     p = _draw_position(pre, post0)
-    if p < 0:
-        return c0
-    positions = _remaining_positions(pre)
+    return c0 if p < 0 else _average_over_draw(adj, pre, action, p, set())
+
+
+def _average_over_draw(adj, pre, action, p, taken) -> np.ndarray:
+    """``E[correction]`` of the step from ``pre`` over the kinds of its draw at wall index ``p`` (from the
+    tiles left but ``taken``, the flowers this step already drew); a flower there is followed by its replacement,
+    averaged in turn at the replacement's position (the back of the shared wall, or the next tile of the
+    drawer's own part)."""
+    positions = [q for q in _remaining_positions(pre) if q not in taken]
     kinds: dict[int, list[int]] = {}
     for q in positions:
         kinds.setdefault(int(pre[G.WALL + q]), []).append(q)
@@ -77,42 +83,14 @@ def _expected_correction(adj, pre, action, depth=0) -> np.ndarray:
         q = qs[0]
         s[G.WALL + p], s[G.WALL + q] = s[G.WALL + q], s[G.WALL + p]
         prob = len(qs) / len(positions)
-        if t >= 34 and depth < 9:
-            # a flower: the step goes on to its replacement; with the flower fixed at p, average over the
-            # kinds of the replacement too (enumerated at its position)
-            total += prob * _expected_after_flower(adj, s, action, p, depth + 1, {p})
+        left = [q for q in positions if q != p]
+        if pre[G.PRIVATE_WALLS]:
+            p2 = p - 1 if p % G.wall_part_kernel(pre) > 0 else -1
         else:
-            c, _ = _step_correction(adj, s, action)
-            total += prob * c
-    return total
-
-
-def _expected_after_flower(adj, pre, action, p_flower, depth, taken) -> np.ndarray:
-    """``E[correction]`` of the step from ``pre`` whose first draw (at ``p_flower``) is a flower: over the kinds
-    of its replacement (enumerated at the replacement's position, the flower's own position excluded)."""
-    c0, post0 = _step_correction(adj, pre, action)
-    positions = [q for q in _remaining_positions(pre) if q not in taken]
-    # the replacement's position: the next one the step reads after p_flower (the back of the shared wall, or
-    # the drawer's own part's next tile)
-    if pre[G.PRIVATE_WALLS]:
-        part = 36 if pre[G.HAS_FLOWERS] else 34
-        p2 = p_flower - 1 if p_flower % part > 0 else -1
-    else:
-        p2 = max(positions, default=-1)
-    if p2 not in positions:  # the wall ended on the flower: nothing more was drawn
-        return c0
-    kinds: dict[int, list[int]] = {}
-    for q in positions:
-        kinds.setdefault(int(pre[G.WALL + q]), []).append(q)
-    total = np.zeros(4)
-    for t, qs in kinds.items():
-        s = pre.copy()
-        q = qs[0]
-        s[G.WALL + p2], s[G.WALL + q] = s[G.WALL + q], s[G.WALL + p2]
-        prob = len(qs) / len(positions)
-        if t >= 34 and depth < 9:
-            total += prob * _expected_after_flower(adj, s, action, p2, depth + 1, taken | {p2})
-        else:
+            p2 = max(left, default=-1)
+        if t >= 34 and p2 in left:  # a flower, and a tile left to replace it
+            total += prob * _average_over_draw(adj, s, action, p2, taken | {p})
+        else:  # a normal tile, or a flower that ended the wall: the step as it stands
             c, _ = _step_correction(adj, s, action)
             total += prob * c
     return total

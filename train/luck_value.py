@@ -110,8 +110,8 @@ def collect(
     setup = run_arena_setup(
         agents, seating, walls, seed, tables=tables, rules=rules, agent_kwargs=agent_kwargs
     )
-    setup = replace(setup, luck=L.LuckModel(np.zeros(L.N_PARAMS), deals), luck_record=True, records=0,
-                    illegal_records=0, record_info=False)  # fmt: skip
+    # run_arena_setup keeps no records; the corrections are recorded with a model of zeros (no correction)
+    setup = replace(setup, luck=L.LuckModel(np.zeros(L.N_PARAMS), deals), luck_record=True)
     out = play_shard(
         setup, 0, setup.schedule.n_jobs, threads=threads, progress=progress, desc=f"collect {seed}"
     )
