@@ -418,6 +418,8 @@ class Trainer:
                     last_eval = run.evaluate(self.net, cfg, self.device, u)
                     row.update(last_eval)
                 log.write(row)
+                if cfg.snapshot_every and u % cfg.snapshot_every == 0:  # for a weight average (train.average)
+                    ann.save(self.net, self.run_dir / "snapshots" / f"policy_u{u:06d}.safetensors")
                 over = cfg.time_budget_s is not None and c["seconds"] >= cfg.time_budget_s
                 if u % cfg.save_every == 0 or u == end_u or over:
                     self.save()

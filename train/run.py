@@ -58,6 +58,9 @@ class RunSettings:
     """write the learner of every evaluation to run_dir/evals/policy_uNNNNNN.safetensors (~0.3 MB each)"""
     save_every: int = 25
     """write the checkpoint every this many updates (and at the end)"""
+    snapshot_every: int = 0
+    """write the learner every this many updates to run_dir/snapshots/policy_uNNNNNN.safetensors, without an
+    evaluation (for a weight average: train.average); 0: never"""
     device: str = "auto"
     """auto (CUDA when present), cpu, cuda, cuda:N"""
     resume: bool = False
@@ -71,7 +74,7 @@ class RunSettings:
 
 # settings a resume may change (the others are the checkpoint's)
 RESUME_MAY_CHANGE = frozenset({
-    "updates", "resume", "progress", "run_dir", "device", "eval_every", "save_every", "keep_eval_policies",
+    "updates", "resume", "progress", "run_dir", "device", "eval_every", "save_every", "snapshot_every", "keep_eval_policies",
     "workers", "ray_address", "ray_num_cpus", "ray_ship_code", "time_budget_s",
 })  # fmt: skip
 
@@ -87,7 +90,7 @@ def check_config(cfg):
     ints = {
         "seed": 0, "updates": 1, "num_envs": 1, "rollout_steps": 1, "threads": 1, "torch_threads": 1,
         "min_fan": 0, "channels": 1, "hidden": 1, "epochs": 1, "minibatch_size": 1, "pool_size": 1,
-        "pool_every": 1, "value_warmup": 0, "lr_warmup": 0, "eval_every": 0, "eval_walls": 1, "eval_seed": 0, "save_every": 1,
+        "pool_every": 1, "value_warmup": 0, "lr_warmup": 0, "eval_every": 0, "eval_walls": 1, "eval_seed": 0, "save_every": 1, "snapshot_every": 0,
         "workers": 0, "critic_channels": 1, "critic_hidden": 1,
     }  # fmt: skip
     for name, lo in ints.items():

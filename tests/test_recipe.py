@@ -1,0 +1,108 @@
+"""``python -m train.recipe``: every stage in a tiny version, resume after a kill at any point, settings checks."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("tyro")
+
+from agents import nn as ann  # noqa: E402
+from agents.zoo_meta import REQUIRED_KEYS, read_metadata, tensors_digest  # noqa: E402
+from train import recipe  # noqa: E402
+from train.recipe import RecipeConfig, Stop, check_config, run_recipe  # noqa: E402
+
+TINY = dict(
+    teacher_decisions=1500, blocks=1, channels=4, bc_epochs=1, bc_batch_size=256, num_envs=8, rollout_steps=8,
+    ppo_updates=3, value_warmup=1, fine_updates=4, snapshot_every=1, average_skip=0.5, eval_every=0, final_walls=6,
+    progress=False,
+)  # fmt: skip
+
+
+def _outcome(out: Path) -> tuple[str, dict]:
+    """The agent's weights digest and the final report (what a resumed run must reproduce)."""
+    return tensors_digest(out / "agent.safetensors"), json.loads((out / "report.json").read_text())
+
+
+def test_every_stage_runs_and_a_kill_anywhere_resumes_to_the_same_agent(tmp_path, capsys):
+    a = RecipeConfig(out_dir=str(tmp_path / "a"), **TINY)
+    data = run_recipe(a)
+    assert list(data["stages"]) == list(recipe.STAGES)
+    assert data["stages"]["average"]["members"] == 2  # snapshots of updates 3 and 4 (the first half skipped)
+    meta = read_metadata(tmp_path / "a" / "agent.safetensors")
+    assert set(REQUIRED_KEYS) <= set(meta)
+    strength = json.loads(meta["zoo_strength"])
+    assert (
+        strength["seed"] == a.final_seed
+        and strength["walls"] == 6
+        and strength["alone"].startswith(("+", "-"))
+    )
+    assert (
+        meta["zoo_recipe"].startswith("python -m train.recipe --out-dir")
+        and "--ppo-updates 3" in meta["zoo_recipe"]
+    )
+    assert set(json.loads(meta["recipe_seconds"])) == {*recipe.STAGES, "total"}
+    net = ann.load(tmp_path / "a" / "agent.safetensors")
+    assert net.config.arch == "planes" and net.config.with_features and net.config.channels == 4
+
+    # killed inside the PPO stage, before the average, inside the fine stage: each rerun picks up from there
+    b = replace(a, out_dir=str(tmp_path / "b"))
+    for stop in (("bc", 0), ("ppo", 1), ("ppo", 1), ("fine", 2), ("average", 0)):
+        with pytest.raises(Stop):
+            run_recipe(b, stop=stop)
+    st = json.loads((tmp_path / "b" / "recipe.json").read_text())["stages"]
+    assert list(st) == ["teacher", "bc", "ppo", "fine"]
+    run_recipe(b)
+    assert _outcome(tmp_path / "b") == _outcome(tmp_path / "a")
+    # a finished run reruns as a no-op
+    before = (tmp_path / "b" / "recipe.json").read_text()
+    run_recipe(b)
+    assert (tmp_path / "b" / "recipe.json").read_text() == before
+
+
+def test_a_rerun_with_other_settings_is_refused(tmp_path):
+    a = RecipeConfig(out_dir=str(tmp_path / "r"), **TINY)
+    with pytest.raises(Stop):
+        run_recipe(a, stop=("bc", 0))
+    with pytest.raises(ValueError, match="other settings.*ppo_updates"):
+        run_recipe(replace(a, ppo_updates=5))
+    with pytest.raises(Stop):  # progress and device may change
+        run_recipe(replace(a, progress=True, device="cpu"), stop=("bc", 0))
+
+
+@pytest.mark.parametrize(
+    ("kw", "match"),
+    [
+        ({"final_seed": 12345}, "final_seed must be in 8,000,000"),
+        ({"seed": 7_999_999}, "reaches the final evaluation's seeds"),
+        ({"fine_updates": 5, "snapshot_every": 10}, "no fine-stage snapshot"),
+        ({"average_skip": 1.0}, "average_skip"),
+        ({"value_warmup": 3}, "value_warmup"),
+        ({"fine_lr": 0.0}, "fine_lr"),
+        ({"name": "a/b"}, "name"),
+        ({"blocks": 0}, "blocks"),
+    ],
+)
+def test_bad_settings_fail_before_any_work(tmp_path, kw, match):
+    cfg = RecipeConfig(out_dir=str(tmp_path / "x"), **{**TINY, **kw})
+    with pytest.raises(ValueError, match=match):
+        check_config(cfg)
+    with pytest.raises(TypeError, match="ppo_updates must be an int"):
+        check_config(RecipeConfig(ppo_updates=2.5))
+    assert not (tmp_path / "x").exists()
+
+
+def test_the_command_line_prints_the_strength_and_the_time(tmp_path, capsys):
+    args = [f"--out-dir={tmp_path / 'c'}"]
+    for k, v in TINY.items():
+        args += [f"--{k.replace('_', '-')}", str(v)] if not isinstance(v, bool) else ["--no-progress"]
+    recipe.main(args)
+    out = capsys.readouterr()
+    assert "agent.safetensors: against the rule agent, 1v3, 6 walls of seed 8000000: alone" in out.out
+    assert "stage 3/6 ppo" in out.err and "left in all" in out.err
+    with pytest.raises(SystemExit, match="train.recipe: error: .*final_seed"):
+        recipe.main([f"--out-dir={tmp_path / 'd'}", "--final-seed", "3"])
