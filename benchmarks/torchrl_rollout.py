@@ -2,12 +2,12 @@
 
 Side by side in one process, alternating rounds of ``--seconds`` each, a uniformly random legal policy:
 
-* raw: ``mjenv.VectorEnv(N, observations=True)``, every chair played by ``random_legal_actions`` over the
+* raw: ``mjenv.VectorEnv(N, observations=True, obs_dtype=)``, every chair played by ``random_legal_actions`` over the
   env's legal-action lists (its fast path);
 * torchrl: ``mjenv.integrations.torchrl.make_env(N, opponents="random")``, TorchRL's ``env.rollout`` of 64
   steps at a time with no policy (the env's ``rand_action``: the same random pick, from torch's generator),
   each rollout continuing where the last ended; the three other chairs of each table are played inside by the
-  batched random opponent.
+  batched random opponent. ``--obs-dtype uint8`` gives both sides the compact observations.
 
 Both count engine decisions (every chair's, claim-window passes included: one per table moved by a kernel
 call; ``MahjongVectorEnv.decisions`` on the TorchRL side), so the ratio compares like with like; the TorchRL
@@ -57,6 +57,12 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--steps", type=int, default=64, help="steps per TorchRL rollout")
     p.add_argument(
+        "--obs-dtype",
+        choices=("float32", "uint8"),
+        default="float32",
+        help="observations of both sides (uint8: mjenv.observation's compact encoding)",
+    )
+    p.add_argument(
         "--threads",
         type=int,
         default=1,
@@ -69,10 +75,11 @@ def main(argv: list[str] | None = None) -> dict:
         help="torch's intra-op threads (1: on a shared 2-core machine, 2 made TorchRL's copies 10x slower)",
     )
     args = p.parse_args(argv)
-    raw = VectorEnv(args.tables, seed=0, observations=True, threads=args.threads)
+    dtype = np.dtype(args.obs_dtype)
+    raw = VectorEnv(args.tables, seed=0, observations=True, threads=args.threads, obs_dtype=dtype)
     raw.reset()
     rng = np.random.default_rng(0)
-    env = make_env(args.tables, opponents="random", seed=0, threads=args.threads)
+    env = make_env(args.tables, opponents="random", seed=0, threads=args.threads, obs_dtype=dtype)
     # after numba's threading layer started (the first kernel call: it sets OpenMP's count, which torch shares)
     torch.set_num_threads(args.torch_threads)
     torch.manual_seed(0)
@@ -90,7 +97,7 @@ def main(argv: list[str] | None = None) -> dict:
         f"{args.tables} tables, {args.steps}-step rollouts, {args.threads} Numba / {args.torch_threads} torch "
         f"thread(s), medians of {args.rounds} alternating rounds of {args.seconds} s"
     )
-    print(f"raw VectorEnv, float32 observations: {med['raw']:,.0f} decisions/s")
+    print(f"raw VectorEnv, {args.obs_dtype} observations: {med['raw']:,.0f} decisions/s")
     print(f"TorchRL make_env: {med['torchrl']:,.0f} decisions/s ({med['learner']:,.0f} learner steps/s)")
     print(f"ratio: {med['torchrl'] / med['raw']:.2f}")
     return med

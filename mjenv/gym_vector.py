@@ -59,7 +59,9 @@ one-table wrapper.
   numba's OpenMP threads alternating with a learner's torch threads slowed both down: MaskablePPO on 256 tables
   of a loaded 2-core machine ran 11.2k learner steps/s with 1 Numba and 1 torch thread, 1.8k with 2 and 1).
   ``copy``: return copies of the observations (default True, as Gymnasium's vector envs); False returns the
-  env's own buffer, overwritten by the next step.
+  env's own buffer, overwritten by the next step. ``obs_dtype``: ``np.float32`` (default) or ``np.uint8``, the
+  compact encoding of :mod:`mjenv.observation` (4x fewer bytes, the same information; the space becomes
+  ``Box(0, 255, (OBS_SIZE,), uint8)``); opponents that read observations get them in that encoding.
 * Bad input (actions of another shape or dtype, a bad seed or option) is a ``TypeError`` / ``ValueError`` and
   nothing moves. An opponent policy that returns an illegal action in ``"raise"`` mode, or a malformed batch,
   raises and leaves the env to be reset.
@@ -159,6 +161,7 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
         rules: RuleConfig | None = None,
         threads: int | None = 1,
         copy: bool = True,
+        obs_dtype: type | np.dtype = np.float32,
         **rule_options: Any,
     ) -> None:
         if seat != "random" and (
@@ -179,13 +182,15 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
                 "mjenv.VectorEnv(rules=RuleConfig(match=True)) and its chairs / player_rewards()"
             )
         self._slots = _opponent_slots(opponents)
-        self._env = VectorEnv(num_envs, 0, rules=rules, observations=True, threads=threads)
+        self._env = VectorEnv(
+            num_envs, 0, rules=rules, observations=True, threads=threads, obs_dtype=obs_dtype
+        )
         n = self._env.num_envs
         self.num_envs = n
         self.rules = rules
         self.copy = copy
         self._seat_option = seat if seat == "random" else int(seat)
-        self.single_observation_space = spaces.Box(-42.0, 144.0, (OBS_SIZE,), np.float32)
+        self.single_observation_space = self._env.single_observation_space
         self.single_action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, n)
         self.action_space = batch_space(self.single_action_space, n)
@@ -197,7 +202,9 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
         self._rows = np.zeros(n, np.int64)  # the tables where an opponent is to act
         # the learners' step moves every table: as a subset of all rows (the kernel's compiled variant for rows)
         self._all_rows = np.arange(n, dtype=np.int64)
-        self._final_buf = np.zeros((n, OBS_SIZE), np.float32)  # the kernel's final observations (watch=)
+        self._final_buf = np.zeros(
+            (n, OBS_SIZE), self._env.obs_dtype
+        )  # the kernel's final observations (watch=)
         self._acted = np.zeros(n, np.bool_)
         # an opponent that reads observations needs them at its chairs (else only the learners' are written)
         self._opp_obs = False

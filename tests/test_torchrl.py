@@ -105,3 +105,46 @@ def test_a_lean_env_base_with_legal_random_actions_and_reusable_rollouts():
         out=out,
     )
     assert reused is out and (reused == nxt).all()
+
+
+def test_the_partial_reset_is_envbases_at_the_cost_of_the_ended_rows():
+    """MahjongTorchRLEnv.maybe_reset (the ended rows only) gives what EnvBase.maybe_reset (torch.where over
+    every entry) gives, after every step of a rollout; the step's own output is left as it was."""
+    from torchrl.envs import EnvBase
+
+    env = make_env(16, seed=5, seat="random")
+    torch.manual_seed(2)
+    td = env.reset()
+    fast_steps = 0
+    for _ in range(120):
+        stepped = env.step(env.rand_action(td))
+        nxt = env.step_mdp(stepped)
+        kept = stepped.clone()
+        want = EnvBase.maybe_reset(env, nxt.clone())
+        got = env.maybe_reset(nxt.clone())
+        assert set(got.keys()) == set(want.keys())
+        assert all((got[k] == want[k]).all() for k in want.keys()), [
+            k for k in want.keys() if not (got[k] == want[k]).all()
+        ]
+        assert (stepped == kept).all()
+        fast_steps += bool(env._ended.any())
+        td = got
+    assert fast_steps > 10
+
+
+def test_compact_observations():
+    """obs_dtype=np.uint8: the spec and every observation are the float env's in the compact encoding."""
+    from agents.features import to_uint8
+
+    env8, env32 = make_env(4, seed=9, obs_dtype=np.uint8), make_env(4, seed=9)
+    assert env8.observation_spec["observation"].dtype == torch.uint8
+    check_env_specs(make_env(2, seed=0, obs_dtype=np.uint8))
+    torch.manual_seed(4)
+    a = env8.rollout(80, break_when_any_done=False)
+    torch.manual_seed(4)
+    b = env32.rollout(80, break_when_any_done=False)
+    assert (a["action"] == b["action"]).all() and b["next", "done"].any()
+    for key in ("observation", ("next", "observation")):
+        np.testing.assert_array_equal(
+            a[key].numpy(), to_uint8(b[key].numpy().reshape(-1, OBS_SIZE)).reshape(a[key].shape)
+        )

@@ -42,6 +42,9 @@ from mjenv.integrations._threads import keep_torch_threads
 from mjenv.observation import OBS_SIZE
 from mjenv.policy import random_legal_actions
 
+# the entries of a step's step_mdp (what maybe_reset is given after a step)
+_STEP_MDP_KEYS = {"observation", "action_mask", "seat", "illegal", "done", "terminated", "truncated"}
+
 
 class _TorchUniforms:
     """``random(n)``: ``n`` float64 uniforms from torch's default generator (for ``random_legal_actions``)."""
@@ -62,7 +65,11 @@ class MahjongTorchRLEnv(EnvBase):
         venv.copy = False  # this env copies what it hands out, once
         self.venv = venv
         self.observation_spec = Composite(
-            observation=Bounded(-42.0, 144.0, shape=(n, OBS_SIZE), dtype=torch.float32, device=self.device),
+            observation=(
+                Bounded(0, 255, shape=(n, OBS_SIZE), dtype=torch.uint8, device=self.device)
+                if venv.single_observation_space.dtype == np.uint8
+                else Bounded(-42.0, 144.0, shape=(n, OBS_SIZE), dtype=torch.float32, device=self.device)
+            ),
             action_mask=Binary(n=NUM_ACTIONS, shape=(n, NUM_ACTIONS), dtype=torch.bool, device=self.device),
             seat=Bounded(0, 3, shape=(n,), dtype=torch.int32, device=self.device),
             illegal=Categorical(2, shape=(n,), dtype=torch.bool, device=self.device),
@@ -81,7 +88,7 @@ class MahjongTorchRLEnv(EnvBase):
         self._cpu = self.device is None or self.device.type == "cpu"
         self._root: dict[str, torch.Tensor] | None = None  # the learners' decisions now (after the last step)
         # the new hands' first observations, at the rows that ended
-        self._reset_obs = torch.zeros(n, OBS_SIZE)
+        self._reset_obs = torch.zeros(n, OBS_SIZE, dtype=self.observation_spec["observation"].dtype)
         self._ended = np.zeros(n, np.bool_)
         self._uniforms = _TorchUniforms()
 
@@ -139,6 +146,36 @@ class MahjongTorchRLEnv(EnvBase):
             **self._dones(terminated),
         }
         return TensorDict(out, batch_size=self.batch_size, device=self.device)
+
+    def maybe_reset(self, tensordict: TensorDictBase) -> TensorDictBase:
+        """TorchRL's partial reset after :meth:`step` (``step_and_maybe_reset``, ``rollout``), at the cost of the
+        ended rows only: where the hands of the last step ended (and only when ``tensordict``'s done flags are
+        exactly those), a copy of its observation with those rows set to the new hands' first observations, a
+        copy of ``"action"`` (when present) with those rows 0, and done flags all False; the other entries are
+        already the next decisions'. ``EnvBase.maybe_reset``'s result (tested equal), without its ``torch.where``
+        over every entry. Any other ``tensordict`` takes ``EnvBase.maybe_reset``."""
+        done = tensordict.get("done", None)
+        if (
+            self._root is None
+            or done is None
+            or done.device.type != "cpu"
+            or not self._ended.any()
+            or not _STEP_MDP_KEYS <= set(tensordict.keys()) <= _STEP_MDP_KEYS | {"action"}
+            or not np.array_equal(done.reshape(-1).numpy(), self._ended)
+        ):
+            return super().maybe_reset(tensordict)
+        rows = torch.from_numpy(np.flatnonzero(self._ended))
+        obs = tensordict.get("observation").clone()
+        obs[rows] = self._to(self._reset_obs[rows])
+        tensordict.set("observation", obs)
+        action = tensordict.get("action", None)
+        if action is not None:  # as EnvBase's reset leaves it: 0 where the hand ended (a policy sets it anew)
+            action = action.clone()
+            action[rows] = 0
+            tensordict.set("action", action)
+        for key, value in self._dones(np.zeros(self.num_envs, np.bool_)).items():
+            tensordict.set(key, value)
+        return tensordict
 
     def _set_seed(self, seed: int | None) -> None:
         if seed is not None:
