@@ -202,9 +202,8 @@ class MahjongVectorEnv(gymnasium.vector.VectorEnv):
         self._rows = np.zeros(n, np.int64)  # the tables where an opponent is to act
         # the learners' step moves every table: as a subset of all rows (the kernel's compiled variant for rows)
         self._all_rows = np.arange(n, dtype=np.int64)
-        self._final_buf = np.zeros(
-            (n, OBS_SIZE), self._env.obs_dtype
-        )  # the kernel's final observations (watch=)
+        # the kernel's final observations (watch=)
+        self._final_buf = np.zeros((n, OBS_SIZE), self._env.obs_dtype)
         self._acted = np.zeros(n, np.bool_)
         # an opponent that reads observations needs them at its chairs (else only the learners' are written)
         self._opp_obs = False
