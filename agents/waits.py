@@ -38,10 +38,13 @@ from agents._common import check_factory_args
 from agents.features import to_uint8
 from mjenv import view as V
 from mjenv._jit import njit
-from mjenv.actions import DISCARD, NUM_TILE_TYPES, PASS
+from mjenv.actions import CHOW, DISCARD, KONG, NUM_TILE_TYPES, PASS, PUNG
 from mjenv.fans import WIN_KNITTED_NO_WAIT, WIN_SELF_DRAWN, score_batch
 from mjenv.hand import batch_waits
-from mjenv.observation import O_FLOWERS, O_PREV, O_SEAT
+from mjenv.melds import CHOW as MELD_CHOW
+from mjenv.melds import KONG as MELD_KONG
+from mjenv.melds import PUNG as MELD_PUNG
+from mjenv.observation import O_FLOWERS, O_FROM, O_OFFER, O_PREV, O_SEAT
 from mjenv.policy import load_policy, takes_option
 from mjenv.rules import RuleConfig, payments
 from mjenv.shanten import batch_shanten
@@ -240,6 +243,82 @@ def near_values(
     return out
 
 
+#: the claims :func:`claim_values` values, in the order of its columns: chow low / mid / high, pung, exposed kong
+CLAIMS = (CHOW, CHOW + 1, CHOW + 2, PUNG, KONG)
+
+
+def claim_values(
+    obs: np.ndarray, masks: np.ndarray, p_self: float = 0.3, rules: RuleConfig | Takings | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(claims float[N, 5], passing float[N])`` at claim windows (a chow, pung or exposed kong legal beside
+    pass): for each legal claim of :data:`CLAIMS`, the value (module docstring) of the best waiting hand it
+    leads to (a chow or pung: the best wait over the discards that follow it; an exposed kong: the hand it
+    leaves, before its replacement draw), 0 where it leads to none; and the value of passing, the wait the
+    hand holds now (0 if none). ``-1`` where a claim is not legal and on rows that are no claim window."""
+    obs, m = np.asarray(obs), np.asarray(masks, dtype=bool)
+    n = obs.shape[0]
+    claims, passing = np.full((n, len(CLAIMS)), -1.0), np.full(n, -1.0)
+    cols = np.array(CLAIMS)
+    rows = np.flatnonzero(m[:, PASS] & m[:, cols].any(axis=1))
+    if rows.size == 0:
+        return claims, passing
+    o8 = to_uint8(obs[rows])
+    hand, unseen, n_melds = own_view(o8)
+    ctx = {
+        "melds": _packed_melds(o8), "n_melds": n_melds, "seat": o8[:, O_SEAT : O_SEAT + 4].argmax(axis=1),
+        "prev": o8[:, O_PREV : O_PREV + 4].argmax(axis=1), "flowers": o8[:, O_FLOWERS].astype(np.int64),
+    }  # fmt: skip
+    offer = o8[:, O_OFFER : O_OFFER + _T].argmax(axis=1)
+    offer_from = o8[:, O_FROM : O_FROM + 4].argmax(axis=1)
+    value, _ = _wait_values(hand.astype(np.int8), ctx, unseen, p_self, rules)
+    passing[rows] = value
+    r, j = np.nonzero(m[rows][:, cols])
+    # the concealed hand and the melds after each legal claim
+    after = hand[r].astype(np.int16)
+    c = offer[r]
+    melds = ctx["melds"][r].copy()
+    kind = np.where(j < 3, MELD_CHOW, np.where(j == 3, MELD_PUNG, MELD_KONG))
+    mid = np.where(j < 3, c - j + 1, c)
+    k = np.arange(r.size)
+    for step in (-1, 0, 1):  # a chow takes the two run tiles other than the claimed one from the hand
+        t = mid + step
+        sel = (j < 3) & (t != c)
+        after[k[sel], t[sel]] -= 1
+    after[k[j == 3], c[j == 3]] -= 2
+    after[k[j == 4], c[j == 4]] -= 3
+    nm = ctx["n_melds"][r] + 1
+    melds[k, nm - 1] = (kind << 8) | (offer_from[r] << 6) | mid
+    sub = {"melds": melds, "n_melds": nm, **{key: ctx[key][r] for key in ("seat", "prev", "flowers")}}
+    best = np.zeros(r.size)
+    kong = j == 4
+    if kong.any():  # the hand the kong leaves (10 - 3 * melds tiles) waits as it stands
+        v, _ = _wait_values(after[kong].astype(np.int8), _take(sub, np.flatnonzero(kong)), unseen[r[kong]],
+                            p_self, rules)  # fmt: skip
+        best[kong] = v
+    rest = np.flatnonzero(~kong)
+    if rest.size:  # a chow or pung: then a discard; the best wait over the discards
+        q, d = np.nonzero(after[rest] > 0)
+        h13 = after[rest[q]].copy()
+        h13[np.arange(q.size), d] -= 1
+        v, _ = _wait_values(h13.astype(np.int8), _take(sub, rest[q]), unseen[r[rest[q]]], p_self, rules)
+        top = np.zeros(rest.size)
+        np.maximum.at(top, q, v)
+        best[rest] = top
+    claims[rows[r], j] = best
+    return claims, passing
+
+
+def move_claims(actions: np.ndarray, claims: np.ndarray, passing: np.ndarray, margin: float) -> np.ndarray:
+    """In place: each pass in ``actions`` at a claim window where a claim of :func:`claim_values` leads to a wait
+    worth more than ``(1 + margin)`` times passing (and more than 0) is replaced by the best such claim. Returns
+    the rows moved."""
+    rows = np.flatnonzero((actions == PASS) & (claims.max(axis=1) > 0))
+    best = claims[rows].argmax(axis=1)
+    better = claims[rows, best] > (1 + margin) * np.maximum(passing[rows], 0)
+    actions[rows[better]] = np.array(CLAIMS)[best[better]]
+    return rows[better]
+
+
 def move_discards(actions: np.ndarray, values: np.ndarray, margin: float) -> np.ndarray:
     """In place: each discard in ``actions`` that ``values`` (``float[N, 34]``, -1 where a discard is not valued)
     values is replaced by the best-valued discard of its row where that is worth more than ``(1 + margin)`` times
@@ -261,18 +340,23 @@ def check_discards(
     near: float | None = None,
     p_self: float = 0.3,
     rules: RuleConfig | Takings | None = None,
+    claims: float | None = None,
 ) -> np.ndarray:
     """``actions`` (``int[N]``, a policy's choices on ``obs`` and ``masks``) with each discard into a waiting hand
     replaced by the best-valued one (:func:`discard_values`) where that is worth more than ``(1 + margin)`` times
     it; with ``near`` (a margin), each discard into a hand one tile from waiting likewise by :func:`near_values`
-    (:func:`move_discards`); the values under ``rules`` (None: the defaults). A new array; other actions are
-    kept. :meth:`WaitCheck.apply` is the same with checked settings."""
+    (:func:`move_discards`); with ``claims`` (a margin), each pass at a claim window by the claim that leads to the
+    best wait where that is worth more than ``1 + claims`` times passing (:func:`claim_values`,
+    :func:`move_claims`); the values under ``rules`` (None: the defaults). A new array; other actions are kept.
+    :meth:`WaitCheck.apply` is the same with checked settings."""
     obs, m = np.asarray(obs), np.asarray(masks, dtype=bool)
     tk = _takings(rules)
     out = np.array(actions, dtype=np.int64, copy=True)
     move_discards(out, discard_values(obs, m, p_self, tk), margin)
     if near is not None:
         move_discards(out, near_values(obs, m, p_self, tk), near)
+    if claims is not None:
+        move_claims(out, *claim_values(obs, m, p_self, tk), claims)
     return out
 
 
@@ -287,26 +371,31 @@ class WaitCheck:
     ``margin``: a discard into a waiting hand is replaced by the best-valued one where that is worth more than
     ``1 + margin`` times it (>= 0). ``near``: the same margin among the discards into a hand one tile from
     waiting (:func:`near_values`), or None to skip that step. ``p_self``: the share of wins that are self-drawn
-    (in [0, 1]). A bad type is a ``TypeError``, a bad value a ``ValueError``, each naming the setting.
+    (in [0, 1]). ``claims``: at a claim window, a pass is replaced by the chow, pung or exposed kong that leads to
+    the best wait where that is worth more than ``1 + claims`` times the wait the hand holds
+    (:func:`claim_values`), or None (the default) to leave claims alone. A bad type is a ``TypeError``, a bad value a ``ValueError``, each naming the setting.
     """
 
     margin: float = 0.5
     near: float | None = 0.5
     p_self: float = 0.3
+    claims: float | None = None
 
     def __post_init__(self) -> None:
         for f in fields(self):
             v = getattr(self, f.name)
-            if f.name == "near" and v is None:
+            if f.name in ("near", "claims") and v is None:
                 continue
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, _NUMBER):
-                extra = " or None" if f.name == "near" else ""
+                extra = " or None" if f.name in ("near", "claims") else ""
                 raise TypeError(f"WaitCheck.{f.name} must be a number{extra}, got {type(v).__name__} {v!r}")
             if not np.isfinite(v):
                 raise ValueError(f"WaitCheck.{f.name} must be finite, got {v!r}")
             object.__setattr__(self, f.name, float(v))
         if self.margin < 0 or (self.near is not None and self.near < 0):
             raise ValueError(f"WaitCheck.margin and near must be >= 0, got {self.margin!r} and {self.near!r}")
+        if self.claims is not None and self.claims < 0:
+            raise ValueError(f"WaitCheck.claims must be >= 0 or None, got {self.claims!r}")
         if not 0 <= self.p_self <= 1:
             raise ValueError(f"WaitCheck.p_self must be in [0, 1], got {self.p_self!r}")
 
@@ -321,13 +410,14 @@ class WaitCheck:
         unknown = set(waits) - {f.name for f in fields(cls)}
         if unknown:
             raise ValueError(
-                f"waits takes margin, near and p_self, not {', '.join(sorted(map(str, unknown)))}"
+                f"waits takes margin, near, p_self and claims, not {', '.join(sorted(map(str, unknown)))}"
             )
         return cls(**waits)
 
     def describe(self) -> str:
         """The settings in one short string, e.g. ``margin 0.5, near 0.5, p_self 0.3``."""
-        return f"margin {self.margin:g}, near {'off' if self.near is None else f'{self.near:g}'}, p_self {self.p_self:g}"
+        text = f"margin {self.margin:g}, near {'off' if self.near is None else f'{self.near:g}'}, p_self {self.p_self:g}"
+        return text if self.claims is None else f"{text}, claims {self.claims:g}"
 
     def apply(
         self,
@@ -337,7 +427,7 @@ class WaitCheck:
         rules: RuleConfig | Takings | None = None,
     ) -> np.ndarray:
         """:func:`check_discards` of ``actions`` with these settings, the values under ``rules``."""
-        return check_discards(obs, masks, actions, self.margin, self.near, self.p_self, rules)
+        return check_discards(obs, masks, actions, self.margin, self.near, self.p_self, rules, self.claims)
 
 
 def _rules_option(rules: object) -> RuleConfig:
@@ -438,11 +528,12 @@ def checked(
     p_self: float = 0.3,
     rules: RuleConfig | dict | str | None = None,
     threads: int | None = None,
+    claims: float | None = None,
 ) -> CheckedPolicy:
     """``agents.waits:checked``: the agent ``inner`` (an import string, built with ``inner_opt``, a dict of its
     options, by :func:`mjenv.policy.load_policy` with the same ``num_envs`` and ``seed``) with its discards
     checked by the value of the waits they leave: a :class:`CheckedPolicy` of ``WaitCheck(margin, near,
-    p_self)``, the values under ``rules`` (a :class:`mjenv.rules.RuleConfig`, a dict of its fields, ``"mcr"`` or
+    p_self, claims)`` (``claims``: also claim into a better wait than passing holds, off by default), the values under ``rules`` (a :class:`mjenv.rules.RuleConfig`, a dict of its fields, ``"mcr"`` or
     ``"botzone"``; default MCR's). The settings and rules are checked before the inner agent is built.
     ``threads`` (``mjenv eval --threads`` fills it) goes to the inner agent when its factory takes it and
     ``inner_opt`` does not set it.
@@ -451,7 +542,7 @@ def checked(
     --seating 1v3``.
     """
     num_envs, seed = check_factory_args(num_envs, seed)
-    check = WaitCheck(margin, near, p_self)
+    check = WaitCheck(margin, near, p_self, claims)
     rules = _rules_option(rules)
     if not isinstance(inner, str):
         raise TypeError(

@@ -252,10 +252,11 @@ def test_wait_check_settings_check_themselves():
         {"margin": float("nan")},
         {"near": -1},
         {"p_self": float("inf")},
+        {"claims": -0.5},
     ):
         with pytest.raises(ValueError, match="WaitCheck"):
             W.WaitCheck(**bad)
-    for bad in ({"near": True}, {"margin": "0.5"}, {"p_self": None}, {"margin": None}):
+    for bad in ({"near": True}, {"margin": "0.5"}, {"p_self": None}, {"margin": None}, {"claims": True}):
         with pytest.raises(TypeError, match="WaitCheck"):
             W.WaitCheck(**bad)
     assert (
@@ -264,7 +265,9 @@ def test_wait_check_settings_check_themselves():
         and W.WaitCheck.of(None) is None
     )
     assert W.WaitCheck.of({"near": None}) == W.WaitCheck(near=None)
-    with pytest.raises(ValueError, match="margin, near and p_self"):
+    assert W.WaitCheck.of({"claims": 0.5}).claims == 0.5 and W.WaitCheck().claims is None
+    assert W.WaitCheck(claims=1).describe().endswith("claims 1")
+    with pytest.raises(ValueError, match="margin, near, p_self and claims"):
         W.WaitCheck.of({"depth": 2})
     with pytest.raises(TypeError, match="waits"):
         W.WaitCheck.of("yes")
@@ -380,7 +383,9 @@ def test_the_baseline_is_the_check_over_the_latest_network(monkeypatch):
         decisions, differ = decisions + n, differ + int((a != b).sum())
         env.step(a)
     assert differ > 0
-    with pytest.raises(ValueError, match="margin, near and p_self"):
+    assert W.WaitCheck.of({"claims": 0.5}).claims == 0.5 and W.WaitCheck().claims is None
+    assert W.WaitCheck(claims=1).describe().endswith("claims 1")
+    with pytest.raises(ValueError, match="margin, near, p_self and claims"):
         ann.make(1, 0, waits={"depth": 2})
     with pytest.raises(TypeError, match="waits"):
         ann.make(1, 0, waits="yes")
@@ -398,3 +403,75 @@ def test_checked_passes_the_arenas_threads_to_an_inner_agent_that_takes_them():
     assert pol.inner.threads == 1
     assert checked(4, 0, inner="agents.nn:latest", inner_opt={"threads": 2}, threads=1).inner.threads == 2
     checked(4, 0, inner="agents.rule:make", threads=1)  # no threads option: not passed
+
+
+def test_claim_values_are_the_waits_the_engine_gives_after_the_claim():
+    """At claim windows of rule-agent tables: each legal chow or pung's value is the best discard value
+    (:func:`W.discard_values`) of the claimer's next turn after the engine takes that claim; an exposed kong's
+    the wait of the hand it leaves; passing's the wait the hand holds now."""
+    from mjenv.actions import CHOW, KONG
+    from mjenv.vector import VectorEnv
+
+    n = 64
+    env = VectorEnv(n, seed=11, observations=True, threads=1)
+    env.reset()
+    branch = VectorEnv(n, seed=11, observations=True, threads=1)
+    agent = load_policy("agents.rule:make", n, 0)
+    checked = {"chow": 0, "pung": 0, "kong": 0, "pass": 0}
+    for _ in range(300):
+        obs, m = env.obs.copy(), env.masks.copy()
+        acts = np.asarray(agent(obs, m, env.seats.copy()), dtype=np.int64)
+        claims, passing = W.claim_values(obs, m)
+        windows = np.flatnonzero(passing >= 0)
+        assert ((claims >= 0) == (m[:, list(W.CLAIMS)] & (passing >= 0)[:, None])).all()
+        for i in windows:
+            hand, unseen, n_melds = W.own_view(obs[i : i + 1])
+            ctx = {"melds": W._packed_melds(obs[i : i + 1]), "n_melds": n_melds,
+                   "seat": obs[i : i + 1, O.O_SEAT : O.O_SEAT + 4].argmax(1),
+                   "prev": obs[i : i + 1, O.O_PREV : O.O_PREV + 4].argmax(1),
+                   "flowers": np.rint(obs[i : i + 1, O.O_FLOWERS]).astype(np.int64)}  # fmt: skip
+            assert passing[i] == pytest.approx(W._wait_values(hand, ctx, unseen, 0.3)[0][0])
+            checked["pass"] += 1
+        for i, j in zip(*np.nonzero(claims >= 0), strict=True):
+            if W.CLAIMS[j] == KONG:
+                continue  # the kong's replacement draw comes first: checked below by the wait it leaves
+            branch.restore(env.snapshot())
+            a = acts.copy()
+            a[i] = W.CLAIMS[j]
+            seat = env.seats[i]
+            branch.step(a)
+            if branch.seats[i] != seat or not branch.masks[i, DISCARD : DISCARD + NUM_TILE_TYPES].any():
+                continue  # another player's claim came first
+            after = W.discard_values(branch.obs[i : i + 1], branch.masks[i : i + 1])[0]
+            assert claims[i, j] == pytest.approx(max(after.max(), 0.0)), (i, j)
+            checked["chow" if W.CLAIMS[j] < CHOW + 3 else "pung"] += 1
+        kong_rows = np.flatnonzero(claims[:, 4] >= 0)
+        for (
+            i
+        ) in kong_rows:  # the hand after an exposed kong: 3 copies of the offered tile fewer, one more meld
+            c = obs[i, O.O_OFFER : O.O_OFFER + NUM_TILE_TYPES].argmax()
+            hand, unseen, n_melds = W.own_view(obs[i : i + 1])
+            hand[0, c] -= 3
+            melds = W._packed_melds(obs[i : i + 1]).copy()
+            frm = obs[i, O.O_FROM : O.O_FROM + 4].argmax()
+            melds[0, n_melds[0]] = (3 << 8) | (frm << 6) | c
+            ctx = {"melds": melds, "n_melds": n_melds + 1,
+                   "seat": obs[i : i + 1, O.O_SEAT : O.O_SEAT + 4].argmax(1),
+                   "prev": obs[i : i + 1, O.O_PREV : O.O_PREV + 4].argmax(1),
+                   "flowers": np.rint(obs[i : i + 1, O.O_FLOWERS]).astype(np.int64)}  # fmt: skip
+            assert claims[i, 4] == pytest.approx(W._wait_values(hand, ctx, unseen, 0.3)[0][0])
+            checked["kong"] += 1
+        env.step(acts)
+    assert checked["chow"] > 50 and checked["pung"] > 50 and checked["kong"] > 10 and checked["pass"] > 200, (
+        checked
+    )
+
+
+def test_move_claims_takes_the_best_claim_only_over_a_pass_that_is_worth_less():
+    claims = np.array(
+        [[-1, 10.0, -1, 30.0, -1], [5.0, -1, -1, -1, -1], [0.0, -1, -1, 0.0, -1], [8.0, -1, -1, 9, -1]]
+    )
+    passing = np.array([0.0, 4.0, 0.0, 1.0])
+    acts = np.array([PASS, PASS, PASS, DISCARD + 3])
+    moved = W.move_claims(acts, claims, passing, 0.5)
+    assert moved.tolist() == [0] and acts.tolist() == [W.CLAIMS[3], PASS, PASS, DISCARD + 3]
