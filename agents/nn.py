@@ -32,6 +32,7 @@ agent (today the newest network with its discards checked by the value of the wa
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import json
@@ -89,14 +90,18 @@ class NNConfig:
     """planes only: residual blocks (default 2)"""
     with_features: bool = False
     """planes only: also read the engineered features"""
+    wait_inputs: bool = False
+    """planes only: also read the values of the waits each discard leaves (:data:`WAIT_PLANES` planes from
+    :func:`agents.waits.discard_values`, the wait check's first step, computed from the observation)"""
 
     def __post_init__(self) -> None:
         if not isinstance(self.arch, str):
             raise TypeError(f"NNConfig.arch must be a str, got {type(self.arch).__name__}")
         if self.arch not in ARCHS:
             raise ValueError(f"NNConfig.arch must be one of {ARCHS}, got {self.arch!r}")
-        if not isinstance(self.with_features, bool):
-            raise TypeError(f"NNConfig.with_features must be a bool, got {type(self.with_features).__name__}")
+        for name in ("with_features", "wait_inputs"):
+            if not isinstance(getattr(self, name), bool):
+                raise TypeError(f"NNConfig.{name} must be a bool, got {type(getattr(self, name)).__name__}")
         if self.arch == "mlp":
             if self.blocks is not None:
                 raise ValueError(
@@ -106,6 +111,8 @@ class NNConfig:
                 raise ValueError(
                     "NNConfig.with_features is a setting of arch='planes' (the mlp always reads them)"
                 )
+            if self.wait_inputs:
+                raise ValueError("NNConfig.wait_inputs is a setting of arch='planes'")
         elif self.blocks is None:
             object.__setattr__(self, "blocks", 2)
         for name, hi in (("channels", 4096), ("hidden", 4096), ("blocks", 64)):
@@ -121,7 +128,9 @@ class NNConfig:
         """The architecture in one short string, e.g. ``mlp(channels=16, hidden=128)``."""
         if self.arch == "mlp":
             return f"mlp(channels={self.channels}, hidden={self.hidden})"
-        extra = ", with_features" if self.with_features else ""
+        extra = (", with_features" if self.with_features else "") + (
+            ", wait_inputs" if self.wait_inputs else ""
+        )
         return f"planes(blocks={self.blocks}, channels={self.channels}, hidden={self.hidden}{extra})"
 
 
@@ -131,7 +140,29 @@ def features_version(config: NNConfig) -> str:
     ``PLANES_ID`` (and ``FEATURES_ID`` with ``with_features``)."""
     if config.arch == "mlp":
         return NN_FEATURES_VERSION
-    return f"{FEATURES_VERSION}+{P.PLANES_ID}" + (f"+{FEATURES_ID}" if config.with_features else "")
+    return (
+        f"{FEATURES_VERSION}+{P.PLANES_ID}"
+        + (f"+{FEATURES_ID}" if config.with_features else "")
+        + (f"+{WAITS_ID}" if config.wait_inputs else "")
+    )
+
+
+#: the input layout of ``wait_inputs`` (in :func:`features_version`)
+WAITS_ID = "w1"
+#: planes of ``wait_inputs``: per tile, 1 where discarding it leaves a waiting hand, and ``log1p(value) / 8`` of
+#: that wait (:func:`agents.waits.discard_values` under the default rules; 0 elsewhere and off the own turn)
+WAIT_PLANES = 2
+
+
+def wait_planes(obs: np.ndarray, masks: np.ndarray | None) -> np.ndarray:
+    """``float32[N, WAIT_PLANES, 34]`` of ``wait_inputs`` (zeros without masks: a player not asked)."""
+    out = np.zeros((obs.shape[0], WAIT_PLANES, 34), np.float32)
+    if masks is not None and obs.shape[0]:
+        v = W.discard_values(obs, np.asarray(masks, dtype=bool))
+        ok = v >= 0
+        out[:, 0] = ok
+        out[:, 1] = np.where(ok, np.log1p(np.maximum(v, 0.0)) / 8.0, 0.0)
+    return out
 
 
 def _scalar_index() -> tuple[np.ndarray, np.ndarray]:
@@ -182,13 +213,18 @@ def input_features(
     if o.ndim != 2 or o.shape[1] != OBS_SIZE:
         raise ValueError(f"obs must have shape (N, {OBS_SIZE}), got {tuple(o.shape)}")
     planes, scal = P.obs_planes(o, m, threads=threads)
-    if not config.with_features:
+    if not config.with_features and not config.wait_inputs:
         return torch.from_numpy(planes), torch.from_numpy(scal)
-    tile, glob = nn_features(o, m, threads=threads)
     k, j = P.NUM_PLANES - P.NUM_MASK_PLANES, P.NUM_SCALARS - P.NUM_MASK_SCALARS
-    pl = np.concatenate([planes[:, :k], tile.transpose(0, 2, 1), planes[:, k:]], axis=1, dtype=np.float32)
-    sc = np.concatenate([scal[:, :j], glob, scal[:, j:]], axis=1, dtype=np.float32)
-    return torch.from_numpy(pl), torch.from_numpy(sc)
+    parts, sc = [planes[:, :k]], scal
+    if config.with_features:
+        tile, glob = nn_features(o, m, threads=threads)
+        parts.append(tile.transpose(0, 2, 1))
+        sc = np.concatenate([scal[:, :j], glob, scal[:, j:]], axis=1, dtype=np.float32)
+    if config.wait_inputs:
+        parts.append(wait_planes(o, m))
+    pl = np.concatenate([*parts, planes[:, k:]], axis=1, dtype=np.float32)
+    return torch.from_numpy(pl), torch.from_numpy(np.asarray(sc, dtype=np.float32))
 
 
 class _TrunkInput(torch.autograd.Function):
@@ -336,6 +372,7 @@ def planes_inputs(config: NNConfig) -> tuple[int, int, np.ndarray]:
     the scalars, each scalar divided by its ``scale`` (float32 ``[scalars]``) before use."""
     f = config.with_features
     n_planes = P.NUM_PLANES - P.NUM_MASK_PLANES + (NUM_TILE_FEATURES if f else 0)
+    n_planes += WAIT_PLANES if config.wait_inputs else 0
     n_scalars = P.NUM_SCALARS - P.NUM_MASK_SCALARS + (NUM_GLOBAL_FEATURES if f else 0)
     scale = np.ones(n_scalars, np.float32)
     scale[: P.NUM_SCALARS - P.NUM_MASK_SCALARS] = P.SCALAR_SCALE[: P.NUM_SCALARS - P.NUM_MASK_SCALARS]
@@ -564,7 +601,9 @@ def load(path: str | Path, config: NNConfig | None = None, device: str | torch.d
             f"{path} is not an agents.nn checkpoint (format {meta.get('format')!r}, want {FORMAT!r})"
         )
     known = {features_version(c): c.arch for c in (NNConfig(), NNConfig(arch="planes"),
-                                                   NNConfig(arch="planes", with_features=True))}  # fmt: skip
+                                                   NNConfig(arch="planes", with_features=True),
+                                                   NNConfig(arch="planes", wait_inputs=True),
+                                                   NNConfig(arch="planes", with_features=True, wait_inputs=True))}  # fmt: skip
     if meta.get("features_version") not in known:
         have = ", ".join(f"{v!r} ({a})" for v, a in known.items())
         raise ValueError(
@@ -595,6 +634,21 @@ def load(path: str | Path, config: NNConfig | None = None, device: str | torch.d
     except RuntimeError as e:
         raise ValueError(f"{path}: the weights do not fit config {saved}: {e}") from e
     return net.to(device)
+
+
+def add_wait_inputs(net: Net) -> PlanesNet:
+    """A copy of the planes network ``net`` that also reads ``wait_inputs``, with zero weights on them: the same
+    logits and value as ``net`` (to train from a network made without them)."""
+    if not isinstance(net, PlanesNet):
+        raise ValueError(f"wait inputs are a setting of planes networks, got {net.config.describe()}")
+    if net.config.wait_inputs:
+        raise ValueError("the network already reads the wait inputs")
+    wide = build_net(dataclasses.replace(net.config, wait_inputs=True))
+    state = {k: v.detach().clone() for k, v in net.state_dict().items()}
+    w = state["stem.weight"]
+    state["stem.weight"] = torch.cat([w, w.new_zeros(w.shape[0], WAIT_PLANES, w.shape[2])], dim=1)
+    wide.load_state_dict(state, strict=True)
+    return wide.to(next(net.parameters()).device)
 
 
 # ------------------------------------------------------------------------------------------------ policy

@@ -120,6 +120,11 @@ def run_digest(run_dir: Path, case: str, stop_after: int | None = None) -> str:
     counters.pop("seconds")
     meta.pop("config")
     meta.pop("sha256", None)
+    if "net_config" in meta:  # a network setting added after the pins, at its default: the same training
+        net_config = json.loads(meta["net_config"])
+        if net_config.get("wait_inputs") is False:
+            del net_config["wait_inputs"]
+        meta["net_config"] = json.dumps(net_config, sort_keys=True)
     h.update(json.dumps({**meta, "counters": counters}, sort_keys=True).encode())
     lines = (run_dir / "progress.csv").read_text().splitlines()
     header = lines[0].split(",")
@@ -170,7 +175,7 @@ OPTIONS = {
     "opponents": ("rule",), "pool_every": 25, "pool_ratings": False, "pool_size": 8, "progress": True,
     "ray_address": None, "ray_num_cpus": None, "ray_ship_code": False, "resume": False, "reward_scale": 0.03125,
     "rollout_steps": 64, "run_dir": "runs/ppo", "save_every": 25, "seed": 0, "snapshot_every": 0, "target_kl": 0.03, "threads": 2,
-    "time_budget_s": None, "torch_threads": 2, "updates": 1200, "value_warmup": 10, "vf_coef": 0.5,
+    "time_budget_s": None, "torch_threads": 2, "updates": 1200, "value_warmup": 10, "vf_coef": 0.5, "wait_inputs": False,
     "with_features": False, "workers": 0,
 }  # fmt: skip
 

@@ -559,3 +559,67 @@ def test_the_trainers_torch_thread_count_survives_numba_starting_its_threads(tmp
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split()[-1] == "1"
+
+
+def test_wait_inputs_start_as_the_network_without_them_and_resume_exactly(tmp_path):
+    """PPO with wait_inputs from a planes checkpoint made without them: the network gains them with zero weights
+    (the same logits bit for bit), trains and resumes exactly; a fresh one is built with them."""
+    import numpy as np
+
+    from agents import nn as ann
+    from mjenv.vector import VectorEnv
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(3)
+        base = ann.build_net(ann.NNConfig(4, 16, arch="planes", blocks=1, with_features=True))
+    ann.save(base, tmp_path / "base.safetensors")
+    wide = ann.add_wait_inputs(base)
+    env = VectorEnv(32, seed=1, observations=True, obs_dtype=np.uint8, threads=1)
+    env.reset()
+    from mjenv.policy import load_policy
+
+    rule = load_policy("agents.rule:make", 32, 0)
+    for _ in range(60):
+        env.step(np.asarray(rule(env.obs, env.masks, env.seats), dtype=np.int64))
+    with torch.no_grad():
+        a, b = base(env.obs, torch.from_numpy(env.masks)), wide(env.obs, torch.from_numpy(env.masks))
+    assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
+    assert ann.input_features(wide.config, env.obs, env.masks)[0][:, -ann.P.NUM_MASK_PLANES - 2].sum() > 0
+    with pytest.raises(ValueError, match="planes"):
+        ann.add_wait_inputs(ann.build_net(ann.NNConfig(4, 16)))
+    with pytest.raises(ValueError, match="already"):
+        ann.add_wait_inputs(wide)
+    kw = {
+        **TINY,
+        "updates": 3,
+        "init_from": str(tmp_path / "base.safetensors"),
+        "wait_inputs": True,
+        "value_warmup": 0,
+    }
+    out = train(PPOConfig(run_dir=str(tmp_path / "a"), **kw))
+    assert out["counters"]["update"] == 3
+    b_cfg = PPOConfig(run_dir=str(tmp_path / "b"), **kw)
+    train(b_cfg, stop_after=1)
+    train(dataclasses.replace(b_cfg, resume=True))
+    pa, pb = (ann.load(tmp_path / d / "policy.safetensors") for d in "ab")
+    assert pa.config.wait_inputs and all(
+        torch.equal(x, y) for x, y in zip(pa.state_dict().values(), pb.state_dict().values(), strict=True)
+    )
+    assert pa.stem.weight[:, -2:].abs().sum() > 0  # the new inputs' weights moved
+    fresh = train(
+        PPOConfig(
+            run_dir=str(tmp_path / "c"),
+            **{
+                **TINY,
+                "updates": 1,
+                "arch": "planes",
+                "blocks": 1,
+                "with_features": True,
+                "wait_inputs": True,
+            },
+        )
+    )
+    assert (
+        fresh["counters"]["update"] == 1
+        and ann.load(tmp_path / "c" / "policy.safetensors").config.wait_inputs
+    )

@@ -29,8 +29,13 @@ class AnchorSettings:
 class AnchorKL:
     """``prepare`` the anchor's policy over an update's batch once, then ``kl(idx, logp_all)`` per minibatch."""
 
-    def __init__(self, path: str, weight: float, device: torch.device) -> None:
-        self.net = ann.load(path).to(device).requires_grad_(False)
+    def __init__(self, path: str, weight: float, device: torch.device, wait_inputs: bool = False) -> None:
+        net = ann.load(path)
+        # the learner's inputs (computed once per batch) are the anchor's: wait inputs added with zero weights
+        self.net = (ann.add_wait_inputs(net) if wait_inputs and not net.config.wait_inputs else net).to(
+            device
+        )
+        self.net.requires_grad_(False)
         self.weight = weight
         self.lp_all = self.p_all = None
 

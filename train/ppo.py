@@ -66,6 +66,10 @@ class PPOConfig(AnchorSettings, CriticSettings, DistributedSettings, OpponentSet
     """planes only: residual blocks (default 2)"""
     with_features: bool = False
     """planes only: also read the engineered features (the planes alone imitate the rule agent poorly)"""
+    wait_inputs: bool = False
+    """planes only: the network also reads the values of the waits each discard leaves (agents.nn
+    ``NNConfig.wait_inputs``); a network from ``init_from`` without them gains them with zero weights (the same
+    policy at the start)"""
     init_from: str | None = None
     """agents.nn checkpoint (e.g. from train.bc, either architecture) to start from; its config replaces
     arch/channels/hidden/blocks/with_features"""
@@ -334,13 +338,19 @@ class Trainer:
         ckpt = run.read_for_resume(cfg) if cfg.resume else None  # refuses settings the checkpoint fixes
         if cfg.init_from is not None and ckpt is None:
             net = ann.load(cfg.init_from)
+            if cfg.wait_inputs and not net.config.wait_inputs:
+                net = ann.add_wait_inputs(net)
         else:  # a seeded fresh network (a resumed run's weights come from its checkpoint below)
             nc = ann.NNConfig(**json.loads(ckpt[1]["net_config"])) if ckpt is not None else net_config(cfg)
             with torch.random.fork_rng(devices=[]):
                 torch.manual_seed(cfg.seed)
                 net = ann.build_net(nc)
         self.net = net.to(self.device)
-        self.anchor = AnchorKL(cfg.init_from, cfg.anchor_kl, self.device) if cfg.anchor_kl > 0 else None
+        self.anchor = (
+            AnchorKL(cfg.init_from, cfg.anchor_kl, self.device, cfg.wait_inputs)
+            if cfg.anchor_kl > 0
+            else None
+        )
         self.critic = make_critic(cfg, net.config, self.device)  # None: the actor's value head
         params = [*self.net.parameters(), *(self.critic.parameters() if self.critic is not None else [])]
         # foreach: one multi-tensor kernel per Adam operation instead of a loop over the 16 parameters (the

@@ -82,7 +82,8 @@ RESUME_MAY_CHANGE = frozenset({
 def net_config(cfg) -> ann.NNConfig:
     """The network of a run that does not start from a checkpoint."""
     c = cfg
-    return ann.NNConfig(c.channels, c.hidden, arch=c.arch, blocks=c.blocks, with_features=c.with_features)
+    return ann.NNConfig(c.channels, c.hidden, arch=c.arch, blocks=c.blocks, with_features=c.with_features,
+                        wait_inputs=c.wait_inputs)  # fmt: skip
 
 
 def check_config(cfg):
