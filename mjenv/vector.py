@@ -1512,5 +1512,13 @@ def warmup(observations: bool = True) -> float:
     t0 = time.perf_counter()
     env = VectorEnv(2, seed=0, observations=observations, threads=1)
     _, masks, _seats = env.reset()
-    env.step(random_legal_actions(masks, np.random.default_rng(0), env.n_legal, env.legal_actions))
+    rng = np.random.default_rng(0)
+    env.step(random_legal_actions(masks, rng, env.n_legal, env.legal_actions))
+    # the row-subset variant (mjenv.gym_vector steps the opponents' tables only), with watched chairs
+    rows = np.array([1], np.int64)
+    acts = random_legal_actions(masks, rng, env.n_legal, env.legal_actions)[rows]
+    if observations:
+        env.step(acts, rows=rows, watch=np.zeros(2, np.int32), final_obs=np.zeros_like(env.obs))
+    else:
+        env.step(acts, rows=rows)
     return time.perf_counter() - t0
