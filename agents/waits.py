@@ -430,6 +430,12 @@ class WaitCheck:
         return check_discards(obs, masks, actions, self.margin, self.near, self.p_self, rules, self.claims)
 
 
+#: the check of ``agents.nn:baseline``: the default check and claims into a better wait (margin 0.5), +0.71
+#: [+0.56, +0.86] points per hand head to head over the default check on the network of 2026-12-06 (2v2, 8,000
+#: walls of seed 20261310; docs/agents.md, "The wait check")
+BASELINE_CHECK = WaitCheck(claims=0.5)
+
+
 def _rules_option(rules: object) -> RuleConfig:
     """``rules`` as a :class:`mjenv.rules.RuleConfig`: one, None (the defaults), a dict of its fields (as
     ``--agent-opt NAME.rules={"min_fan": 6}`` gives it) or ``"mcr"`` / ``"botzone"`` (:meth:`RuleConfig.botzone`)."""

@@ -359,9 +359,11 @@ def test_the_baseline_is_the_check_over_the_latest_network(monkeypatch):
 
     n = 64
     checked, plain = ann.baseline(n, 0), ann.baseline(n, 0, waits=False)
-    wrapped = load_policy("agents.waits:checked", n, 0)
+    wrapped = load_policy("agents.waits:checked", n, 0, claims=0.5)
     custom = ann.make(n, 0, checkpoint=ann.zoo_path(ann.LATEST), greedy=True, waits={"near": None})
-    assert isinstance(checked, W.CheckedPolicy) and checked.check == W.WaitCheck()
+    assert isinstance(checked, W.CheckedPolicy) and checked.check == W.BASELINE_CHECK == W.WaitCheck(
+        claims=0.5
+    )
     assert isinstance(plain, ann.NNPolicy) and "wait value" in checked.describe()
     assert checked.row_streams and isinstance(custom, W.CheckedPolicy) and custom.check.near is None
     env = VectorEnv(n, seed=35)
@@ -374,7 +376,7 @@ def test_the_baseline_is_the_check_over_the_latest_network(monkeypatch):
         np.testing.assert_array_equal(wrapped(obs, masks), a)
         with monkeypatch.context() as mp:
             mp.setattr(W, "_wait_values", _old_wait_values)
-            np.testing.assert_array_equal(a, W.check_discards(obs, masks, b, 0.5, 0.5, 0.3))
+            np.testing.assert_array_equal(a, W.check_discards(obs, masks, b, 0.5, 0.5, 0.3, claims=0.5))
         np.testing.assert_array_equal(custom(obs, masks), W.check_discards(obs, masks, b, 0.5, None, 0.3))
         assert set(info) == {"inner_probs", "inner_value", "inner_action", "action"}
         np.testing.assert_array_equal(info["inner_action"], b)
@@ -383,8 +385,6 @@ def test_the_baseline_is_the_check_over_the_latest_network(monkeypatch):
         decisions, differ = decisions + n, differ + int((a != b).sum())
         env.step(a)
     assert differ > 0
-    assert W.WaitCheck.of({"claims": 0.5}).claims == 0.5 and W.WaitCheck().claims is None
-    assert W.WaitCheck(claims=1).describe().endswith("claims 1")
     with pytest.raises(ValueError, match="margin, near, p_self and claims"):
         ann.make(1, 0, waits={"depth": 2})
     with pytest.raises(TypeError, match="waits"):
