@@ -13,9 +13,10 @@ Six stages, each writing into ``out_dir`` (``--help`` lists every setting with i
    (:func:`train.average.average_checkpoints`; stochastic weight averaging) -> ``average.safetensors``.
 6. ``final``: 1v3 duplicate against the rule agent on ``final_walls`` walls of ``final_seed`` (a range the docs
    reserve for this evaluation: nothing in the recipe picks by it), the network alone and with the wait check
-   (``agents.waits``), raw and luck-adjusted -> ``report.json`` and ``agent.safetensors``: the network with the
-   zoo's metadata keys (:data:`agents.zoo_meta.REQUIRED_KEYS`: name, the command, commit, date, strength) and
-   ``recipe_*`` keys (the settings, every stage's seconds and training seeds).
+   of ``agents.nn:baseline`` (``agents.waits.BASELINE_CHECK``), raw and luck-adjusted -> ``report.json`` and
+   ``agent.safetensors``: the network with the zoo's metadata keys (:data:`agents.zoo_meta.REQUIRED_KEYS`: name,
+   the command, commit, date, strength) and ``recipe_*`` keys (the settings, every stage's seconds and training
+   seeds).
 
 **Resume**: rerun the same command. ``out_dir/recipe.json`` records the settings and each finished stage; a
 finished stage is skipped, the two PPO stages continue exactly from their last checkpoint (``train.ppo``'s
@@ -352,7 +353,10 @@ def stage_final(cfg: RecipeConfig, state: State, t0: float) -> dict[str, Any]:
     net = str(out / "average.safetensors")
     report: dict[str, Any] = {"against": "agents.rule:make", "seating": "1v3", "walls": cfg.final_walls,
                               "seed": cfg.final_seed}  # fmt: skip
-    for key, waits in (("alone", False), ("checked", True)):
+    from agents.waits import BASELINE_CHECK
+
+    # the network alone, and with the check of the strongest shipped agent (agents.nn:baseline's)
+    for key, waits in (("alone", False), ("checked", asdict(BASELINE_CHECK))):
         rep = run_arena(
             {"nn": "agents.nn:make", "rule": "agents.rule:make"}, "1v3", walls=cfg.final_walls, seed=cfg.final_seed,
             threads=cfg.threads, agent_kwargs={"nn": {"checkpoint": net, "greedy": True, "waits": waits}},
