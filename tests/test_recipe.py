@@ -42,10 +42,11 @@ def test_every_stage_runs_and_a_kill_anywhere_resumes_to_the_same_agent(tmp_path
         and strength["alone"].startswith(("+", "-"))
     )
     assert (
-        meta["zoo_recipe"].startswith("python -m train.recipe --out-dir")
+        meta["zoo_recipe"].startswith("python -m train.recipe --teacher-decisions 1500")
         and "--ppo-updates 3" in meta["zoo_recipe"]
     )
     assert set(json.loads(meta["recipe_seconds"])) == {*recipe.STAGES, "total"}
+    assert "out_dir" not in json.loads(meta["recipe_config"]) and str(tmp_path) not in meta["zoo_recipe"]
     net = ann.load(tmp_path / "a" / "agent.safetensors")
     assert net.config.arch == "planes" and net.config.with_features and net.config.channels == 4
 

@@ -395,7 +395,9 @@ def write_agent(cfg: RecipeConfig, state: State, report: dict[str, Any], final_s
     write_metadata(tmp, {
         "zoo_name": name, "zoo_recipe": state.data["command"], "zoo_commit": state.data["commit"],
         "zoo_date": dt.date.today().isoformat(), "zoo_strength": json.dumps(strength, sort_keys=True),
-        "recipe_config": json.dumps(asdict(cfg), sort_keys=True), "recipe_training": json.dumps(training),
+        "recipe_config": json.dumps({k: v for k, v in asdict(cfg).items() if k not in (*MAY_CHANGE, "out_dir")},
+                                    sort_keys=True),
+        "recipe_training": json.dumps(training),
         "recipe_seconds": json.dumps(secs | {"total": round(sum(secs.values()), 1)}),
     })  # fmt: skip
     os.replace(tmp, out / "agent.safetensors")
@@ -443,8 +445,8 @@ def _cli_args(cfg: RecipeConfig) -> list[str]:
     args = []
     for f in fields(cfg):
         v, d = getattr(cfg, f.name), getattr(default, f.name)
-        if v == d or f.name in MAY_CHANGE:
-            continue
+        if v == d or f.name in MAY_CHANGE or (f.name == "out_dir" and Path(v).is_absolute()):
+            continue  # an absolute folder names a machine's path: left out of the recorded command
         flag = "--" + f.name.replace("_", "-")
         args += [flag, str(v)]
     return args
