@@ -48,13 +48,14 @@ STAGES = ("teacher", "bc", "ppo", "fine", "average", "final")
 STATE_FORMAT = "mjenv-train-recipe/1"
 #: settings a rerun may change without changing what the recipe computes
 MAY_CHANGE = frozenset({"progress", "device"})
-# rates before this run has measured its own (2-core AMD EPYC, one Numba and one torch thread, 2026-12-07)
+# rates before this run has measured its own: its first run (2-core AMD EPYC, one Numba and one torch thread,
+# another run on the other core, 2026-12-07, d865457)
 DEFAULT_RATES = {
-    "teacher_s_per_decision": 2e-5,
-    "bc_s_per_decision": 2.2e-4,  # the inputs once plus one epoch, per decision (times epochs below)
-    "bc_s_per_decision_epoch": 8e-5,
-    "ppo_s_per_decision": 1.7e-4,  # 5.5 s per update of 32,768 decisions
-    "final_s_per_wall": 0.023,  # per agent, adjusted
+    "teacher_s_per_decision": 2.2e-5,
+    "bc_s_per_decision": 4e-5,  # the inputs, once
+    "bc_s_per_decision_epoch": 6e-5,  # the fit, per decision and epoch
+    "ppo_s_per_decision": 1.25e-4,  # 4.1 s per update of 32,768 decisions
+    "final_s_per_wall": 0.0097,  # per agent, adjusted
 }
 
 
