@@ -163,12 +163,8 @@ def _wait_values(hands: np.ndarray, ctx: dict[str, np.ndarray], unseen: np.ndarr
     return value, waits.any(axis=1)
 
 
-def _turn_rows(
-    obs: np.ndarray, m: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-    """The rows of the player's own turn with a discard legal, their hands, unseen copies and context."""
-    rows = np.flatnonzero(~m[:, PASS] & m[:, DISCARD : DISCARD + _T].any(axis=1))
-    o = obs[rows]
+def _own_context(o: np.ndarray) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """The hands, unseen copies and context (:func:`_wait_values`' ``ctx``) of observation rows ``o``."""
     hand, unseen, n_melds = own_view(o)
     ctx = {
         "melds": _packed_melds(o),
@@ -177,7 +173,15 @@ def _turn_rows(
         "prev": o[:, O_PREV : O_PREV + 4].argmax(axis=1),
         "flowers": np.rint(o[:, O_FLOWERS]).astype(np.int64),
     }
-    return rows, hand, unseen, ctx
+    return hand, unseen, ctx
+
+
+def _turn_rows(
+    obs: np.ndarray, m: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, np.ndarray]]:
+    """The rows of the player's own turn with a discard legal, their hands, unseen copies and context."""
+    rows = np.flatnonzero(~m[:, PASS] & m[:, DISCARD : DISCARD + _T].any(axis=1))
+    return (rows, *_own_context(obs[rows]))
 
 
 def _take(ctx: dict[str, np.ndarray], idx: np.ndarray) -> dict[str, np.ndarray]:
@@ -262,19 +266,15 @@ def claim_values(
     rows = np.flatnonzero(m[:, PASS] & m[:, cols].any(axis=1))
     if rows.size == 0:
         return claims, passing
-    o8 = to_uint8(obs[rows])
-    hand, unseen, n_melds = own_view(o8)
-    ctx = {
-        "melds": _packed_melds(o8), "n_melds": n_melds, "seat": o8[:, O_SEAT : O_SEAT + 4].argmax(axis=1),
-        "prev": o8[:, O_PREV : O_PREV + 4].argmax(axis=1), "flowers": o8[:, O_FLOWERS].astype(np.int64),
-    }  # fmt: skip
-    offer = o8[:, O_OFFER : O_OFFER + _T].argmax(axis=1)
-    offer_from = o8[:, O_FROM : O_FROM + 4].argmax(axis=1)
-    value, _ = _wait_values(hand.astype(np.int8), ctx, unseen, p_self, rules)
+    o = obs[rows]
+    hand, unseen, ctx = _own_context(o)
+    offer = o[:, O_OFFER : O_OFFER + _T].argmax(axis=1)
+    offer_from = o[:, O_FROM : O_FROM + 4].argmax(axis=1)
+    value, _ = _wait_values(hand, ctx, unseen, p_self, rules)
     passing[rows] = value
     r, j = np.nonzero(m[rows][:, cols])
     # the concealed hand and the melds after each legal claim
-    after = hand[r].astype(np.int16)
+    after = hand[r].copy()
     c = offer[r]
     melds = ctx["melds"][r].copy()
     kind = np.where(j < 3, MELD_CHOW, np.where(j == 3, MELD_PUNG, MELD_KONG))
@@ -292,15 +292,14 @@ def claim_values(
     best = np.zeros(r.size)
     kong = j == 4
     if kong.any():  # the hand the kong leaves (10 - 3 * melds tiles) waits as it stands
-        v, _ = _wait_values(after[kong].astype(np.int8), _take(sub, np.flatnonzero(kong)), unseen[r[kong]],
-                            p_self, rules)  # fmt: skip
+        v, _ = _wait_values(after[kong], _take(sub, np.flatnonzero(kong)), unseen[r[kong]], p_self, rules)
         best[kong] = v
     rest = np.flatnonzero(~kong)
     if rest.size:  # a chow or pung: then a discard; the best wait over the discards
         q, d = np.nonzero(after[rest] > 0)
         h13 = after[rest[q]].copy()
         h13[np.arange(q.size), d] -= 1
-        v, _ = _wait_values(h13.astype(np.int8), _take(sub, rest[q]), unseen[r[rest[q]]], p_self, rules)
+        v, _ = _wait_values(h13, _take(sub, rest[q]), unseen[r[rest[q]]], p_self, rules)
         top = np.zeros(rest.size)
         np.maximum.at(top, q, v)
         best[rest] = top
