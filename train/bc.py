@@ -51,6 +51,7 @@ from mjenv.policy import check_factory, load_policy, option_value
 from mjenv.record import replay
 from mjenv.rules import RuleConfig
 from mjenv.vector import NUM_ACTIONS, VectorEnv
+from train._checks import check_ints
 
 TYPE_NAMES = ("discard", "claim", "kong", "win", "pass")
 DT_DISCARD, DT_CLAIM, DT_KONG, DT_WIN, DT_PASS = range(5)
@@ -109,13 +110,8 @@ class BCConfig:
 
 
 def check_config(cfg: BCConfig) -> BCConfig:
-    for name, lo in (("decisions", 1), ("num_envs", 1), ("threads", 1), ("min_fan", 0), ("seed", 0),
-                     ("channels", 1), ("hidden", 1), ("epochs", 1), ("batch_size", 1), ("torch_threads", 1)):  # fmt: skip
-        v = getattr(cfg, name)
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise TypeError(f"BCConfig.{name} must be an int, got {type(v).__name__}")
-        if v < lo:
-            raise ValueError(f"BCConfig.{name} must be >= {lo}, got {v}")
+    check_ints(cfg, "BCConfig", {"decisions": 1, "num_envs": 1, "threads": 1, "min_fan": 0, "seed": 0, "channels": 1,
+                                 "hidden": 1, "epochs": 1, "batch_size": 1, "torch_threads": 1})  # fmt: skip
     net_config(cfg)  # the network settings (TypeError / ValueError naming the field)
     if not 0 < cfg.holdout < 1:
         raise ValueError(f"BCConfig.holdout must be in (0, 1), got {cfg.holdout}")

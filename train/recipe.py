@@ -42,6 +42,9 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
+from mjenv.arena.report import format_ci
+from train._checks import check_ints
+
 #: seeds of the final evaluation: every recipe's ``final_seed`` lies here, and no training seed does
 FINAL_SEEDS = range(8_000_000, 9_000_000)
 STAGES = ("teacher", "bc", "ppo", "fine", "average", "final")
@@ -113,12 +116,7 @@ def check_config(cfg: RecipeConfig) -> RecipeConfig:
             "bc_epochs": 1, "bc_batch_size": 1, "num_envs": 1, "rollout_steps": 1, "ppo_updates": 1,
             "value_warmup": 0, "fine_updates": 1, "snapshot_every": 1, "eval_every": 0, "final_walls": 1,
             "final_seed": 0}  # fmt: skip
-    for k, lo in ints.items():
-        v = getattr(cfg, k)
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise TypeError(f"RecipeConfig.{k} must be an int, got {type(v).__name__}")
-        if v < lo:
-            raise ValueError(f"RecipeConfig.{k} must be >= {lo}, got {v}")
+    check_ints(cfg, "RecipeConfig", ints)
     for k in ("bc_lr", "ppo_lr", "fine_lr", "fine_gae_lambda", "average_skip"):
         v = getattr(cfg, k)
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
@@ -171,11 +169,9 @@ def ppo_config(cfg: RecipeConfig, stage: str, init_from: str | None):
         pc = PPOConfig(run_dir=str(out / "fine"), seed=cfg.seed + 2, updates=cfg.fine_updates, lr=cfg.fine_lr,
                        anneal_lr=False, gae_lambda=cfg.fine_gae_lambda, value_warmup=0,
                        snapshot_every=cfg.snapshot_every, **common)  # fmt: skip
-    if init_from is not None:
-        return check_ppo(pc)
-    from train.run import net_config
-
-    net_config(replace(pc, arch="planes", blocks=cfg.blocks, channels=cfg.channels, with_features=True))
+    # train.ppo's own checks; without a start network, on the network the cloning stage makes
+    check_ppo(pc if init_from is not None else replace(pc, arch="planes", blocks=cfg.blocks,
+                                                         channels=cfg.channels, with_features=True))  # fmt: skip
     return pc
 
 
@@ -348,14 +344,13 @@ def stage_average(cfg: RecipeConfig) -> dict[str, Any]:
 
 
 def stage_final(cfg: RecipeConfig, state: State, t0: float) -> dict[str, Any]:
+    from agents.waits import BASELINE_CHECK
     from mjenv.arena import run_arena
 
     out = Path(cfg.out_dir)
     net = str(out / "average.safetensors")
     report: dict[str, Any] = {"against": "agents.rule:make", "seating": "1v3", "walls": cfg.final_walls,
                               "seed": cfg.final_seed}  # fmt: skip
-    from agents.waits import BASELINE_CHECK
-
     # the network alone, and with the check of the strongest shipped agent (agents.nn:baseline's)
     for key, waits in (("alone", False), ("checked", asdict(BASELINE_CHECK))):
         rep = run_arena(
@@ -371,10 +366,6 @@ def stage_final(cfg: RecipeConfig, state: State, t0: float) -> dict[str, Any]:
     return {k: report[k]["points_per_hand"] for k in ("alone", "checked")}
 
 
-def _fmt(p: dict) -> str:
-    return f"{p['mean']:+.2f} [{p['ci95'][0]:+.2f}, {p['ci95'][1]:+.2f}]"
-
-
 def write_agent(cfg: RecipeConfig, state: State, report: dict[str, Any], final_seconds: float) -> Path:
     """``out_dir/agent.safetensors``: the averaged network with the zoo's metadata keys and the recipe's."""
     import shutil
@@ -386,8 +377,8 @@ def write_agent(cfg: RecipeConfig, state: State, report: dict[str, Any], final_s
     secs = {k: round(float(r["seconds"]), 1) for k, r in st.items()} | {"final": round(final_seconds, 1)}
     name = cfg.name or f"recipe-{dt.date.today().isoformat()}-s{cfg.seed}"
     strength = {"against": "agents.rule:make", "seating": "1v3", "walls": cfg.final_walls, "seed": cfg.final_seed,
-                "alone": _fmt(report["alone"]["points_per_hand"]),
-                "checked": _fmt(report["checked"]["points_per_hand"])}  # fmt: skip
+                "alone": format_ci(report["alone"]["points_per_hand"]),
+                "checked": format_ci(report["checked"]["points_per_hand"])}  # fmt: skip
     training = {"teacher_walls_seed": cfg.seed, "ppo_walls_seed": cfg.seed + 1, "fine_walls_seed": cfg.seed + 2,
                 "teacher_decisions": st["teacher"]["decisions"], "ppo_decisions": st["ppo"]["decisions"],
                 "fine_decisions": st["fine"]["decisions"]}  # fmt: skip
@@ -466,7 +457,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     total = sum(float(r["seconds"]) for r in st.values())
     parts = ", ".join(f"{k} {_hours(float(r['seconds']))}" for k, r in st.items())
     print(f"{cfg.out_dir}/agent.safetensors: against the rule agent, 1v3, {cfg.final_walls:,} walls of seed "
-          f"{cfg.final_seed}: alone {_fmt(st['final']['alone'])}, with the wait check {_fmt(st['final']['checked'])}; "
+          f"{cfg.final_seed}: alone {format_ci(st['final']['alone'])}, with the wait check {format_ci(st['final']['checked'])}; "
           f"{_hours(total)} in all ({parts})")  # fmt: skip
     return data
 

@@ -30,6 +30,7 @@ import torch
 
 from agents import nn as ann
 from mjenv.rules import RuleConfig
+from train._checks import check_ints
 from train.critic import CRITICS
 from train.opponents import OPPONENTS
 
@@ -94,12 +95,7 @@ def check_config(cfg):
         "pool_every": 1, "value_warmup": 0, "lr_warmup": 0, "eval_every": 0, "eval_walls": 1, "eval_seed": 0, "save_every": 1, "snapshot_every": 0,
         "workers": 0, "critic_channels": 1, "critic_hidden": 1,
     }  # fmt: skip
-    for name, lo in ints.items():
-        v = getattr(cfg, name)
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise TypeError(f"PPOConfig.{name} must be an int, got {type(v).__name__}")
-        if v < lo:
-            raise ValueError(f"PPOConfig.{name} must be >= {lo}, got {v}")
+    check_ints(cfg, "PPOConfig", ints)
     floats = {
         "lr": (0, math.inf), "gamma": (0, 1), "gae_lambda": (0, 1), "reward_scale": (0, math.inf),
         "clip_coef": (0, math.inf), "vf_coef": (0, math.inf), "ent_coef": (0, math.inf), "anchor_kl": (0, math.inf),
