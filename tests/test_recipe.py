@@ -19,7 +19,7 @@ from train.recipe import RecipeConfig, Stop, check_config, run_recipe  # noqa: E
 TINY = dict(
     teacher_decisions=1500, blocks=1, channels=4, bc_epochs=1, bc_batch_size=256, num_envs=8, rollout_steps=8,
     ppo_updates=3, value_warmup=1, fine_updates=4, snapshot_every=1, average_skip=0.5, eval_every=0, final_walls=6,
-    progress=False,
+    distil_rounds=2, distil_decisions=800, progress=False,
 )  # fmt: skip
 
 
@@ -49,14 +49,26 @@ def test_every_stage_runs_and_a_kill_anywhere_resumes_to_the_same_agent(tmp_path
     assert "out_dir" not in json.loads(meta["recipe_config"]) and str(tmp_path) not in meta["zoo_recipe"]
     net = ann.load(tmp_path / "a" / "agent.safetensors")
     assert net.config.arch == "planes" and net.config.with_features and net.config.channels == 4
+    assert net.config.wait_inputs  # the distil stage's network
+    assert tensors_digest(tmp_path / "a" / "agent.safetensors") == tensors_digest(
+        tmp_path / "a" / "distil" / "round2.safetensors"
+    )
+    dist = data["stages"]["distil"]
+    assert (
+        dist["walls_seeds"] == [3, 4] and dist["decisions"] == 1600 and len(dist["held_out_agreement"]) == 2
+    )
+    assert not list((tmp_path / "a" / "distil").glob("*.npz"))  # each round's data goes once it is cloned
 
-    # killed inside the PPO stage, before the average, inside the fine stage: each rerun picks up from there
+    # killed inside the PPO stage, inside the fine stage, before the average, before each distil round: each rerun
+    # picks up from there
     b = replace(a, out_dir=str(tmp_path / "b"))
-    for stop in (("bc", 0), ("ppo", 1), ("ppo", 1), ("fine", 2), ("average", 0)):
+    stops = [("bc", 0), ("ppo", 1), ("ppo", 1), ("fine", 2), ("average", 0), ("distil", 1), ("distil", 2)]
+    for stop in stops:
         with pytest.raises(Stop):
             run_recipe(b, stop=stop)
     st = json.loads((tmp_path / "b" / "recipe.json").read_text())["stages"]
-    assert list(st) == ["teacher", "bc", "ppo", "fine"]
+    assert list(st) == ["teacher", "bc", "ppo", "fine", "average"]
+    assert (tmp_path / "b" / "distil" / "round1.safetensors").is_file()
     run_recipe(b)
     assert _outcome(tmp_path / "b") == _outcome(tmp_path / "a")
     # a finished run reruns as a no-op
@@ -80,6 +92,8 @@ def test_a_rerun_with_other_settings_is_refused(tmp_path):
     [
         ({"final_seed": 12345}, "final_seed must be in 8,000,000"),
         ({"seed": 7_999_999}, "reaches the final evaluation's seeds"),
+        ({"seed": 7_999_995, "distil_rounds": 3}, "reaches the final evaluation's seeds"),
+        ({"distil_lr": -1.0}, "distil_lr"),
         ({"fine_updates": 5, "snapshot_every": 10}, "no fine-stage snapshot"),
         ({"average_skip": 1.0}, "average_skip"),
         ({"value_warmup": 3}, "value_warmup"),
@@ -104,6 +118,12 @@ def test_the_command_line_prints_the_strength_and_the_time(tmp_path, capsys):
     recipe.main(args)
     out = capsys.readouterr()
     assert "agent.safetensors: against the rule agent, 1v3, 6 walls of seed 8000000: alone" in out.out
-    assert "stage 3/6 ppo" in out.err and "left in all" in out.err
+    assert "stage 3/7 ppo" in out.err and "stage 6/7 distil" in out.err and "left in all" in out.err
+    # the recorded command gives the settings back (booleans as tyro's --x / --no-x flags)
+    import tyro
+
+    cfg = RecipeConfig(fine_rollout_check=False, distil_rounds=1, fine_lr=1e-4)
+    assert recipe._cli_args(cfg) == ["--fine-lr", "0.0001", "--no-fine-rollout-check", "--distil-rounds", "1"]
+    assert tyro.cli(RecipeConfig, args=recipe._cli_args(cfg)) == cfg
     with pytest.raises(SystemExit, match="train.recipe: error: .*final_seed"):
         recipe.main([f"--out-dir={tmp_path / 'd'}", "--final-seed", "3"])

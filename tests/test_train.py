@@ -332,6 +332,25 @@ def test_bc_more_data_appends_datasets(tmp_path):
         bc.check_config(dataclasses.replace(cfg, more_data=(str(tmp_path / "none.npz"),)))
 
 
+def test_bc_init_from_starts_at_the_checkpoints_weights(tmp_path):
+    data = bc.generate_teacher(_highest_legal, 300, num_envs=8, seed=1, threads=1, progress=False)
+    bc.save_dataset(tmp_path / "a.npz", data, {"teacher": "a"})
+    start = ann.build_net(ann.NNConfig(8, 16, arch="planes", blocks=1))
+    ann.save(start, tmp_path / "start.st")
+    # the network settings given are not used: the checkpoint's architecture is
+    cfg = bc.BCConfig(data=str(tmp_path / "a.npz"), out=str(tmp_path / "p.st"), init_from=str(tmp_path / "start.st"),
+                      channels=4, hidden=8, epochs=1, lr=1e-9, torch_threads=1, progress=False)  # fmt: skip
+    rep = bc.run(cfg)
+    net = ann.load(tmp_path / "p.st")
+    assert net.config == start.config and rep["network"] == dataclasses.asdict(start.config)
+    # a tiny rate moves the weights by about nothing: the run started from the checkpoint, not a fresh network
+    for (k, a), b in zip(start.state_dict().items(), net.state_dict().values(), strict=True):
+        if a.is_floating_point():
+            assert torch.allclose(a, b, atol=1e-6), k
+    with pytest.raises(FileNotFoundError, match="none.st"):
+        bc.check_config(dataclasses.replace(cfg, init_from=str(tmp_path / "none.st")))
+
+
 def test_bc_features_too_big_for_the_memory_fail_with_the_figures(monkeypatch):
     data = bc.generate_teacher(_highest_legal, 50, num_envs=8, seed=1, threads=1, progress=False)
     monkeypatch.setattr(bc, "available_memory", lambda: 1000)
@@ -520,6 +539,38 @@ def test_collection_plays_the_rule_agents_choices_and_keeps_the_torch_threads():
     finally:
         torch.set_num_threads(before)
     assert seen > 0 and batch["actions"].size > 0
+
+
+def test_rollout_check_plays_the_checked_action_and_learns_the_sampled_one():
+    """With ``rollout_check`` the tables take the wait check's action at the learner's chairs, and the rollout
+    keeps the sampled action (with its probability) for PPO."""
+    from agents import nn as ann
+    from agents import waits as W
+    from mjenv.rules import RuleConfig
+    from train.ppo import OWN_LEARNER, Collector
+
+    cfg = check_config(PPOConfig(num_envs=32, rollout_steps=60, threads=1, torch_threads=1, channels=4, hidden=8,
+                                 opponents=("rule",), opponent_prob=0.75, rollout_check=True))  # fmt: skip
+    col = Collector(cfg)
+    net = ann.PolicyValueNet(ann.NNConfig(4, 8))
+    gen = torch.Generator().manual_seed(0)
+    timers = dict.fromkeys(("env_s", "inference_s", "gae_s", "update_s", "other_s"), 0.0)
+    taken = []
+    step = col.env.step
+
+    def recording_step(actions):
+        r = np.flatnonzero(col.owners[np.arange(32), col.env.seats] == OWN_LEARNER)
+        taken.append(actions[r].copy())
+        return step(actions)
+
+    col.env.step = recording_step
+    batch = col.collect(net, [], gen, torch.device("cpu"), timers)
+    taken = np.concatenate(taken)
+    want = W.BASELINE_CHECK.apply(batch["obs"], batch["masks"], batch["actions"], RuleConfig(min_fan=8))
+    np.testing.assert_array_equal(taken, want)
+    moved = taken != batch["actions"]
+    assert moved.any() and not moved.all()  # the check moved some of the sampled actions, not all
+    assert batch["masks"][np.arange(taken.size), taken].all()
 
 
 def test_checkpoint_env_arrays_are_every_env_array_but_the_kernels_scratch():

@@ -99,6 +99,12 @@ class BCConfig:
     """planes: residual blocks (default 2)"""
     with_features: bool = False
     """planes: also read the engineered features"""
+    wait_inputs: bool = False
+    """planes: also read the values of the waits each discard leaves (agents.nn.NNConfig.wait_inputs); with
+    init_from, a network without them gains them with zero weights (the same policy at the start)"""
+    init_from: str | None = None
+    """an agents.nn checkpoint to start from (its weights and architecture; the network settings above are then
+    not used), e.g. to distil a network with the wait check back into that network"""
     epochs: int = 4
     batch_size: int = 512
     lr: float = 1e-3
@@ -112,11 +118,18 @@ class BCConfig:
 def check_config(cfg: BCConfig) -> BCConfig:
     check_ints(cfg, "BCConfig", {"decisions": 1, "num_envs": 1, "threads": 1, "min_fan": 0, "seed": 0, "channels": 1,
                                  "hidden": 1, "epochs": 1, "batch_size": 1, "torch_threads": 1})  # fmt: skip
-    net_config(cfg)  # the network settings (TypeError / ValueError naming the field)
+    if cfg.init_from is None:
+        net_config(cfg)  # the network settings (TypeError / ValueError naming the field)
     if not 0 < cfg.holdout < 1:
         raise ValueError(f"BCConfig.holdout must be in (0, 1), got {cfg.holdout}")
     if not cfg.lr > 0:
         raise ValueError(f"BCConfig.lr must be > 0, got {cfg.lr}")
+    if cfg.init_from is not None:
+        start = ann.load(cfg.init_from)  # FileNotFoundError / ValueError naming the file
+        if cfg.wait_inputs and start.config.arch != "planes":
+            raise ValueError(
+                f"wait_inputs needs a planes network; {cfg.init_from} holds an {start.config.arch}"
+            )
     for name in ("records", "botzone_logs", "more_data"):
         for r in getattr(cfg, name):
             if not Path(r).is_file():
@@ -158,9 +171,8 @@ def opponent_kwargs(cfg: BCConfig) -> dict[str, Any]:
 
 def net_config(cfg: BCConfig) -> ann.NNConfig:
     """The :class:`agents.nn.NNConfig` of ``cfg``'s network."""
-    return ann.NNConfig(
-        cfg.channels, cfg.hidden, arch=cfg.arch, blocks=cfg.blocks, with_features=cfg.with_features
-    )
+    return ann.NNConfig(cfg.channels, cfg.hidden, arch=cfg.arch, blocks=cfg.blocks, with_features=cfg.with_features,
+                        wait_inputs=cfg.wait_inputs)  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------ data
@@ -331,7 +343,8 @@ def dataset_features(
 ) -> tuple[torch.Tensor, ...]:
     """The network inputs of every decision (:func:`agents.nn.input_features` of ``config``, default the mlp's
     :func:`agents.nn.obs_features`), computed once: integer inputs (the planes) kept as uint8, the others
-    stored as float16 (every engineered feature is a small multiple of 1/32, exact in float16). CPU tensors."""
+    stored as float16 (every engineered feature is a small multiple of 1/32, exact in float16; the wait planes'
+    log-values are rounded to float16's 11 bits). CPU tensors."""
     config = ann.NNConfig() if config is None else config
     k = data["actions"].shape[0]
     out: list[torch.Tensor] = []
@@ -396,9 +409,15 @@ def fit(cfg: BCConfig, data: dict[str, np.ndarray]) -> tuple[ann.Net, dict[str, 
     perm = rng.permutation(k)
     n_hold = max(1, round(cfg.holdout * k))
     hold, tr = np.sort(perm[:n_hold]), perm[n_hold:]
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(cfg.seed)
-        net = ann.build_net(net_config(cfg)).to(device)
+    if cfg.init_from is not None:
+        net = ann.load(cfg.init_from)
+        if cfg.wait_inputs and not net.config.wait_inputs:
+            net = ann.add_wait_inputs(net)
+        net = net.to(device)
+    else:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(cfg.seed)
+            net = ann.build_net(net_config(cfg)).to(device)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
     t0 = time.perf_counter()
     feats = dataset_features(data, progress=cfg.progress, config=net.config)

@@ -63,7 +63,8 @@ def draw_owners(cfg: OpponentSettings, rng: np.random.Generator, k: int, pool_sl
 def act(col, own: np.ndarray, actions: np.ndarray, pool: list, gen: torch.Generator, device) -> None:
     """Write the opponents' choices into ``actions``: at the tables of the collector ``col`` whose chair to act
     has owner code ``own`` (not the learner's), kind by kind, the rule agent's choice, a uniformly random legal
-    action, or a pool snapshot's sample of its masked policy (with ``gen``, on ``device``)."""
+    action, or a pool snapshot's sample of its masked policy (with ``gen``, on ``device``; through the
+    collector's wait check when it has one)."""
     env, seats = col.env, col.env.seats
     for code in np.unique(own[own != OWN_LEARNER]):
         r = np.flatnonzero(own == code)
@@ -79,6 +80,8 @@ def act(col, own: np.ndarray, actions: np.ndarray, pool: list, gen: torch.Genera
                 logits = masked_logits(snap, tile.to(device), glob.to(device), illegal)[0]
                 a = torch.multinomial(torch.softmax(logits, 1), 1, generator=gen)
             actions[r] = a[:, 0].cpu().numpy()
+            if col.check is not None:  # the snapshot plays as the learner does
+                actions[r] = col.check.apply(env.obs[r], env.masks[r], actions[r], col.rules)
 
 
 class OpponentPool:

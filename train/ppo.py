@@ -26,6 +26,7 @@ import torch
 import torch.nn.functional as F
 
 from agents import nn as ann
+from agents import waits as W
 from agents.rule import RulePolicy
 from mjenv._jit import njit
 from mjenv.observation import OBS_SIZE, ORACLE_SIZE
@@ -70,6 +71,11 @@ class PPOConfig(AnchorSettings, CriticSettings, DistributedSettings, OpponentSet
     """planes only: the network also reads the values of the waits each discard leaves (agents.nn
     ``NNConfig.wait_inputs``); a network from ``init_from`` without them gains them with zero weights (the same
     policy at the start)"""
+    rollout_check: bool = False
+    """the learner's chairs (and the pool snapshots') play their sampled action through the wait check of
+    ``agents.nn:baseline`` (agents.waits.BASELINE_CHECK, under the training tables' rules): the table takes the
+    checked action, PPO learns from the sampled one and its probability. The check is then part of the
+    environment and the policy learns around it, to be played with the check"""
     init_from: str | None = None
     """agents.nn checkpoint (e.g. from train.bc, either architecture) to start from; its config replaces
     arch/channels/hidden/blocks/with_features"""
@@ -112,6 +118,9 @@ class Collector:
         )  # fmt: skip
         self.rng = np.random.default_rng([cfg.seed, 1])
         self.rule = RulePolicy(n, threads=cfg.threads) if "rule" in cfg.opponents else None
+        self.rules = RuleConfig(min_fan=cfg.min_fan)
+        # the check the learner's actions go through (rollout_check)
+        self.check = W.BASELINE_CHECK if cfg.rollout_check else None
         self.owners = np.zeros((n, 4), np.int16)  # who plays each chair (train.opponents' OWN_* codes)
         self.pool_slots = 0  # filled slots of the opponent pool (set by the trainer)
         self.pool_probs: np.ndarray | None = None  # pool_ratings: how often each slot plays (else uniform)
@@ -166,6 +175,8 @@ class Collector:
                         value = critic(tile.to(device), glob.to(device), torch.from_numpy(orc_l).to(device))
                 sl = slice(k, k + m)
                 a_np = actions[lr_rows] = a.cpu().numpy()
+                if self.check is not None:  # the table takes the checked action; the sampled one is learned
+                    actions[lr_rows] = self.check.apply(ob_l, mk_l, a_np, self.rules)
                 obs_b[sl], mask_b[sl], tile_b[sl], glob_b[sl] = ob_l, mk_l, tile.numpy(), glob.numpy()
                 act_b[sl], tab_b[sl], logp_b[sl] = a_np, lr_rows, lp.cpu().numpy()
                 val_b[sl] = value.cpu().numpy()

@@ -1,20 +1,24 @@
 """One command from a fresh clone to a network with its strength measured: ``python -m train.recipe``.
 
-Six stages, each writing into ``out_dir`` (``--help`` lists every setting with its default):
+Seven stages, each writing into ``out_dir`` (``--help`` lists every setting with its default):
 
 1. ``teacher``: rule-agent decisions at four-chair tables (:func:`train.bc.generate_teacher`) -> ``teacher.npz``.
 2. ``bc``: behaviour cloning of them into the tile-plane network with features (:func:`train.bc.run`) ->
    ``bc.safetensors``.
 3. ``ppo``: PPO self-play from it against rule-agent opponents, the rate annealed to 0 (:mod:`train.ppo`) ->
    ``ppo/policy.safetensors``.
-4. ``fine``: PPO from that at a small constant rate and ``gae_lambda`` 0.8, the learner written every
+4. ``fine``: PPO from that at a small constant rate and ``gae_lambda`` 0.8, the learner playing through the wait
+   check of ``agents.nn:baseline`` (``train.ppo --rollout-check``: it learns around the check), written every
    ``snapshot_every`` updates (``fine/snapshots/``).
 5. ``average``: the uniform weight average of the fine stage's snapshots after its first ``average_skip`` share
    (:func:`train.average.average_checkpoints`; stochastic weight averaging) -> ``average.safetensors``.
-6. ``final``: 1v3 duplicate against the rule agent on ``final_walls`` walls of ``final_seed`` (a range the docs
-   reserve for this evaluation: nothing in the recipe picks by it), the network alone and with the wait check
-   of ``agents.nn:baseline`` (``agents.waits.BASELINE_CHECK``), raw and luck-adjusted -> ``report.json`` and
-   ``agent.safetensors``: the network with the zoo's metadata keys (:data:`agents.zoo_meta.REQUIRED_KEYS`: name,
+6. ``distil``: ``distil_rounds`` rounds of expert iteration with the wait check as the improvement operator: the
+   latest network with the wait check of ``agents.nn:baseline`` (``agents.waits.BASELINE_CHECK``) plays the
+   fourth chair against three rule agents, and its decisions are cloned back into that network, which gains
+   the wait inputs (``agents.nn.NNConfig.wait_inputs``, zero weights at the start) -> ``distil/round<k>.safetensors``.
+7. ``final``: 1v3 duplicate against the rule agent on ``final_walls`` walls of ``final_seed`` (a range the docs
+   reserve for this evaluation: nothing in the recipe picks by it), the last network alone and with the wait
+   check of ``agents.nn:baseline``, raw and luck-adjusted -> ``report.json`` and ``agent.safetensors``: the network with the zoo's metadata keys (:data:`agents.zoo_meta.REQUIRED_KEYS`: name,
    the command, commit, date, strength) and ``recipe_*`` keys (the settings, every stage's seconds and training
    seeds).
 
@@ -47,7 +51,7 @@ from train._checks import check_ints
 
 #: seeds of the final evaluation: every recipe's ``final_seed`` lies here, and no training seed does
 FINAL_SEEDS = range(8_000_000, 9_000_000)
-STAGES = ("teacher", "bc", "ppo", "fine", "average", "final")
+STAGES = ("teacher", "bc", "ppo", "fine", "average", "distil", "final")
 STATE_FORMAT = "mjenv-train-recipe/1"
 #: settings a rerun may change without changing what the recipe computes
 MAY_CHANGE = frozenset({"progress", "device"})
@@ -59,6 +63,8 @@ DEFAULT_RATES = {
     "bc_s_per_decision_epoch": 6e-5,  # the fit, per decision and epoch
     "ppo_s_per_decision": 1.25e-4,  # 4.1 s per update of 32,768 decisions
     "final_s_per_wall": 0.0097,  # per agent, adjusted
+    "distil_s_per_decision": 1.5e-4,  # the network with the check against three rule agents
+    "distil_fit_s_per_decision": 4.5e-5,  # the inputs with the wait planes, once
 }
 
 
@@ -69,7 +75,8 @@ class RecipeConfig:
     out_dir: str = "runs/recipe"
     """folder of every stage's output; rerun the same command to resume"""
     seed: int = 0
-    """seeds every stage: teacher walls ``seed``, cloning ``seed``, PPO ``seed + 1``, fine ``seed + 2``"""
+    """seeds every stage: teacher walls ``seed``, cloning ``seed``, PPO ``seed + 1``, fine ``seed + 2``, distil
+    round ``k`` ``seed + 2 + k``"""
     name: str | None = None
     """the ``zoo_name`` written into agent.safetensors (default: recipe-<date>-s<seed>)"""
     threads: int = 1
@@ -99,10 +106,19 @@ class RecipeConfig:
     """updates of the fine stage (constant rate)"""
     fine_lr: float = 2.5e-4
     fine_gae_lambda: float = 0.8
+    fine_rollout_check: bool = True
+    """fine stage: the learner plays through the wait check of agents.nn:baseline (train.ppo --rollout-check)
+    and learns around it"""
     snapshot_every: int = 10
     """fine stage: write the learner every this many updates (the average's members)"""
     average_skip: float = 0.2
     """leave the fine stage's snapshots of its first this share of updates out of the average"""
+    distil_rounds: int = 3
+    """rounds of the distil stage (0: none; the final network is then the average)"""
+    distil_decisions: int = 1_000_000
+    """decisions of the network with the check cloned in each round"""
+    distil_epochs: int = 3
+    distil_lr: float = 5e-4
     eval_every: int = 100
     """in-run evaluation of both PPO stages on 200 walls (a learning curve; nothing picks by it); 0: never"""
     final_walls: int = 10_000
@@ -115,13 +131,13 @@ def check_config(cfg: RecipeConfig) -> RecipeConfig:
     ints = {"seed": 0, "threads": 1, "torch_threads": 1, "teacher_decisions": 2, "blocks": 1, "channels": 1,
             "bc_epochs": 1, "bc_batch_size": 1, "num_envs": 1, "rollout_steps": 1, "ppo_updates": 1,
             "value_warmup": 0, "fine_updates": 1, "snapshot_every": 1, "eval_every": 0, "final_walls": 1,
-            "final_seed": 0}  # fmt: skip
+            "final_seed": 0, "distil_rounds": 0, "distil_decisions": 2, "distil_epochs": 1}  # fmt: skip
     check_ints(cfg, "RecipeConfig", ints)
-    for k in ("bc_lr", "ppo_lr", "fine_lr", "fine_gae_lambda", "average_skip"):
+    for k in ("bc_lr", "ppo_lr", "fine_lr", "fine_gae_lambda", "average_skip", "distil_lr"):
         v = getattr(cfg, k)
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
             raise TypeError(f"RecipeConfig.{k} must be a finite number, got {v!r}")
-    for k in ("bc_lr", "ppo_lr", "fine_lr"):
+    for k in ("bc_lr", "ppo_lr", "fine_lr", "distil_lr"):
         if not getattr(cfg, k) > 0:
             raise ValueError(f"RecipeConfig.{k} must be > 0, got {getattr(cfg, k)}")
     if not 0 <= cfg.fine_gae_lambda <= 1:
@@ -138,13 +154,33 @@ def check_config(cfg: RecipeConfig) -> RecipeConfig:
     if cfg.final_seed not in FINAL_SEEDS:
         raise ValueError(f"RecipeConfig.final_seed must be in {FINAL_SEEDS.start:,}-{FINAL_SEEDS.stop - 1:,} (the "
                          f"walls reserved for the final evaluation), got {cfg.final_seed}")  # fmt: skip
-    if FINAL_SEEDS.start <= cfg.seed + 2 and cfg.seed < FINAL_SEEDS.stop:
+    if FINAL_SEEDS.start <= last_training_seed(cfg) and cfg.seed < FINAL_SEEDS.stop:
         raise ValueError(f"RecipeConfig.seed {cfg.seed} reaches the final evaluation's seeds {FINAL_SEEDS.start:,}-"
                          f"{FINAL_SEEDS.stop - 1:,}")  # fmt: skip
     if cfg.name is not None and (not isinstance(cfg.name, str) or not cfg.name or "/" in cfg.name):
         raise ValueError(f"RecipeConfig.name must be a non-empty str without '/', got {cfg.name!r}")
     ppo_config(cfg, "ppo", None)  # train.ppo's own checks (device, sizes)
     return cfg
+
+
+def distil_seed(cfg: RecipeConfig, k: int) -> int:
+    """The walls seed of the distil stage's round ``k`` (1-based)."""
+    return cfg.seed + 2 + k
+
+
+def last_training_seed(cfg: RecipeConfig) -> int:
+    """The largest walls seed a training stage uses."""
+    return distil_seed(cfg, cfg.distil_rounds) if cfg.distil_rounds else cfg.seed + 2
+
+
+def final_network(cfg: RecipeConfig) -> Path:
+    """The network the final stage measures and ships: the distil stage's last round, else the average."""
+    out = Path(cfg.out_dir)
+    return (
+        out / "distil" / f"round{cfg.distil_rounds}.safetensors"
+        if cfg.distil_rounds
+        else out / "average.safetensors"
+    )
 
 
 def snapshot_updates(cfg: RecipeConfig) -> list[int]:
@@ -168,7 +204,7 @@ def ppo_config(cfg: RecipeConfig, stage: str, init_from: str | None):
     else:
         pc = PPOConfig(run_dir=str(out / "fine"), seed=cfg.seed + 2, updates=cfg.fine_updates, lr=cfg.fine_lr,
                        anneal_lr=False, gae_lambda=cfg.fine_gae_lambda, value_warmup=0,
-                       snapshot_every=cfg.snapshot_every, **common)  # fmt: skip
+                       snapshot_every=cfg.snapshot_every, rollout_check=cfg.fine_rollout_check, **common)  # fmt: skip
     # train.ppo's own checks; without a start network, on the network the cloning stage makes
     check_ppo(pc if init_from is not None else replace(pc, arch="planes", blocks=cfg.blocks,
                                                          channels=cfg.channels, with_features=True))  # fmt: skip
@@ -264,12 +300,18 @@ def estimate_seconds(cfg: RecipeConfig, state: State) -> dict[str, float]:
         done = json.loads(read_checkpoint(ck)[1]["counters"])["update"] if ck.is_file() else 0
         return (updates - done) * per_update
 
+    distil_left = sum(
+        not (out / "distil" / f"round{k}.safetensors").is_file() for k in range(1, cfg.distil_rounds + 1)
+    )
+    per_distil_decision = (r["distil_s_per_decision"] + r["distil_fit_s_per_decision"]
+                           + cfg.distil_epochs * r["bc_s_per_decision_epoch"])  # fmt: skip
     est = {
         "teacher": cfg.teacher_decisions * r["teacher_s_per_decision"],
         "bc": cfg.teacher_decisions * (r["bc_s_per_decision"] + cfg.bc_epochs * r["bc_s_per_decision_epoch"]),
         "ppo": ppo_left("ppo", cfg.ppo_updates) if "ppo" not in st else 0.0,
         "fine": ppo_left("fine", cfg.fine_updates) if "fine" not in st else 0.0,
         "average": 1.0,
+        "distil": distil_left * cfg.distil_decisions * per_distil_decision,
         "final": 2 * cfg.final_walls * r["final_s_per_wall"],
     }
     return {k: v for k, v in est.items() if k not in st}
@@ -343,12 +385,58 @@ def stage_average(cfg: RecipeConfig) -> dict[str, Any]:
     return {"members": len(paths), "first_update": snapshot_updates(cfg)[0], "last_update": cfg.fine_updates}
 
 
+def stage_distil(cfg: RecipeConfig, stop_round: int | None = None) -> dict[str, Any]:
+    """Every round not yet finished (``distil/round<k>.safetensors`` and ``.json`` mark a finished one); a
+    round killed before its end starts again. ``stop_round``: raise :class:`Stop` before that round."""
+    from agents.waits import BASELINE_CHECK
+    from mjenv.rules import RuleConfig
+    from train import bc
+
+    out = Path(cfg.out_dir) / "distil"
+    out.mkdir(parents=True, exist_ok=True)
+    prev = Path(cfg.out_dir) / "average.safetensors"
+    for k in range(1, cfg.distil_rounds + 1):
+        net_k = out / f"round{k}.safetensors"
+        if net_k.is_file() and net_k.with_suffix(".json").is_file():
+            prev = net_k
+            continue
+        if stop_round == k:
+            raise Stop(f"stopped before distil round {k}")
+        teacher_opt = {"checkpoint": str(prev), "greedy": True, "waits": asdict(BASELINE_CHECK),
+                       "threads": cfg.torch_threads}  # fmt: skip
+        data = bc.generate_teacher("agents.nn:make", cfg.distil_decisions, num_envs=256, seed=distil_seed(cfg, k),
+                                   rules=RuleConfig(min_fan=8, illegal="raise"), threads=cfg.threads,
+                                   progress=cfg.progress, teacher_kwargs=teacher_opt,
+                                   opponent="agents.rule:make")  # fmt: skip
+        path = out / f"teacher{k}.npz"
+        tmp = out / f"teacher{k}.tmp.npz"
+        bc.save_dataset(tmp, data, {"teacher": "agents.nn:make", "teacher_opt": [f"checkpoint={prev.name}",
+                        "greedy=true", f"waits={json.dumps(asdict(BASELINE_CHECK))}"], "opponent": "agents.rule:make",
+                        "min_fan": 8, "seed": distil_seed(cfg, k)})  # fmt: skip
+        os.replace(tmp, path)
+        del data
+        tmp = out / f"round{k}.tmp.safetensors"
+        bc.run(bc.BCConfig(
+            out=str(tmp), data=str(path), init_from=str(prev), wait_inputs=True, epochs=cfg.distil_epochs,
+            batch_size=cfg.bc_batch_size, lr=cfg.distil_lr, seed=distil_seed(cfg, k), threads=cfg.threads,
+            torch_threads=cfg.torch_threads, device=cfg.device, progress=cfg.progress,
+        ))  # fmt: skip
+        os.replace(tmp, net_k)
+        os.replace(tmp.with_suffix(".json"), net_k.with_suffix(".json"))
+        path.unlink()  # the round's data (110 MB per million decisions) is made again from its seed if needed
+        prev = net_k
+    rounds = [json.loads((out / f"round{k}.json").read_text()) for k in range(1, cfg.distil_rounds + 1)]
+    return {"rounds": cfg.distil_rounds, "walls_seeds": [distil_seed(cfg, k) for k in range(1, cfg.distil_rounds + 1)],
+            "decisions": sum(r["decisions"] for r in rounds),
+            "held_out_agreement": [r["held_out"]["agreement"] for r in rounds]}  # fmt: skip
+
+
 def stage_final(cfg: RecipeConfig, state: State, t0: float) -> dict[str, Any]:
     from agents.waits import BASELINE_CHECK
     from mjenv.arena import run_arena
 
     out = Path(cfg.out_dir)
-    net = str(out / "average.safetensors")
+    net = str(final_network(cfg))
     report: dict[str, Any] = {"against": "agents.rule:make", "seating": "1v3", "walls": cfg.final_walls,
                               "seed": cfg.final_seed}  # fmt: skip
     # the network alone, and with the check of the strongest shipped agent (agents.nn:baseline's)
@@ -367,7 +455,7 @@ def stage_final(cfg: RecipeConfig, state: State, t0: float) -> dict[str, Any]:
 
 
 def write_agent(cfg: RecipeConfig, state: State, report: dict[str, Any], final_seconds: float) -> Path:
-    """``out_dir/agent.safetensors``: the averaged network with the zoo's metadata keys and the recipe's."""
+    """``out_dir/agent.safetensors``: the final network with the zoo's metadata keys and the recipe's."""
     import shutil
 
     from agents.zoo_meta import write_metadata
@@ -381,9 +469,10 @@ def write_agent(cfg: RecipeConfig, state: State, report: dict[str, Any], final_s
                 "checked": format_ci(report["checked"]["points_per_hand"])}  # fmt: skip
     training = {"teacher_walls_seed": cfg.seed, "ppo_walls_seed": cfg.seed + 1, "fine_walls_seed": cfg.seed + 2,
                 "teacher_decisions": st["teacher"]["decisions"], "ppo_decisions": st["ppo"]["decisions"],
-                "fine_decisions": st["fine"]["decisions"]}  # fmt: skip
+                "fine_decisions": st["fine"]["decisions"], "distil_walls_seeds": st["distil"]["walls_seeds"],
+                "distil_decisions": st["distil"]["decisions"]}  # fmt: skip
     tmp = out / "agent.tmp.safetensors"
-    shutil.copyfile(out / "average.safetensors", tmp)
+    shutil.copyfile(final_network(cfg), tmp)
     write_metadata(tmp, {
         "zoo_name": name, "zoo_recipe": state.data["command"], "zoo_commit": state.data["commit"],
         "zoo_date": dt.date.today().isoformat(), "zoo_strength": json.dumps(strength, sort_keys=True),
@@ -401,14 +490,15 @@ def run_recipe(
     cfg: RecipeConfig, command: str | None = None, stop: tuple[str, int] | None = None
 ) -> dict[str, Any]:
     """Run (or resume) every stage not yet finished; returns ``recipe.json``'s content. ``stop=(stage, n)``
-    raises :class:`Stop` after ``n`` updates of a PPO stage, or before ``stage`` for another (a simulated kill)."""
+    raises :class:`Stop` after ``n`` updates of a PPO stage, before round ``n`` of the distil stage, or before
+    ``stage`` for another (a simulated kill)."""
     check_config(cfg)
     cmd = command or "python -m train.recipe " + " ".join(shlex.quote(a) for a in _cli_args(cfg))
     state = State(cfg, cmd)
     for stage in STAGES:
         if stage in state.stages:
             continue
-        if stop is not None and stop[0] == stage and stage not in ("ppo", "fine"):
+        if stop is not None and stop[0] == stage and stage not in ("ppo", "fine", "distil"):
             raise Stop(f"stopped before {stage}")
         est = estimate_seconds(cfg, state)
         print(f"train.recipe: stage {STAGES.index(stage) + 1}/{len(STAGES)} {stage}, about {_hours(est[stage])}; "
@@ -423,6 +513,8 @@ def run_recipe(
             rec = stage_ppo(cfg, stage, n)
         elif stage == "average":
             rec = stage_average(cfg)
+        elif stage == "distil":
+            rec = stage_distil(cfg, stop[1] if stop is not None and stop[0] == stage else None)
         else:
             rec = stage_final(cfg, state, t0)
         # PPO stages: their training time over resumes; the others: this (last) attempt
@@ -439,8 +531,8 @@ def _cli_args(cfg: RecipeConfig) -> list[str]:
         v, d = getattr(cfg, f.name), getattr(default, f.name)
         if v == d or f.name in MAY_CHANGE or (f.name == "out_dir" and Path(v).is_absolute()):
             continue  # an absolute folder names a machine's path: left out of the recorded command
-        flag = "--" + f.name.replace("_", "-")
-        args += [flag, str(v)]
+        flag = f.name.replace("_", "-")
+        args += [f"--{flag}" if v else f"--no-{flag}"] if isinstance(v, bool) else [f"--{flag}", str(v)]
     return args
 
 
