@@ -97,12 +97,12 @@ class RecipeConfig:
     num_envs: int = 512
     """tables of both PPO stages"""
     rollout_steps: int = 64
-    ppo_updates: int = 2000
+    ppo_updates: int = 800
     """updates of the PPO stage (its rate annealed linearly to 0 over them)"""
     ppo_lr: float = 1.5e-3
     value_warmup: int = 20
     """PPO stage: updates that train the value head alone first (the cloned network has none)"""
-    fine_updates: int = 1000
+    fine_updates: int = 500
     """updates of the fine stage (constant rate)"""
     fine_lr: float = 2.5e-4
     fine_gae_lambda: float = 0.8
