@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
@@ -77,14 +77,28 @@ def test_every_stage_runs_and_a_kill_anywhere_resumes_to_the_same_agent(tmp_path
     assert (tmp_path / "b" / "recipe.json").read_text() == before
 
 
-def test_a_rerun_with_other_settings_is_refused(tmp_path):
+def test_a_rerun_may_change_only_the_settings_of_stages_not_started(tmp_path):
+    assert set(recipe.SETTING_STAGE) | recipe.MAY_CHANGE == {f.name for f in fields(RecipeConfig)}
+    assert set(recipe.SETTING_STAGE.values()) == set(recipe.STAGES)
     a = RecipeConfig(out_dir=str(tmp_path / "r"), **TINY)
     with pytest.raises(Stop):
-        run_recipe(a, stop=("bc", 0))
-    with pytest.raises(ValueError, match="other settings.*ppo_updates"):
+        run_recipe(a, stop=("ppo", 1))  # teacher and bc finished, ppo started
+    with pytest.raises(ValueError, match="other settings.*ppo_updates.*stages that have started"):
         run_recipe(replace(a, ppo_updates=5))
+    with pytest.raises(ValueError, match="teacher_decisions"):
+        run_recipe(replace(a, teacher_decisions=1600, distil_rounds=1))
     with pytest.raises(Stop):  # progress and device may change
-        run_recipe(replace(a, progress=True, device="cpu"), stop=("bc", 0))
+        run_recipe(replace(a, progress=True, device="cpu"), stop=("fine", 1))
+    b = replace(a, distil_rounds=1, fine_lr=1e-4)  # the fine stage has started: its rate is fixed now
+    with pytest.raises(ValueError, match="fine_lr"):
+        run_recipe(b)
+    b = replace(a, distil_rounds=1, final_walls=4)  # not started: the run goes on with them and records it
+    data = run_recipe(b)
+    assert data["changed"] == [
+        {"before": "average", "settings": {"distil_rounds": [2, 1], "final_walls": [6, 4]}}
+    ]
+    assert "--distil-rounds 1" in data["command"] and data["stages"]["distil"]["rounds"] == 1
+    assert json.loads(read_metadata(tmp_path / "r" / "agent.safetensors")["zoo_strength"])["walls"] == 4
 
 
 @pytest.mark.parametrize(

@@ -25,8 +25,10 @@ Seven stages, each writing into ``out_dir`` (``--help`` lists every setting with
 **Resume**: rerun the same command. ``out_dir/recipe.json`` records the settings and each finished stage; a
 finished stage is skipped, the two PPO stages continue exactly from their last checkpoint (``train.ppo``'s
 ``--resume``), and a stage killed before its end otherwise starts again (teacher data and cloning take minutes).
-A kill at any point therefore ends with the same network as an uninterrupted run (tested). A rerun with other
-settings than the recorded ones stops with an error naming them (``device`` and ``progress`` may change).
+A kill at any point therefore ends with the same network as an uninterrupted run (tested). A rerun may change
+the settings of stages that have not started yet (:data:`SETTING_STAGE`; ``recipe.json`` lists each change under
+``changed`` and records the new command); a setting of a stage that has started stops it with an error naming the
+setting (``device`` and ``progress`` may always change).
 
 The estimate of the time left printed at each stage comes from the rates measured so far in this run (defaults
 measured on a 2-core machine before the first); each stage has its own progress bar.
@@ -55,6 +57,20 @@ STAGES = ("teacher", "bc", "ppo", "fine", "average", "distil", "final")
 STATE_FORMAT = "mjenv-train-recipe/1"
 #: settings a rerun may change without changing what the recipe computes
 MAY_CHANGE = frozenset({"progress", "device"})
+#: the first stage each other setting changes: on a rerun a setting may change until that stage has started
+SETTING_STAGE = {
+    **dict.fromkeys(("out_dir", "seed", "threads", "torch_threads", "teacher_decisions"), "teacher"),
+    **dict.fromkeys(("blocks", "channels", "bc_epochs", "bc_batch_size", "bc_lr"), "bc"),
+    **dict.fromkeys(
+        ("num_envs", "rollout_steps", "ppo_updates", "ppo_lr", "value_warmup", "eval_every"), "ppo"
+    ),
+    **dict.fromkeys(
+        ("fine_updates", "fine_lr", "fine_gae_lambda", "fine_rollout_check", "snapshot_every"), "fine"
+    ),
+    "average_skip": "average",
+    **dict.fromkeys(("distil_rounds", "distil_decisions", "distil_epochs", "distil_lr"), "distil"),
+    **dict.fromkeys(("final_walls", "final_seed", "name"), "final"),
+}
 # rates before this run has measured its own: its first run (2-core AMD EPYC, one Numba and one torch thread,
 # another run on the other core, 2026-12-07, d865457)
 DEFAULT_RATES = {
@@ -239,11 +255,21 @@ class State:
             if data.get("format") != STATE_FORMAT:
                 raise ValueError(f"{self.path} is not a train.recipe state ({data.get('format')!r})")
             saved, now = data["config"], asdict(cfg)
-            diff = {k: (saved.get(k), v) for k, v in now.items() if k not in MAY_CHANGE and saved.get(k) != v}
-            if diff:
-                raise ValueError(f"{cfg.out_dir} holds a recipe run of other settings (recorded, given): {diff}; "
-                                 "rerun with the recorded settings or choose another --out-dir")  # fmt: skip
+            diff = {k: [saved.get(k), v] for k, v in now.items() if k not in MAY_CHANGE and saved.get(k) != v}
+            begun = [
+                STAGES.index(k)
+                for k in (*data["stages"], *([data["running"]] if data.get("running") else []))
+            ]
+            started = STAGES[: max(begun) + 1] if begun else ()
+            fixed = {k: d for k, d in diff.items() if SETTING_STAGE[k] in started}
+            if fixed:
+                raise ValueError(f"{cfg.out_dir} holds a recipe run of other settings (recorded, given): {fixed}, "
+                                 f"of stages that have started ({', '.join(started)}); rerun with the recorded "
+                                 "settings or choose another --out-dir")  # fmt: skip
             self.data = data
+            if diff:  # settings of stages not yet started: the run goes on with them, and says so
+                data.setdefault("changed", []).append({"before": STAGES[len(started)], "settings": diff})
+                data["command"] = command
             self.data["config"] = now
         else:
             self.data = {"format": STATE_FORMAT, "config": asdict(cfg), "command": command, "commit": _commit(),
@@ -500,6 +526,8 @@ def run_recipe(
             continue
         if stop is not None and stop[0] == stage and stage not in ("ppo", "fine", "distil"):
             raise Stop(f"stopped before {stage}")
+        state.data["running"] = stage  # its settings are fixed from now on
+        state.save()
         est = estimate_seconds(cfg, state)
         print(f"train.recipe: stage {STAGES.index(stage) + 1}/{len(STAGES)} {stage}, about {_hours(est[stage])}; "
               f"about {_hours(sum(est.values()))} left in all", file=sys.stderr, flush=True)  # fmt: skip
