@@ -363,6 +363,21 @@ def test_bc_features_too_big_for_the_memory_fail_with_the_figures(monkeypatch):
     assert bc.available_memory() is None or bc.available_memory() > 0
 
 
+def test_bc_fit_computes_each_batchs_inputs_when_the_dataset_does_not_fit(monkeypatch, capsys):
+    """Too big for the memory at once: the same fit (bit for bit), the inputs computed batch by batch."""
+    data = bc.generate_teacher(_highest_legal, 300, num_envs=8, seed=1, threads=1, progress=False)
+    cfg = bc.BCConfig(arch="planes", channels=4, blocks=1, with_features=True, wait_inputs=True, epochs=2,
+                      batch_size=64, torch_threads=1, progress=False)  # fmt: skip
+    net_a, rep_a = bc.fit(cfg, data)
+    monkeypatch.setattr(bc, "available_memory", lambda: 1000)
+    net_b, rep_b = bc.fit(cfg, data)
+    assert "computing each batch's inputs instead" in capsys.readouterr().out
+    assert rep_a["inputs"] == "precomputed" and rep_b["inputs"] == "per batch"
+    assert rep_a["held_out"] == rep_b["held_out"] and rep_a["final_loss"] == rep_b["final_loss"]
+    for (k, a), b in zip(net_a.state_dict().items(), net_b.state_dict().values(), strict=True):
+        assert torch.equal(a, b), k
+
+
 def test_bc_teacher_options_reach_the_factory(tmp_path):
     # an ensemble of the shipped network twice plays as the network alone: the same decisions
     cfg = bc.BCConfig(teacher="agents.nn:ensemble", decisions=400, num_envs=8, threads=1, seed=5,

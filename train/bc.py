@@ -364,13 +364,35 @@ def dataset_features(
     return tuple(out)
 
 
+class RowInputs:
+    """The network inputs of a dataset's rows computed when a batch asks for them, in the dtypes of
+    :func:`dataset_features` (the same tensors): :func:`fit` uses it for a dataset whose inputs do not fit in
+    memory at once (slower: every epoch computes them again)."""
+
+    def __init__(self, data: dict[str, np.ndarray], config: ann.NNConfig) -> None:
+        self.data, self.config = data, config
+
+    def rows(self, r: np.ndarray) -> tuple[torch.Tensor, ...]:
+        r = np.asarray(r)
+        feats = ann.input_features(self.config, self.data["obs"][r], unpack_masks(self.data["masks"][r]))
+        return tuple(f if f.dtype == torch.uint8 else f.to(torch.float16) for f in feats)
+
+
+def _rows(feats: tuple[torch.Tensor, ...] | RowInputs, r: np.ndarray) -> tuple[torch.Tensor, ...]:
+    """Rows ``r`` of precomputed inputs or of a :class:`RowInputs`."""
+    if isinstance(feats, RowInputs):
+        return feats.rows(r)
+    rt = torch.from_numpy(np.asarray(r))
+    return tuple(f[rt] for f in feats)
+
+
 def agreement(
     net: ann.Net,
     data: dict[str, np.ndarray],
     idx: np.ndarray,
     device: torch.device,
     batch: int = 4096,
-    feats: tuple[torch.Tensor, ...] | None = None,
+    feats: tuple[torch.Tensor, ...] | RowInputs | None = None,
 ) -> dict[str, Any]:
     """Top-1 agreement of ``net``'s greedy legal action with the labels at rows ``idx``, overall and per type
     (``feats``: the precomputed :func:`dataset_features`, else computed here)."""
@@ -383,8 +405,7 @@ def agreement(
             if feats is None:
                 x = ann.input_features(net.config, data["obs"][r], m.numpy())
             else:
-                rt = torch.from_numpy(r)
-                x = tuple(f[rt] for f in feats)
+                x = _rows(feats, r)
             logits, _ = net.forward_features(*(f.to(device) for f in x), m.to(device))
             hits[s : s + batch] = logits.argmax(1).cpu().numpy() == data["actions"][r]
     net.train()
@@ -420,7 +441,11 @@ def fit(cfg: BCConfig, data: dict[str, np.ndarray]) -> tuple[ann.Net, dict[str, 
             net = ann.build_net(net_config(cfg)).to(device)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
     t0 = time.perf_counter()
-    feats = dataset_features(data, progress=cfg.progress, config=net.config)
+    try:
+        feats = dataset_features(data, progress=cfg.progress, config=net.config)
+    except MemoryError as e:  # too big for the memory at once: each batch's inputs when it needs them
+        print(f"train.bc: {e}; computing each batch's inputs instead (the same fit, slower)", flush=True)
+        feats = RowInputs(data, net.config)
     t_feat = time.perf_counter() - t0
     masks_t = torch.from_numpy(unpack_masks(data["masks"]))
     act_t = torch.from_numpy(data["actions"].astype(np.int64))
@@ -433,7 +458,7 @@ def fit(cfg: BCConfig, data: dict[str, np.ndarray]) -> tuple[ann.Net, dict[str, 
             order = rng.permutation(tr)
             for s in range(0, order.size, cfg.batch_size):
                 r = torch.from_numpy(order[s : s + cfg.batch_size])
-                x = tuple(f[r].to(device) for f in feats)
+                x = tuple(f.to(device) for f in _rows(feats, r.numpy()))
                 m, a = masks_t[r].to(device), act_t[r].to(device)
                 logits, _ = net.forward_features(*x, None)
                 loss = F.cross_entropy(logits.masked_fill(~m, -1e8), a)
@@ -448,7 +473,7 @@ def fit(cfg: BCConfig, data: dict[str, np.ndarray]) -> tuple[ann.Net, dict[str, 
         "held_out": agreement(net, data, hold, device, feats=feats),
         "train": agreement(net, data, np.sort(tr[: min(tr.size, n_hold)]), device, feats=feats),
         "decisions": int(k), "train_decisions": int(tr.size), "final_loss": float(np.mean(losses[-50:])),
-        "feature_seconds": t_feat, "fit_seconds": time.perf_counter() - t0, "parameters": net.num_parameters,
+        "feature_seconds": t_feat, "inputs": "per batch" if isinstance(feats, RowInputs) else "precomputed", "fit_seconds": time.perf_counter() - t0, "parameters": net.num_parameters,
         "network": asdict(net.config), "features_version": ann.features_version(net.config),
     }  # fmt: skip
     return net.cpu(), report
