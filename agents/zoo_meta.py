@@ -39,7 +39,7 @@ class ZooEntry:
     """One shipped network: ``name`` (the file ``agents/zoo/NAME.safetensors``), ``arch`` (its
     ``NNConfig.describe()``), ``parameters``, ``recipe`` (how it was made: the commands of lab/notebook.md),
     ``commit`` and ``date`` (the commit that added these weights, and the date the network was made), ``old``
-    (its factory name before the zoo, now a deprecated alias), ``alone`` and ``checked`` (points per hand with
+    (its factory name before the zoo, now a deprecated alias; None for a network shipped in the zoo), ``alone`` and ``checked`` (points per hand with
     95% CI against the rule agent on :data:`STRENGTH_WALLS` walls of :data:`STRENGTH_SEED`, 1v3, the network
     greedy, alone and with the wait check; None while not measured)."""
 
@@ -49,7 +49,7 @@ class ZooEntry:
     recipe: str
     commit: str
     date: str
-    old: str
+    old: str | None
     alone: str | None = None
     checked: str | None = None
 
@@ -151,6 +151,24 @@ ZOO: dict[str, ZooEntry] = {
             old="baseline",
             alone="+1.38 [+1.11, +1.66]",
             checked="+2.88 [+2.60, +3.17]",
+        ),
+        ZooEntry(
+            name="distil1-2026-12-07",
+            arch="planes(blocks=2, channels=32, hidden=128, with_features, wait_inputs)",
+            parameters=96_804,
+            recipe=(
+                "python -m train.bc --out runs/exit/z1.safetensors --teacher agents.nn:make --teacher-opt "
+                "checkpoint=agents/zoo/avg109-2026-12-06.safetensors greedy=true 'waits={\"claims\": 0.5}' threads=1 "
+                "--opponent agents.rule:make --decisions 1000000 --data runs/exit/z1.npz --seed 30 --init-from "
+                "agents/zoo/avg109-2026-12-06.safetensors --wait-inputs --epochs 3 --batch-size 1024 --lr 0.0005 "
+                "--threads 1 --torch-threads 1 (one distil round: avg109-2026-12-06 with agents.nn:baseline's wait "
+                "check cloned back into it; lab/2026-12-07-strength.md)"
+            ),
+            commit="8af3912",
+            date="2026-12-07",
+            old=None,
+            alone="+1.83 [+1.55, +2.11]",
+            checked="+2.93 [+2.64, +3.21]",
         ),
     )
 }

@@ -37,7 +37,9 @@ from mjenv.rules import RuleConfig
 
 BASELINE = {"baseline": "agents.nn:baseline", "rule": "agents.rule:make"}
 RULE_RANDOM = {"rule": "agents.rule:make", "random": "agents.random:make"}
-BASE_LATEST = {"baseline": "agents.nn:baseline", "latest": "agents.nn:latest"}
+# the strongest agent against its own network alone (agents.nn:baseline with waits=False)
+BASE_ALONE = {"baseline": "agents.nn:baseline", "alone": "agents.nn:baseline"}
+BASE_ALONE_KW = {"alone": {"waits": False}}
 RULE_CHECKED = {"checked": "agents.waits:checked", "rule": "agents.rule:make"}
 RULE_CHECKED_KW = {"checked": {"inner": "agents.rule:make"}}
 
@@ -47,9 +49,9 @@ def _half(st: dict) -> float:
     return (hi - lo) / 2.0
 
 
-def _per_wall(agents: dict, walls: int, seed: int, rules, model, threads: int):
+def _per_wall(agents: dict, walls: int, seed: int, rules, model, threads: int, kw: dict | None = None):
     """Per-wall raw and adjusted samples of the candidate (the first agent) and of the difference A - B."""
-    setup = run_arena_setup(agents, "1v3", walls, seed, rules=rules)
+    setup = run_arena_setup(agents, "1v3", walls, seed, rules=rules, agent_kwargs=kw)
     setup = replace(setup, luck=model)
     out = play_shard(setup, 0, setup.schedule.n_jobs, threads=threads, progress=True, desc=f"seed {seed}")
     ca = setup.schedule.chair_agent  # [orders, chair] agent index
@@ -112,14 +114,14 @@ def targets(args, model) -> dict:
 
 
 def bias(args, model) -> dict:
-    pairs = [("strongest vs rule", BASELINE), ("rule vs random", RULE_RANDOM),
-             ("strongest vs its network alone", BASE_LATEST)]  # fmt: skip
+    pairs = [("strongest vs rule", BASELINE, None), ("rule vs random", RULE_RANDOM, None),
+             ("strongest vs its network alone", BASE_ALONE, BASE_ALONE_KW)]  # fmt: skip
     out = {"walls": args.walls, "pairs": []}
     lines = ["| pair | walls (hands) | raw difference | raw - adjusted: candidate | raw - adjusted: difference |"
              " covers 0 |", "|---|---|---|---|---|---|"]  # fmt: skip
-    for k, (label, agents) in enumerate(pairs):
+    for k, (label, agents, kw) in enumerate(pairs):
         seed = args.seed + k
-        s = _per_wall(agents, args.walls, seed, RuleConfig(), model, args.threads)
+        s = _per_wall(agents, args.walls, seed, RuleConfig(), model, args.threads, kw)
         da = mean_ci(s["raw"]["a"] - s["adjusted"]["a"])
         dd = mean_ci(s["raw"]["diff"] - s["adjusted"]["diff"])
         raw = mean_ci(s["raw"]["diff"])

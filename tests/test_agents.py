@@ -3,6 +3,8 @@ strength, the nn agent's checkpoints."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -269,10 +271,10 @@ def test_nn_checkpoint_of_old_features_fails_clearly(tmp_path):
 
 
 def test_nn_baseline_loads_and_plays_legally():
-    """``agents.nn:latest`` (the newest network of the zoo) is the tile-plane network 2 x 32 + features, greedy,
-    within 20 MB, and plays only legal actions; the zoo's ``ens5-2026-12-05`` and ``planes32-2026-12-04`` (the
-    previous ones) have the same network and ``mlp-2026-12-01`` (the first) is the mlp, each a different
-    policy."""
+    """``agents.nn:latest`` (the newest network of the zoo) is the tile-plane network 2 x 32 + features with the
+    wait inputs, greedy, within 20 MB, and plays only legal actions; the zoo's ``ens5-2026-12-05`` and
+    ``planes32-2026-12-04`` (older ones) have the same network without the wait inputs and ``mlp-2026-12-01`` (the
+    first) is the mlp, each a different policy."""
     from agents import nn as N
 
     policy = load_policy("agents.nn:latest", 32, 0)
@@ -284,7 +286,7 @@ def test_nn_baseline_loads_and_plays_legally():
     a = policy(obs, masks)
     assert masks[np.arange(a.size), a].all()
     e5 = load_policy("agents.nn:zoo", 32, 0, name="ens5-2026-12-05")
-    assert e5.greedy and e5.net.config == cfg
+    assert cfg.wait_inputs and e5.greedy and e5.net.config == dataclasses.replace(cfg, wait_inputs=False)
     e = e5(obs, masks)
     assert masks[np.arange(e.size), e].all()
     # the weight average of PPO runs from it: close to it, not the same network

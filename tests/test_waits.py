@@ -1,6 +1,6 @@
 """``agents.waits``: the waits a discard leaves, counted and valued from the player's own view under the table's
 rules, the check of a policy's discards by them (:class:`agents.waits.WaitCheck`) and the wrapper
-``agents.waits:checked`` (``agents.nn:baseline`` is it over ``agents.nn:latest``). Only the tests of the network
+``agents.waits:checked`` (``agents.nn:baseline`` is it over the zoo's ``BASELINE`` network). Only the tests of the network
 need torch: the others play the rule agent."""
 
 from __future__ import annotations
@@ -347,8 +347,8 @@ def test_default_rules_give_the_values_as_first_shipped(monkeypatch):
 
 
 # ------------------------------------------------------------------------------------------------ the network
-def test_the_baseline_is_the_check_over_the_latest_network(monkeypatch):
-    """``agents.nn:baseline`` is ``agents.waits:checked`` over ``agents.nn:latest`` (greedy): on 5,000 decisions of
+def test_the_baseline_is_the_check_over_its_zoo_network(monkeypatch):
+    """``agents.nn:baseline`` is ``agents.waits:checked`` over the zoo's ``agents.zoo_meta.BASELINE`` (greedy): on 5,000 decisions of
     self-play its actions are the network's checked by the value function as shipped at caf698d (the 100,000-
     decision comparison with that commit's baseline: docs/agents.md); ``info`` keeps the network's
     probabilities as ``inner_probs``, beside the network's and the checked action; ``waits=False`` is the
@@ -359,8 +359,9 @@ def test_the_baseline_is_the_check_over_the_latest_network(monkeypatch):
 
     n = 64
     checked, plain = ann.baseline(n, 0), ann.baseline(n, 0, waits=False)
-    wrapped = load_policy("agents.waits:checked", n, 0, claims=0.5)
-    custom = ann.make(n, 0, checkpoint=ann.zoo_path(ann.LATEST), greedy=True, waits={"near": None})
+    wrapped = load_policy("agents.waits:checked", n, 0, claims=0.5, inner="agents.nn:zoo",
+                          inner_opt={"name": ann.BASELINE})  # fmt: skip
+    custom = ann.make(n, 0, checkpoint=ann.zoo_path(ann.BASELINE), greedy=True, waits={"near": None})
     assert isinstance(checked, W.CheckedPolicy) and checked.check == W.BASELINE_CHECK == W.WaitCheck(
         claims=0.5
     )

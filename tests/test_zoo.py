@@ -92,7 +92,7 @@ def test_the_zoo_factories_and_aliases():
     assert isinstance(base, W.CheckedPolicy) and same(base.inner, nets[Z.BASELINE])
     assert same(load_policy("agents.nn:baseline", 4, 0, waits=False), nets[Z.BASELINE])
     for name, e in Z.ZOO.items():
-        if e.old != "baseline":
+        if e.old not in (None, "baseline"):
             with pytest.warns(DeprecationWarning, match=name):
                 old = load_policy(f"agents.nn:{e.old}", 4, 0)
             assert same(old, nets[name])
