@@ -174,6 +174,7 @@ OPTIONS = {
     "max_grad_norm": 0.5, "min_fan": 8, "minibatch_size": 4096, "num_envs": 512, "opponent_prob": 0.75,
     "opponents": ("rule",), "pool_every": 25, "pool_ratings": False, "pool_size": 8, "progress": True,
     "ray_address": None, "ray_num_cpus": None, "ray_ship_code": False, "resume": False, "reward_scale": 0.03125,
+    "rollout_check": False,
     "rollout_steps": 64, "run_dir": "runs/ppo", "save_every": 25, "seed": 0, "snapshot_every": 0, "target_kl": 0.03, "threads": 2,
     "time_budget_s": None, "torch_threads": 2, "updates": 1200, "value_warmup": 10, "vf_coef": 0.5, "wait_inputs": False,
     "with_features": False, "workers": 0,
