@@ -835,11 +835,12 @@ def baseline(
     threads: int | None = None,
 ) -> NNPolicy | W.CheckedPolicy:
     """``agents.nn:baseline``: the strongest shipped agent, the zoo's :data:`agents.zoo_meta.BASELINE` (today
-    ``avg109-2026-12-06``, the newest network, :func:`latest`) with its discards checked by the value of the waits
-    they leave and its passes by the claims into a better wait (``agents.waits:checked`` over it with
-    ``claims=0.5``: :data:`agents.waits.BASELINE_CHECK`, since 2026-12-07); ``waits=True`` is the default
-    :class:`agents.waits.WaitCheck` (no claims), ``waits=False`` the network alone. An alias: it follows the zoo and the check; for a figure that keeps its meaning, name the
-    zoo entry and the check.
+    ``avg109-2026-12-06``; the newest network, :func:`latest`, is ``distil1-2026-12-07``) with its discards
+    checked by the value of the waits they leave and its passes by the claims into a better wait
+    (``agents.waits:checked`` over it with ``claims=0.5``: :data:`agents.waits.BASELINE_CHECK`, since 2026-12-07);
+    ``waits=True`` is the default :class:`agents.waits.WaitCheck` (no claims), ``waits=False`` the network alone.
+    An alias: it follows the zoo and the check; for a figure that keeps its meaning, name the zoo entry and the
+    check.
 
     ``mjenv eval --agent nn=agents.nn:baseline --agent rule=agents.rule:make --seating 1v3 --walls 1000``.
     """

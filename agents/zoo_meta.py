@@ -39,9 +39,9 @@ class ZooEntry:
     """One shipped network: ``name`` (the file ``agents/zoo/NAME.safetensors``), ``arch`` (its
     ``NNConfig.describe()``), ``parameters``, ``recipe`` (how it was made: the commands of lab/notebook.md),
     ``commit`` and ``date`` (the commit that added these weights, and the date the network was made), ``old``
-    (its factory name before the zoo, now a deprecated alias; None for a network shipped in the zoo), ``alone`` and ``checked`` (points per hand with
-    95% CI against the rule agent on :data:`STRENGTH_WALLS` walls of :data:`STRENGTH_SEED`, 1v3, the network
-    greedy, alone and with the wait check; None while not measured)."""
+    (its factory name before the zoo, now a deprecated alias; None for a network shipped in the zoo), ``alone``
+    and ``checked`` (points per hand with 95% CI against the rule agent on :data:`STRENGTH_WALLS` walls of
+    :data:`STRENGTH_SEED`, 1v3, the network greedy, alone and with the wait check; None while not measured)."""
 
     name: str
     arch: str

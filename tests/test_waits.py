@@ -1,7 +1,7 @@
 """``agents.waits``: the waits a discard leaves, counted and valued from the player's own view under the table's
 rules, the check of a policy's discards by them (:class:`agents.waits.WaitCheck`) and the wrapper
-``agents.waits:checked`` (``agents.nn:baseline`` is it over the zoo's ``BASELINE`` network). Only the tests of the network
-need torch: the others play the rule agent."""
+``agents.waits:checked`` (``agents.nn:baseline`` is it over the zoo's ``BASELINE`` network). Only the tests of
+the network need torch: the others play the rule agent."""
 
 from __future__ import annotations
 
@@ -348,10 +348,10 @@ def test_default_rules_give_the_values_as_first_shipped(monkeypatch):
 
 # ------------------------------------------------------------------------------------------------ the network
 def test_the_baseline_is_the_check_over_its_zoo_network(monkeypatch):
-    """``agents.nn:baseline`` is ``agents.waits:checked`` over the zoo's ``agents.zoo_meta.BASELINE`` (greedy): on 5,000 decisions of
-    self-play its actions are the network's checked by the value function as shipped at caf698d (the 100,000-
-    decision comparison with that commit's baseline: docs/agents.md); ``info`` keeps the network's
-    probabilities as ``inner_probs``, beside the network's and the checked action; ``waits=False`` is the
+    """``agents.nn:baseline`` is ``agents.waits:checked`` over the zoo's ``agents.zoo_meta.BASELINE`` (greedy): on
+    5,000 decisions of self-play its actions are the network's checked by the value function as shipped at
+    caf698d (the 100,000-decision comparison with that commit's baseline: docs/agents.md); ``info`` keeps the
+    network's probabilities as ``inner_probs``, beside the network's and the checked action; ``waits=False`` is the
     network alone and ``agents.nn:make(waits=...)`` the same wrapper."""
     pytest.importorskip("torch")
     import agents.nn as ann

@@ -473,7 +473,8 @@ def fit(cfg: BCConfig, data: dict[str, np.ndarray]) -> tuple[ann.Net, dict[str, 
         "held_out": agreement(net, data, hold, device, feats=feats),
         "train": agreement(net, data, np.sort(tr[: min(tr.size, n_hold)]), device, feats=feats),
         "decisions": int(k), "train_decisions": int(tr.size), "final_loss": float(np.mean(losses[-50:])),
-        "feature_seconds": t_feat, "inputs": "per batch" if isinstance(feats, RowInputs) else "precomputed", "fit_seconds": time.perf_counter() - t0, "parameters": net.num_parameters,
+        "feature_seconds": t_feat, "inputs": "per batch" if isinstance(feats, RowInputs) else "precomputed",
+        "fit_seconds": time.perf_counter() - t0, "parameters": net.num_parameters,
         "network": asdict(net.config), "features_version": ann.features_version(net.config),
     }  # fmt: skip
     return net.cpu(), report

@@ -81,7 +81,7 @@ def act(col, own: np.ndarray, actions: np.ndarray, pool: list, gen: torch.Genera
                 a = torch.multinomial(torch.softmax(logits, 1), 1, generator=gen)
             actions[r] = a[:, 0].cpu().numpy()
             if col.check is not None:  # the snapshot plays as the learner does
-                actions[r] = col.check.apply(env.obs[r], env.masks[r], actions[r], col.rules)
+                actions[r] = col.check.apply(env.obs[r], env.masks[r], actions[r], env.rules)
 
 
 class OpponentPool:

@@ -118,8 +118,7 @@ class Collector:
         )  # fmt: skip
         self.rng = np.random.default_rng([cfg.seed, 1])
         self.rule = RulePolicy(n, threads=cfg.threads) if "rule" in cfg.opponents else None
-        self.rules = RuleConfig(min_fan=cfg.min_fan)
-        # the check the learner's actions go through (rollout_check)
+        # the check the learner's actions go through (rollout_check), valued under the tables' own rules
         self.check = W.BASELINE_CHECK if cfg.rollout_check else None
         self.owners = np.zeros((n, 4), np.int16)  # who plays each chair (train.opponents' OWN_* codes)
         self.pool_slots = 0  # filled slots of the opponent pool (set by the trainer)
@@ -176,7 +175,7 @@ class Collector:
                 sl = slice(k, k + m)
                 a_np = actions[lr_rows] = a.cpu().numpy()
                 if self.check is not None:  # the table takes the checked action; the sampled one is learned
-                    actions[lr_rows] = self.check.apply(ob_l, mk_l, a_np, self.rules)
+                    actions[lr_rows] = self.check.apply(ob_l, mk_l, a_np, env.rules)
                 obs_b[sl], mask_b[sl], tile_b[sl], glob_b[sl] = ob_l, mk_l, tile.numpy(), glob.numpy()
                 act_b[sl], tab_b[sl], logp_b[sl] = a_np, lr_rows, lp.cpu().numpy()
                 val_b[sl] = value.cpu().numpy()

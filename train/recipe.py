@@ -15,12 +15,13 @@ Seven stages, each writing into ``out_dir`` (``--help`` lists every setting with
 6. ``distil``: ``distil_rounds`` rounds of expert iteration with the wait check as the improvement operator: the
    latest network with the wait check of ``agents.nn:baseline`` (``agents.waits.BASELINE_CHECK``) plays the
    fourth chair against three rule agents, and its decisions are cloned back into that network, which gains
-   the wait inputs (``agents.nn.NNConfig.wait_inputs``, zero weights at the start) -> ``distil/round<k>.safetensors``.
+   the wait inputs (``agents.nn.NNConfig.wait_inputs``, zero weights at the start) ->
+   ``distil/round<k>.safetensors``.
 7. ``final``: 1v3 duplicate against the rule agent on ``final_walls`` walls of ``final_seed`` (a range the docs
    reserve for this evaluation: nothing in the recipe picks by it), the last network alone and with the wait
-   check of ``agents.nn:baseline``, raw and luck-adjusted -> ``report.json`` and ``agent.safetensors``: the network with the zoo's metadata keys (:data:`agents.zoo_meta.REQUIRED_KEYS`: name,
-   the command, commit, date, strength) and ``recipe_*`` keys (the settings, every stage's seconds and training
-   seeds).
+   check of ``agents.nn:baseline``, raw and luck-adjusted -> ``report.json`` and ``agent.safetensors``: the
+   network with the zoo's metadata keys (:data:`agents.zoo_meta.REQUIRED_KEYS`: name, the command, commit, date,
+   strength) and ``recipe_*`` keys (the settings, every stage's seconds and training seeds).
 
 **Resume**: rerun the same command. ``out_dir/recipe.json`` records the settings and each finished stage; a
 finished stage is skipped, the two PPO stages continue exactly from their last checkpoint (``train.ppo``'s
@@ -348,18 +349,26 @@ def _hours(s: float) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ stages
-def stage_teacher(cfg: RecipeConfig) -> dict[str, Any]:
+def _teacher_data(cfg: RecipeConfig, path: Path, teacher: str, decisions: int, seed: int, meta: dict[str, Any],
+                  **kwargs: Any) -> int:  # fmt: skip
+    """``decisions`` decisions of ``teacher`` (:func:`train.bc.generate_teacher` on tables of min fan 8, ``kwargs``
+    its teacher and opponent options) written to ``path`` whole or not at all; returns how many were kept."""
     from mjenv.rules import RuleConfig
     from train import bc
 
+    rules = RuleConfig(min_fan=8, illegal="raise")
+    data = bc.generate_teacher(teacher, decisions, num_envs=256, seed=seed, rules=rules, threads=cfg.threads,
+                               progress=cfg.progress, **kwargs)  # fmt: skip
+    tmp = path.with_name(f"{path.stem}.tmp.npz")
+    bc.save_dataset(tmp, data, {"teacher": teacher, "min_fan": 8, "seed": seed, **meta})
+    os.replace(tmp, path)
+    return int(data["actions"].shape[0])
+
+
+def stage_teacher(cfg: RecipeConfig) -> dict[str, Any]:
     out = Path(cfg.out_dir) / "teacher.npz"
-    data = bc.generate_teacher("agents.rule:make", cfg.teacher_decisions, num_envs=256, seed=cfg.seed,
-                               rules=RuleConfig(min_fan=8, illegal="raise"), threads=cfg.threads,
-                               progress=cfg.progress, teacher_kwargs={})  # fmt: skip
-    tmp = out.with_name("teacher.tmp.npz")
-    bc.save_dataset(tmp, data, {"teacher": "agents.rule:make", "min_fan": 8, "seed": cfg.seed})
-    os.replace(tmp, out)
-    return {"decisions": int(data["actions"].shape[0]), "walls_seed": cfg.seed}
+    n = _teacher_data(cfg, out, "agents.rule:make", cfg.teacher_decisions, cfg.seed, {}, teacher_kwargs={})
+    return {"decisions": n, "walls_seed": cfg.seed}
 
 
 def stage_bc(cfg: RecipeConfig) -> dict[str, Any]:
@@ -415,7 +424,6 @@ def stage_distil(cfg: RecipeConfig, stop_round: int | None = None) -> dict[str, 
     """Every round not yet finished (``distil/round<k>.safetensors`` and ``.json`` mark a finished one); a
     round killed before its end starts again. ``stop_round``: raise :class:`Stop` before that round."""
     from agents.waits import BASELINE_CHECK
-    from mjenv.rules import RuleConfig
     from train import bc
 
     out = Path(cfg.out_dir) / "distil"
@@ -430,17 +438,10 @@ def stage_distil(cfg: RecipeConfig, stop_round: int | None = None) -> dict[str, 
             raise Stop(f"stopped before distil round {k}")
         teacher_opt = {"checkpoint": str(prev), "greedy": True, "waits": asdict(BASELINE_CHECK),
                        "threads": cfg.torch_threads}  # fmt: skip
-        data = bc.generate_teacher("agents.nn:make", cfg.distil_decisions, num_envs=256, seed=distil_seed(cfg, k),
-                                   rules=RuleConfig(min_fan=8, illegal="raise"), threads=cfg.threads,
-                                   progress=cfg.progress, teacher_kwargs=teacher_opt,
-                                   opponent="agents.rule:make")  # fmt: skip
         path = out / f"teacher{k}.npz"
-        tmp = out / f"teacher{k}.tmp.npz"
-        bc.save_dataset(tmp, data, {"teacher": "agents.nn:make", "teacher_opt": [f"checkpoint={prev.name}",
-                        "greedy=true", f"waits={json.dumps(asdict(BASELINE_CHECK))}"], "opponent": "agents.rule:make",
-                        "min_fan": 8, "seed": distil_seed(cfg, k)})  # fmt: skip
-        os.replace(tmp, path)
-        del data
+        meta = {"teacher_opt": {**teacher_opt, "checkpoint": prev.name}, "opponent": "agents.rule:make"}
+        _teacher_data(cfg, path, "agents.nn:make", cfg.distil_decisions, distil_seed(cfg, k), meta,
+                      teacher_kwargs=teacher_opt, opponent="agents.rule:make")  # fmt: skip
         tmp = out / f"round{k}.tmp.safetensors"
         bc.run(bc.BCConfig(
             out=str(tmp), data=str(path), init_from=str(prev), wait_inputs=True, epochs=cfg.distil_epochs,
@@ -577,7 +578,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     total = sum(float(r["seconds"]) for r in st.values())
     parts = ", ".join(f"{k} {_hours(float(r['seconds']))}" for k, r in st.items())
     print(f"{cfg.out_dir}/agent.safetensors: against the rule agent, 1v3, {cfg.final_walls:,} walls of seed "
-          f"{cfg.final_seed}: alone {format_ci(st['final']['alone'])}, with the wait check {format_ci(st['final']['checked'])}; "
+          f"{cfg.final_seed}: alone {format_ci(st['final']['alone'])}, "
+          f"with the wait check {format_ci(st['final']['checked'])}; "
           f"{_hours(total)} in all ({parts})")  # fmt: skip
     return data
 
