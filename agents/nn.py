@@ -821,7 +821,7 @@ def latest(
     threads: int | None = None,
 ) -> NNPolicy | W.CheckedPolicy:
     """``agents.nn:latest``: the newest network of the zoo alone (:data:`agents.zoo_meta.LATEST`, today
-    ``avg109-2026-12-06``), greedy by default. An alias: it follows the zoo; for a figure that keeps its meaning,
+    ``distil1-2026-12-07``), greedy by default. An alias: it follows the zoo; for a figure that keeps its meaning,
     name the entry (:func:`zoo`)."""
     return zoo(num_envs, seed, LATEST, device=device, greedy=greedy, waits=waits, threads=threads)
 

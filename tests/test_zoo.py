@@ -88,6 +88,9 @@ def test_the_zoo_factories_and_aliases():
         assert isinstance(p, ann.NNPolicy) and p.greedy and p.net.num_parameters == Z.ZOO[name].parameters
     latest = load_policy("agents.nn:latest", 4, 0)
     assert same(latest, nets[Z.LATEST])
+    # the aliases' docstrings name the entries they load today (help() and the docs read them)
+    doc = {f: " ".join(f.__doc__.split()) for f in (ann.latest, ann.baseline)}
+    assert f"today ``{Z.LATEST}``" in doc[ann.latest] and f"today ``{Z.BASELINE}``" in doc[ann.baseline]
     base = load_policy("agents.nn:baseline", 4, 0)
     assert isinstance(base, W.CheckedPolicy) and same(base.inner, nets[Z.BASELINE])
     assert same(load_policy("agents.nn:baseline", 4, 0, waits=False), nets[Z.BASELINE])
