@@ -71,10 +71,27 @@ def test_every_stage_runs_and_a_kill_anywhere_resumes_to_the_same_agent(tmp_path
     assert (tmp_path / "b" / "distil" / "round1.safetensors").is_file()
     run_recipe(b)
     assert _outcome(tmp_path / "b") == _outcome(tmp_path / "a")
+    # each rerun records where it resumed and on which code; one commit here, so the agent names one
+    resumed = json.loads((tmp_path / "b" / "recipe.json").read_text())["resumed"]
+    assert [r["at"] for r in resumed] == ["bc", "ppo", "ppo", "fine", "average", "distil", "distil"]
+    assert json.loads(read_metadata(tmp_path / "b" / "agent.safetensors")["recipe_commits"]) == [
+        {"from": "teacher", "commit": json.loads((tmp_path / "b" / "recipe.json").read_text())["commit"]}
+    ]
     # a finished run reruns as a no-op
     before = (tmp_path / "b" / "recipe.json").read_text()
     run_recipe(b)
     assert (tmp_path / "b" / "recipe.json").read_text() == before
+
+
+def test_the_code_of_each_resume_is_named():
+    data = {"commit": "aaa", "resumed": [{"at": "ppo", "commit": "aaa"}, {"at": "fine", "commit": "bbb"},
+                                         {"at": "distil", "commit": "bbb"}, {"at": "final", "commit": "ccc"}]}  # fmt: skip
+    assert recipe.code_commits(data) == [
+        {"from": "teacher", "commit": "aaa"},
+        {"from": "fine", "commit": "bbb"},
+        {"from": "final", "commit": "ccc"},
+    ]
+    assert recipe.code_commits({"commit": "aaa"}) == [{"from": "teacher", "commit": "aaa"}]
 
 
 def test_a_rerun_may_change_only_the_settings_of_stages_not_started(tmp_path):

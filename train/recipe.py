@@ -246,8 +246,19 @@ def _commit() -> str:
     return head + ("-dirty" if dirty else "")
 
 
+def code_commits(data: dict[str, Any]) -> list[dict[str, str]]:
+    """The commits whose code ran a recipe run (``recipe.json``'s content): ``[{"from": stage, "commit": c}, ...]``,
+    the first from the start, then each resume on other code, at the stage it resumed in."""
+    out = [{"from": STAGES[0], "commit": data["commit"]}]
+    for r in data.get("resumed", []):
+        if r["commit"] != out[-1]["commit"]:
+            out.append({"from": r["at"], "commit": r["commit"]})
+    return out
+
+
 class State:
-    """``out_dir/recipe.json``: the settings, the command, and each finished stage's record."""
+    """``out_dir/recipe.json``: the settings, the command, the commit it started on and each resume's
+    (``resumed``: the stage, commit and date of each rerun before the end), and each finished stage's record."""
 
     def __init__(self, cfg: RecipeConfig, command: str) -> None:
         self.path = Path(cfg.out_dir) / "recipe.json"
@@ -272,6 +283,15 @@ class State:
                 data.setdefault("changed", []).append({"before": STAGES[len(started)], "settings": diff})
                 data["command"] = command
             self.data["config"] = now
+            left = [k for k in STAGES if k not in data["stages"]]
+            if left:  # the code of each resume: a run may outlive commits (a finished run reruns as a no-op)
+                data.setdefault("resumed", []).append(
+                    {
+                        "at": left[0],  # the first stage not finished (the one running at the kill)
+                        "commit": _commit(),
+                        "date": dt.date.today().isoformat(),
+                    }
+                )
         else:
             self.data = {"format": STATE_FORMAT, "config": asdict(cfg), "command": command, "commit": _commit(),
                          "started": dt.date.today().isoformat(), "stages": {}}  # fmt: skip
@@ -507,6 +527,7 @@ def write_agent(cfg: RecipeConfig, state: State, report: dict[str, Any], final_s
                                     sort_keys=True),
         "recipe_training": json.dumps(training),
         "recipe_seconds": json.dumps(secs | {"total": round(sum(secs.values()), 1)}),
+        "recipe_commits": json.dumps(code_commits(state.data)),
     })  # fmt: skip
     os.replace(tmp, out / "agent.safetensors")
     return out / "agent.safetensors"
