@@ -83,7 +83,7 @@ def own_view(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @njit
-def danger_kernel(obs, unseen, out):
+def deal_in_ways_kernel(obs, unseen, out):
     """Per row of ``obs`` (uint8) and tile ``t``: ``out[i, t]``, a count of the ways the three opponents could be
     waiting on ``t``, from the copies the observer cannot see (``u = unseen[i]``, :func:`own_view_kernel`): ``u[t]``
     single waits (one copy of ``t`` held), ``u[t] * (u[t] - 1) / 2`` pair waits (two), and for a suit tile the
@@ -119,25 +119,25 @@ def danger_kernel(obs, unseen, out):
                 out[i, t] += weight * c * (0.2 if thrown[t] else 1.0)
 
 
-def danger(obs: np.ndarray) -> np.ndarray:
-    """``float[N, 34]``: :func:`danger_kernel`'s deal-in estimate of discarding each tile, from the observer's own
+def deal_in_ways(obs: np.ndarray) -> np.ndarray:
+    """``float[N, 34]``: :func:`deal_in_ways_kernel`'s deal-in estimate of discarding each tile, from the observer's own
     view only (observations of either dtype); compare tiles within a row, not across rows."""
     ob8 = to_uint8(obs)
     _, unseen, _ = own_view(ob8)
     out = np.zeros((ob8.shape[0], _T))
-    danger_kernel(ob8, unseen, out)
+    deal_in_ways_kernel(ob8, unseen, out)
     return out
 
 
 def weigh_danger(values: np.ndarray, obs: np.ndarray, masks: np.ndarray, weight: float) -> np.ndarray:
     """``values`` (``float[N, 34]`` of :func:`discard_values` or :func:`near_values`, -1 where not valued) with
-    each valued discard's value times ``1 - weight * D``, ``D`` its :func:`danger` over the largest among the
+    each valued discard's value times ``1 - weight * D``, ``D`` its :func:`deal_in_ways` over the largest among the
     row's legal discards (in [0, 1]; 0 on a row where every legal discard is safe). A new array."""
     out = np.array(values, dtype=np.float64, copy=True)
     rows = np.flatnonzero((out >= 0).any(axis=1))
     if rows.size == 0:
         return out
-    d = danger(np.asarray(obs)[rows]) * np.asarray(masks, dtype=bool)[rows, DISCARD : DISCARD + _T]
+    d = deal_in_ways(np.asarray(obs)[rows]) * np.asarray(masks, dtype=bool)[rows, DISCARD : DISCARD + _T]
     top = d.max(axis=1, keepdims=True)
     rel = np.divide(d, top, out=np.zeros_like(d), where=top > 0)
     sub = out[rows]

@@ -246,7 +246,7 @@ def test_check_discards_moves_only_discards_to_better_valued_ones():
 
 
 def _danger_by_hand(obs: np.ndarray) -> np.ndarray:
-    """The docstring of ``agents.waits.danger_kernel`` read as a plain loop over the decoded views."""
+    """The docstring of ``agents.waits.deal_in_ways_kernel`` read as a plain loop over the decoded views."""
     v = decode_views(obs)
     out = np.zeros((obs.shape[0], T))
     for i in range(obs.shape[0]):
@@ -277,17 +277,17 @@ def _ranked_above(d: np.ndarray, label: np.ndarray, legal: np.ndarray) -> float:
 
 
 def test_danger_counts_the_ways_opponents_could_wait_and_ranks_their_real_waits_above_other_discards():
-    """:func:`agents.waits.danger` is its docstring's count (a plain loop over the decoded views, float32 and uint8
+    """:func:`agents.waits.deal_in_ways` is its docstring's count (a plain loop over the decoded views, float32 and uint8
     observations alike). Against the tiles the opponents really wait on (read from the table), among the legal
     discards of a decision it ranks a real wait above a tile no opponent waits on in about 70% of pairs, more
     than the unseen copies alone and than the rule agent's heuristic."""
     hands = ORACLE_OFFSETS["hands"]
     ours, copies, rules, labels, legals = [], [], [], [], []
     for step, (obs, masks, oracle, _) in enumerate(_play(150, oracle=True)):
-        d = W.danger(obs)
+        d = W.deal_in_ways(obs)
         if step % 30 == 0:
             np.testing.assert_allclose(d, _danger_by_hand(obs))
-            np.testing.assert_array_equal(W.danger(to_uint8(obs)), d)
+            np.testing.assert_array_equal(W.deal_in_ways(to_uint8(obs)), d)
         turn = np.flatnonzero(~masks[:, PASS] & masks[:, DISCARD : DISCARD + T].any(axis=1))
         v = decode_views(obs[turn])
         label = np.zeros((turn.size, T), dtype=bool)
@@ -326,7 +326,7 @@ def test_the_danger_weight_lowers_each_valued_discard_by_its_danger_and_moves_to
         a = net(obs, masks)
         t = W.discard_values(obs, masks)
         w = W.weigh_danger(t, obs, masks, 0.5)
-        d = W.danger(obs) * masks[:, DISCARD : DISCARD + T]
+        d = W.deal_in_ways(obs) * masks[:, DISCARD : DISCARD + T]
         rel = d / np.where(d.max(1, keepdims=True) > 0, d.max(1, keepdims=True), 1)
         np.testing.assert_allclose(w, np.where(t >= 0, t * (1 - 0.5 * rel), t))
         np.testing.assert_array_equal(
