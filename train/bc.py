@@ -338,6 +338,15 @@ def check_memory(need: int, what: str) -> None:
         )
 
 
+def stored_inputs(
+    data: dict[str, np.ndarray], config: ann.NNConfig, sel: slice | np.ndarray
+) -> tuple[torch.Tensor, ...]:
+    """The network inputs (:func:`agents.nn.input_features` of ``config``) of the rows ``sel`` (a slice or
+    indices) of ``data``, in the dtypes a fit keeps them: integer inputs (the planes) uint8, the others float16."""
+    feats = ann.input_features(config, data["obs"][sel], unpack_masks(data["masks"][sel]))
+    return tuple(f if f.dtype == torch.uint8 else f.to(torch.float16) for f in feats)
+
+
 def dataset_features(
     data: dict[str, np.ndarray], chunk: int = 8192, progress: bool = False, config: ann.NNConfig | None = None
 ) -> tuple[torch.Tensor, ...]:
@@ -349,33 +358,28 @@ def dataset_features(
     k = data["actions"].shape[0]
     out: list[torch.Tensor] = []
     for s in tqdm(range(0, k, chunk), disable=not progress, unit="chunk", desc="features"):
-        feats = ann.input_features(
-            config, data["obs"][s : s + chunk], unpack_masks(data["masks"][s : s + chunk])
-        )
+        feats = stored_inputs(data, config, slice(s, s + chunk))
         if not out:
-            dtypes = [f.dtype if f.dtype == torch.uint8 else torch.float16 for f in feats]
-            need = sum(k * int(np.prod(f.shape[1:])) * t.itemsize for f, t in zip(feats, dtypes))
+            need = sum(k * int(np.prod(f.shape[1:])) * f.dtype.itemsize for f in feats)
             check_memory(need, f"the network inputs of {k:,} decisions")
-            out = [torch.empty((k, *f.shape[1:]), dtype=t) for f, t in zip(feats, dtypes)]
+            out = [torch.empty((k, *f.shape[1:]), dtype=f.dtype) for f in feats]
         for o, f in zip(out, feats):
-            o[s : s + chunk] = f.to(o.dtype)
+            o[s : s + chunk] = f
     if not out:
         out = [f.to(torch.float16) for f in ann.input_features(config, data["obs"][:0])]
     return tuple(out)
 
 
 class RowInputs:
-    """The network inputs of a dataset's rows computed when a batch asks for them, in the dtypes of
-    :func:`dataset_features` (the same tensors): :func:`fit` uses it for a dataset whose inputs do not fit in
+    """The network inputs of a dataset's rows computed when a batch asks for them (:func:`stored_inputs`, the
+    tensors :func:`dataset_features` holds): :func:`fit` uses it for a dataset whose inputs do not fit in
     memory at once (slower: every epoch computes them again)."""
 
     def __init__(self, data: dict[str, np.ndarray], config: ann.NNConfig) -> None:
         self.data, self.config = data, config
 
     def rows(self, r: np.ndarray) -> tuple[torch.Tensor, ...]:
-        r = np.asarray(r)
-        feats = ann.input_features(self.config, self.data["obs"][r], unpack_masks(self.data["masks"][r]))
-        return tuple(f if f.dtype == torch.uint8 else f.to(torch.float16) for f in feats)
+        return stored_inputs(self.data, self.config, np.asarray(r))
 
 
 def _rows(feats: tuple[torch.Tensor, ...] | RowInputs, r: np.ndarray) -> tuple[torch.Tensor, ...]:
