@@ -104,6 +104,12 @@ def test_a_rerun_may_change_only_the_settings_of_stages_not_started(tmp_path):
         run_recipe(replace(a, ppo_updates=5))
     with pytest.raises(ValueError, match="teacher_decisions"):
         run_recipe(replace(a, teacher_decisions=1600, distil_rounds=1))
+    state = tmp_path / "r" / "recipe.json"  # a run started by code before ppo_epochs existed ...
+    data = json.loads(state.read_text())
+    del data["config"]["ppo_epochs"]
+    state.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="ppo_epochs': \\[3, 1\\]"):  # ... ran with its default, 3
+        run_recipe(replace(a, ppo_epochs=1))
     with pytest.raises(Stop):  # progress and device may change
         run_recipe(replace(a, progress=True, device="cpu"), stop=("fine", 1))
     b = replace(a, distil_rounds=1, fine_lr=1e-4)  # the fine stage has started: its rate is fixed now

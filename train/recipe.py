@@ -63,7 +63,8 @@ SETTING_STAGE = {
     **dict.fromkeys(("out_dir", "seed", "threads", "torch_threads", "teacher_decisions"), "teacher"),
     **dict.fromkeys(("blocks", "channels", "bc_epochs", "bc_batch_size", "bc_lr"), "bc"),
     **dict.fromkeys(
-        ("num_envs", "rollout_steps", "ppo_updates", "ppo_lr", "value_warmup", "eval_every"), "ppo"
+        ("num_envs", "rollout_steps", "ppo_updates", "ppo_epochs", "ppo_lr", "value_warmup", "eval_every"),
+        "ppo",
     ),
     **dict.fromkeys(
         ("fine_updates", "fine_lr", "fine_gae_lambda", "fine_rollout_check", "snapshot_every"), "fine"
@@ -116,6 +117,8 @@ class RecipeConfig:
     rollout_steps: int = 64
     ppo_updates: int = 800
     """updates of the PPO stage (its rate annealed linearly to 0 over them)"""
+    ppo_epochs: int = 3
+    """PPO stage: passes over each rollout (train.ppo --epochs)"""
     ppo_lr: float = 1.5e-3
     value_warmup: int = 20
     """PPO stage: updates that train the value head alone first (the cloned network has none)"""
@@ -147,8 +150,9 @@ def check_config(cfg: RecipeConfig) -> RecipeConfig:
     """``TypeError``/``ValueError`` naming the first bad setting, before any work."""
     ints = {"seed": 0, "threads": 1, "torch_threads": 1, "teacher_decisions": 2, "blocks": 1, "channels": 1,
             "bc_epochs": 1, "bc_batch_size": 1, "num_envs": 1, "rollout_steps": 1, "ppo_updates": 1,
-            "value_warmup": 0, "fine_updates": 1, "snapshot_every": 1, "eval_every": 0, "final_walls": 1,
-            "final_seed": 0, "distil_rounds": 0, "distil_decisions": 2, "distil_epochs": 1}  # fmt: skip
+            "ppo_epochs": 1, "value_warmup": 0, "fine_updates": 1, "snapshot_every": 1, "eval_every": 0,
+            "final_walls": 1, "final_seed": 0, "distil_rounds": 0, "distil_decisions": 2,
+            "distil_epochs": 1}  # fmt: skip
     check_ints(cfg, "RecipeConfig", ints)
     for k in ("bc_lr", "ppo_lr", "fine_lr", "fine_gae_lambda", "average_skip", "distil_lr"):
         v = getattr(cfg, k)
@@ -217,7 +221,7 @@ def ppo_config(cfg: RecipeConfig, stage: str, init_from: str | None):
                   eval_every=cfg.eval_every, keep_eval_policies=False, save_every=10)  # fmt: skip
     if stage == "ppo":
         pc = PPOConfig(run_dir=str(out / "ppo"), seed=cfg.seed + 1, updates=cfg.ppo_updates, lr=cfg.ppo_lr,
-                       anneal_lr=True, value_warmup=cfg.value_warmup, **common)  # fmt: skip
+                       epochs=cfg.ppo_epochs, anneal_lr=True, value_warmup=cfg.value_warmup, **common)  # fmt: skip
     else:
         pc = PPOConfig(run_dir=str(out / "fine"), seed=cfg.seed + 2, updates=cfg.fine_updates, lr=cfg.fine_lr,
                        anneal_lr=False, gae_lambda=cfg.fine_gae_lambda, value_warmup=0,
@@ -266,7 +270,9 @@ class State:
             data = json.loads(self.path.read_text())
             if data.get("format") != STATE_FORMAT:
                 raise ValueError(f"{self.path} is not a train.recipe state ({data.get('format')!r})")
-            saved, now = data["config"], asdict(cfg)
+            # a setting added since the run started reads as its default, which is what the older code did
+            saved = {**asdict(RecipeConfig()), **data["config"]}
+            now = asdict(cfg)
             diff = {k: [saved.get(k), v] for k, v in now.items() if k not in MAY_CHANGE and saved.get(k) != v}
             begun = [
                 STAGES.index(k)
