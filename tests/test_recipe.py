@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import fields, replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -122,6 +123,19 @@ def test_a_rerun_may_change_only_the_settings_of_stages_not_started(tmp_path):
     ]
     assert "--distil-rounds 1" in data["command"] and data["stages"]["distil"]["rounds"] == 1
     assert json.loads(read_metadata(tmp_path / "r" / "agent.safetensors")["zoo_strength"])["walls"] == 4
+
+
+def test_each_ppo_stage_is_estimated_from_a_measured_rate_scaled_by_its_epochs(tmp_path):
+    cfg = RecipeConfig(out_dir=str(tmp_path), ppo_epochs=1, ppo_updates=100, fine_updates=50)
+    state = SimpleNamespace(stages={"teacher": {"seconds": 1.0}, "bc": {}})
+    default = recipe.DEFAULT_RATES["ppo_s_per_decision"] * cfg.num_envs * cfg.rollout_steps  # at 3 epochs
+    est = recipe.estimate_seconds(cfg, state)
+    assert est["ppo"] == pytest.approx(100 * default * 2 / 4) and est["fine"] == pytest.approx(50 * default)
+    (tmp_path / "ppo").mkdir()
+    rows = ["update,decisions,seconds", "1,32768,10.0", "2,65536,12.0"]  # 2 s per update at one epoch
+    (tmp_path / "ppo" / "progress.csv").write_text("\n".join(rows) + "\n")
+    est = recipe.estimate_seconds(cfg, state)
+    assert est["ppo"] == pytest.approx(100 * 2.0) and est["fine"] == pytest.approx(50 * 2.0 * 4 / 2)
 
 
 @pytest.mark.parametrize(
