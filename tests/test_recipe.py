@@ -109,8 +109,10 @@ def test_a_rerun_may_change_only_the_settings_of_stages_not_started(tmp_path):
     data = json.loads(state.read_text())
     del data["config"]["ppo_epochs"]
     state.write_text(json.dumps(data))
-    with pytest.raises(ValueError, match="ppo_epochs': \\[3, 1\\]"):  # ... ran with its default, 3
-        run_recipe(replace(a, ppo_epochs=1))
+    with pytest.raises(ValueError, match="ppo_epochs': \\[3, 1\\]"):
+        run_recipe(replace(a, ppo_epochs=1))  # ... ran with 3 (today's default: 1)
+    data["config"]["ppo_epochs"] = a.ppo_epochs
+    state.write_text(json.dumps(data))
     with pytest.raises(Stop):  # progress and device may change
         run_recipe(replace(a, progress=True, device="cpu"), stop=("fine", 1))
     b = replace(a, distil_rounds=1, fine_lr=1e-4)  # the fine stage has started: its rate is fixed now
