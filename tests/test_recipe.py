@@ -110,7 +110,7 @@ def test_a_rerun_may_change_only_the_settings_of_stages_not_started(tmp_path):
     del data["config"]["ppo_epochs"]
     state.write_text(json.dumps(data))
     with pytest.raises(ValueError, match="ppo_epochs': \\[3, 1\\]"):
-        run_recipe(replace(a, ppo_epochs=1))  # ... ran with 3 (today's default: 1)
+        run_recipe(replace(a, ppo_epochs=1))  # ... ran with 3, which BEFORE_ADDED says
     data["config"]["ppo_epochs"] = a.ppo_epochs
     state.write_text(json.dumps(data))
     with pytest.raises(Stop):  # progress and device may change

@@ -117,11 +117,11 @@ class RecipeConfig:
     num_envs: int = 512
     """tables of both PPO stages"""
     rollout_steps: int = 64
-    ppo_updates: int = 1600
+    ppo_updates: int = 800
     """updates of the PPO stage (its rate annealed linearly to 0 over them)"""
-    ppo_epochs: int = 1
+    ppo_epochs: int = 3
     """PPO stage: passes over each rollout (train.ppo --epochs); one pass runs about twice the decisions/s of
-    three, and 1,600 updates of one reached the strength of 800 of three in less time"""
+    three, but 1,600 updates of one ended the recipe about 0.2 points per hand weaker (docs/training.md)"""
     ppo_lr: float = 1.5e-3
     value_warmup: int = 20
     """PPO stage: updates that train the value head alone first (the cloned network has none)"""
