@@ -342,17 +342,16 @@ def estimate_seconds(cfg: RecipeConfig, state: State) -> dict[str, float]:
     st, out = state.stages, Path(cfg.out_dir)
     if "teacher" in st:
         r["teacher_s_per_decision"] = st["teacher"]["seconds"] / cfg.teacher_decisions
-    from train.ppo import PPOConfig
-
     # a PPO stage's own rate once measured; else the other stage's (or the default, measured at 3 epochs) scaled
     # by 1 + epochs: with the planes network one epoch of the update costs about what the rollout costs
-    epochs = {"ppo": cfg.ppo_epochs, "fine": PPOConfig().epochs, "default": 3}
+    epochs = {k: ppo_config(cfg, k, None).epochs for k in ("ppo", "fine")} | {"default": 3}
     rates = {k: _ppo_seconds_per_decision(out / k) for k in ("ppo", "fine")}
 
     def ppo_left(stage: str, updates: int) -> float:
         from train.run import read_checkpoint
 
-        src = next((k for k in (stage, *(k for k in rates if k != stage)) if rates[k]), "default")
+        other = "fine" if stage == "ppo" else "ppo"
+        src = stage if rates[stage] else other if rates[other] else "default"
         rate = r["ppo_s_per_decision"] if src == "default" else rates[src]
         per_update = cfg.num_envs * cfg.rollout_steps * rate * (1 + epochs[stage]) / (1 + epochs[src])
         ck = out / stage / "checkpoint.safetensors"
