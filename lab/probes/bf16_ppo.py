@@ -17,6 +17,8 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 CHILD = r"""
 import json, sys, torch
@@ -41,17 +43,18 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--json", default="/dev/null", help="write the rounds and medians here")
     args = ap.parse_args(argv)
     rows: dict[str, list[dict]] = {"float32": [], "bfloat16": []}
+    tmp_dir = tempfile.TemporaryDirectory()
+    tmp = str(Path(tmp_dir.name) / "round.json")
     for _ in range(args.rounds):
         for mode in rows:
-            tmp = f"/tmp/bf16_ppo_{mode}.json"
             cmd = [sys.executable, "-c", CHILD, mode, str(args.seconds), args.init_from, tmp]
             subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            with open(tmp) as f:
-                r = json.load(f)
+            r = json.loads(Path(tmp).read_text())
             split = {k: r["split_s"][k] / r["updates"] for k in ("inference_s", "update_s")}
             rows[mode].append({"decisions_per_s": r["decisions_per_s"], **split})
             print(f"{mode:9s} {r['decisions_per_s']:9,.0f} decisions/s; per update: inference "
                   f"{split['inference_s']:.2f} s, update {split['update_s']:.2f} s", flush=True)  # fmt: skip
+    tmp_dir.cleanup()
     med = {m: {k: statistics.median(r[k] for r in v) for k in v[0]} for m, v in rows.items()}
     ratio = med["bfloat16"]["decisions_per_s"] / med["float32"]["decisions_per_s"]
     print(f"medians: float32 {med['float32']['decisions_per_s']:,.0f}, bfloat16 "
