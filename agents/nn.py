@@ -93,13 +93,16 @@ class NNConfig:
     wait_inputs: bool = False
     """planes only: also read the values of the waits each discard leaves (:data:`WAIT_PLANES` planes from
     :func:`agents.waits.discard_values`, the wait check's first step, computed from the observation)"""
+    near_inputs: bool = False
+    """planes with ``wait_inputs`` only: also read the wait check's second step (:data:`NEAR_PLANES` planes from
+    :func:`agents.waits.near_values`: the waits each discard can reach one draw later)"""
 
     def __post_init__(self) -> None:
         if not isinstance(self.arch, str):
             raise TypeError(f"NNConfig.arch must be a str, got {type(self.arch).__name__}")
         if self.arch not in ARCHS:
             raise ValueError(f"NNConfig.arch must be one of {ARCHS}, got {self.arch!r}")
-        for name in ("with_features", "wait_inputs"):
+        for name in ("with_features", "wait_inputs", "near_inputs"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"NNConfig.{name} must be a bool, got {type(getattr(self, name)).__name__}")
         if self.arch == "mlp":
@@ -113,6 +116,8 @@ class NNConfig:
                 )
             if self.wait_inputs:
                 raise ValueError("NNConfig.wait_inputs is a setting of arch='planes'")
+        if self.near_inputs and not self.wait_inputs:
+            raise ValueError("NNConfig.near_inputs needs wait_inputs (its planes follow the wait planes)")
         elif self.blocks is None:
             object.__setattr__(self, "blocks", 2)
         for name, hi in (("channels", 4096), ("hidden", 4096), ("blocks", 64)):
@@ -128,8 +133,10 @@ class NNConfig:
         """The architecture in one short string, e.g. ``mlp(channels=16, hidden=128)``."""
         if self.arch == "mlp":
             return f"mlp(channels={self.channels}, hidden={self.hidden})"
-        extra = (", with_features" if self.with_features else "") + (
-            ", wait_inputs" if self.wait_inputs else ""
+        extra = (
+            (", with_features" if self.with_features else "")
+            + (", wait_inputs" if self.wait_inputs else "")
+            + (", near_inputs" if self.near_inputs else "")
         )
         return f"planes(blocks={self.blocks}, channels={self.channels}, hidden={self.hidden}{extra})"
 
@@ -144,6 +151,7 @@ def features_version(config: NNConfig) -> str:
         f"{FEATURES_VERSION}+{P.PLANES_ID}"
         + (f"+{FEATURES_ID}" if config.with_features else "")
         + (f"+{WAITS_ID}" if config.wait_inputs else "")
+        + (f"+{NEAR_ID}" if config.near_inputs else "")
     )
 
 
@@ -152,16 +160,24 @@ WAITS_ID = "w1"
 #: planes of ``wait_inputs``: per tile, 1 where discarding it leaves a waiting hand, and ``log1p(value) / 8`` of
 #: that wait (:func:`agents.waits.discard_values` under the default rules; 0 elsewhere and off the own turn)
 WAIT_PLANES = 2
+#: the input layout of ``near_inputs`` (in :func:`features_version`)
+NEAR_ID = "n1"
+#: planes of ``near_inputs``: per tile, 1 where discarding it leaves a hand one tile from waiting, and
+#: ``log1p(value) / 12`` of :func:`agents.waits.near_values` (the waits the next draw can reach, summed over draws)
+NEAR_PLANES = 2
 
 
-def wait_planes(obs: np.ndarray, masks: np.ndarray | None) -> np.ndarray:
-    """``float32[N, WAIT_PLANES, 34]`` of ``wait_inputs`` (zeros without masks: a player not asked)."""
-    out = np.zeros((obs.shape[0], WAIT_PLANES, 34), np.float32)
+def wait_planes(obs: np.ndarray, masks: np.ndarray | None, near: bool = False) -> np.ndarray:
+    """``float32[N, WAIT_PLANES (+ NEAR_PLANES with near), 34]`` of ``wait_inputs`` (and ``near_inputs``); zeros
+    without masks (a player not asked)."""
+    out = np.zeros((obs.shape[0], WAIT_PLANES + (NEAR_PLANES if near else 0), 34), np.float32)
     if masks is not None and obs.shape[0]:
-        v = W.discard_values(obs, np.asarray(masks, dtype=bool))
-        ok = v >= 0
-        out[:, 0] = ok
-        out[:, 1] = np.where(ok, np.log1p(np.maximum(v, 0.0)) / 8.0, 0.0)
+        m = np.asarray(masks, dtype=bool)
+        for i, (fn, scale) in enumerate(((W.discard_values, 8.0), (W.near_values, 12.0))[: 2 if near else 1]):
+            v = fn(obs, m)
+            ok = v >= 0
+            out[:, 2 * i] = ok
+            out[:, 2 * i + 1] = np.where(ok, np.log1p(np.maximum(v, 0.0)) / scale, 0.0)
     return out
 
 
@@ -222,7 +238,7 @@ def input_features(
         parts.append(tile.transpose(0, 2, 1))
         sc = np.concatenate([scal[:, :j], glob, scal[:, j:]], axis=1, dtype=np.float32)
     if config.wait_inputs:
-        parts.append(wait_planes(o, m))
+        parts.append(wait_planes(o, m, near=config.near_inputs))
     pl = np.concatenate([*parts, planes[:, k:]], axis=1, dtype=np.float32)
     return torch.from_numpy(pl), torch.from_numpy(np.asarray(sc, dtype=np.float32))
 
@@ -373,6 +389,7 @@ def planes_inputs(config: NNConfig) -> tuple[int, int, np.ndarray]:
     f = config.with_features
     n_planes = P.NUM_PLANES - P.NUM_MASK_PLANES + (NUM_TILE_FEATURES if f else 0)
     n_planes += WAIT_PLANES if config.wait_inputs else 0
+    n_planes += NEAR_PLANES if config.near_inputs else 0
     n_scalars = P.NUM_SCALARS - P.NUM_MASK_SCALARS + (NUM_GLOBAL_FEATURES if f else 0)
     scale = np.ones(n_scalars, np.float32)
     scale[: P.NUM_SCALARS - P.NUM_MASK_SCALARS] = P.SCALAR_SCALE[: P.NUM_SCALARS - P.NUM_MASK_SCALARS]
@@ -636,17 +653,20 @@ def load(path: str | Path, config: NNConfig | None = None, device: str | torch.d
     return net.to(device)
 
 
-def add_wait_inputs(net: Net) -> PlanesNet:
-    """A copy of the planes network ``net`` that also reads ``wait_inputs``, with zero weights on them: the same
-    logits and value as ``net`` (to train from a network made without them)."""
+def add_wait_inputs(net: Net, near: bool = False) -> PlanesNet:
+    """A copy of the planes network ``net`` that also reads ``wait_inputs`` (and ``near_inputs`` with ``near``),
+    with zero weights on the planes it gains: the same logits and value as ``net`` (to train from a network made
+    without them)."""
     if not isinstance(net, PlanesNet):
         raise ValueError(f"wait inputs are a setting of planes networks, got {net.config.describe()}")
-    if net.config.wait_inputs:
-        raise ValueError("the network already reads the wait inputs")
-    wide = build_net(dataclasses.replace(net.config, wait_inputs=True))
+    c = net.config
+    if c.wait_inputs and (c.near_inputs or not near):
+        raise ValueError(f"the network already reads the {'near' if near else 'wait'} inputs")
+    extra = (0 if c.wait_inputs else WAIT_PLANES) + (NEAR_PLANES if near and not c.near_inputs else 0)
+    wide = build_net(dataclasses.replace(c, wait_inputs=True, near_inputs=c.near_inputs or near))
     state = {k: v.detach().clone() for k, v in net.state_dict().items()}
     w = state["stem.weight"]
-    state["stem.weight"] = torch.cat([w, w.new_zeros(w.shape[0], WAIT_PLANES, w.shape[2])], dim=1)
+    state["stem.weight"] = torch.cat([w, w.new_zeros(w.shape[0], extra, w.shape[2])], dim=1)
     wide.load_state_dict(state, strict=True)
     return wide.to(next(net.parameters()).device)
 

@@ -102,6 +102,9 @@ class BCConfig:
     wait_inputs: bool = False
     """planes: also read the values of the waits each discard leaves (agents.nn.NNConfig.wait_inputs); with
     init_from, a network without them gains them with zero weights (the same policy at the start)"""
+    near_inputs: bool = False
+    """planes, with wait_inputs: also read the wait check's second step (agents.nn.NNConfig.near_inputs); with
+    init_from, gained with zero weights as wait_inputs are"""
     init_from: str | None = None
     """an agents.nn checkpoint to start from (its weights and architecture; the network settings above are then
     not used), e.g. to distil a network with the wait check back into that network"""
@@ -172,7 +175,7 @@ def opponent_kwargs(cfg: BCConfig) -> dict[str, Any]:
 def net_config(cfg: BCConfig) -> ann.NNConfig:
     """The :class:`agents.nn.NNConfig` of ``cfg``'s network."""
     return ann.NNConfig(cfg.channels, cfg.hidden, arch=cfg.arch, blocks=cfg.blocks, with_features=cfg.with_features,
-                        wait_inputs=cfg.wait_inputs)  # fmt: skip
+                        wait_inputs=cfg.wait_inputs, near_inputs=cfg.near_inputs)  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------ data
@@ -436,8 +439,10 @@ def fit(cfg: BCConfig, data: dict[str, np.ndarray]) -> tuple[ann.Net, dict[str, 
     hold, tr = np.sort(perm[:n_hold]), perm[n_hold:]
     if cfg.init_from is not None:
         net = ann.load(cfg.init_from)
-        if cfg.wait_inputs and not net.config.wait_inputs:
-            net = ann.add_wait_inputs(net)
+        if (cfg.wait_inputs and not net.config.wait_inputs) or (
+            cfg.near_inputs and not net.config.near_inputs
+        ):
+            net = ann.add_wait_inputs(net, near=cfg.near_inputs)
         net = net.to(device)
     else:
         with torch.random.fork_rng(devices=[]):
