@@ -620,7 +620,10 @@ def load(path: str | Path, config: NNConfig | None = None, device: str | torch.d
     known = {features_version(c): c.arch for c in (NNConfig(), NNConfig(arch="planes"),
                                                    NNConfig(arch="planes", with_features=True),
                                                    NNConfig(arch="planes", wait_inputs=True),
-                                                   NNConfig(arch="planes", with_features=True, wait_inputs=True))}  # fmt: skip
+                                                   NNConfig(arch="planes", with_features=True, wait_inputs=True),
+                                                   NNConfig(arch="planes", wait_inputs=True, near_inputs=True),
+                                                   NNConfig(arch="planes", with_features=True, wait_inputs=True,
+                                                            near_inputs=True))}  # fmt: skip
     if meta.get("features_version") not in known:
         have = ", ".join(f"{v!r} ({a})" for v, a in known.items())
         raise ValueError(

@@ -633,6 +633,7 @@ def test_wait_inputs_start_as_the_network_without_them_and_resume_exactly(tmp_pa
     import numpy as np
 
     from agents import nn as ann
+    from agents import waits as W
     from mjenv.vector import VectorEnv
 
     with torch.random.fork_rng(devices=[]):
@@ -655,6 +656,27 @@ def test_wait_inputs_start_as_the_network_without_them_and_resume_exactly(tmp_pa
         ann.add_wait_inputs(ann.build_net(ann.NNConfig(4, 16)))
     with pytest.raises(ValueError, match="already"):
         ann.add_wait_inputs(wide)
+    # the check's second step on top (near_inputs): again the same logits, from either network
+    near, near2 = ann.add_wait_inputs(wide, near=True), ann.add_wait_inputs(base, near=True)
+    assert near.config.near_inputs and ann.features_version(near.config).endswith("+w1+n1")
+    with torch.no_grad():
+        for net in (near, near2):
+            c = net(env.obs, torch.from_numpy(env.masks))
+            assert torch.equal(a[0], c[0]) and torch.equal(a[1], c[1])
+    planes = ann.input_features(near.config, env.obs, env.masks)[0]
+    assert (
+        planes.shape[1] == ann.input_features(wide.config, env.obs, env.masks)[0].shape[1] + ann.NEAR_PLANES
+    )
+    near_ok = planes[:, -ann.P.NUM_MASK_PLANES - 2]
+    assert near_ok.sum() > 0 and torch.equal(  # 1 exactly where agents.waits.near_values scores a discard
+        near_ok.bool(), torch.from_numpy(W.near_values(env.obs, env.masks) >= 0)
+    )
+    with pytest.raises(ValueError, match="already"):
+        ann.add_wait_inputs(near, near=True)
+    with pytest.raises(ValueError, match="near_inputs needs wait_inputs"):
+        ann.NNConfig(4, 16, arch="planes", near_inputs=True)
+    ann.save(near, tmp_path / "near.safetensors")
+    assert ann.load(tmp_path / "near.safetensors").config == near.config
     kw = {
         **TINY,
         "updates": 3,

@@ -123,6 +123,8 @@ def check_config(cfg: BCConfig) -> BCConfig:
                                  "hidden": 1, "epochs": 1, "batch_size": 1, "torch_threads": 1})  # fmt: skip
     if cfg.init_from is None:
         net_config(cfg)  # the network settings (TypeError / ValueError naming the field)
+    if cfg.near_inputs and not cfg.wait_inputs:
+        raise ValueError("BCConfig.near_inputs needs wait_inputs (the near planes follow the wait planes)")
     if not 0 < cfg.holdout < 1:
         raise ValueError(f"BCConfig.holdout must be in (0, 1), got {cfg.holdout}")
     if not cfg.lr > 0:

@@ -15,7 +15,8 @@ Seven stages, each writing into ``out_dir`` (``--help`` lists every setting with
 6. ``distil``: ``distil_rounds`` rounds of expert iteration with the wait check as the improvement operator: the
    latest network with the wait check of ``agents.nn:baseline`` (``agents.waits.BASELINE_CHECK``) plays the
    fourth chair against three rule agents, and its decisions are cloned back into that network, which gains
-   the wait inputs (``agents.nn.NNConfig.wait_inputs``, zero weights at the start) ->
+   the wait inputs (``agents.nn.NNConfig.wait_inputs``, zero weights at the start) and, with
+   ``distil_near_inputs``, the check's second step (``agents.nn.NNConfig.near_inputs``) ->
    ``distil/round<k>.safetensors``.
 7. ``final``: 1v3 duplicate against the rule agent on ``final_walls`` walls of ``final_seed`` (a range the docs
    reserve for this evaluation: nothing in the recipe picks by it), the last network alone and with the wait
@@ -70,11 +71,13 @@ SETTING_STAGE = {
         ("fine_updates", "fine_lr", "fine_gae_lambda", "fine_rollout_check", "snapshot_every"), "fine"
     ),
     "average_skip": "average",
-    **dict.fromkeys(("distil_rounds", "distil_decisions", "distil_epochs", "distil_lr"), "distil"),
+    **dict.fromkeys(
+        ("distil_rounds", "distil_decisions", "distil_epochs", "distil_lr", "distil_near_inputs"), "distil"
+    ),
     **dict.fromkeys(("final_walls", "final_seed", "name"), "final"),
 }
 #: settings added to RecipeConfig after its first release, with the value that runs started before them used
-BEFORE_ADDED = {"ppo_epochs": 3}
+BEFORE_ADDED = {"ppo_epochs": 3, "distil_near_inputs": False}
 # rates before this run has measured its own: its first run (2-core AMD EPYC, one Numba and one torch thread,
 # another run on the other core, 2026-12-07, d865457)
 DEFAULT_RATES = {
@@ -85,6 +88,7 @@ DEFAULT_RATES = {
     "final_s_per_wall": 0.0097,  # per agent, adjusted
     "distil_s_per_decision": 1.5e-4,  # the network with the check against three rule agents
     "distil_fit_s_per_decision": 4.5e-5,  # the inputs with the wait planes, once
+    "distil_near_s_per_decision": 1.2e-4,  # and the near planes (agents.waits.near_values), once
 }
 
 
@@ -142,6 +146,9 @@ class RecipeConfig:
     """decisions of the network with the check cloned in each round"""
     distil_epochs: int = 3
     distil_lr: float = 5e-4
+    distil_near_inputs: bool = True
+    """distil stage: the network also gains the check's second step as inputs (agents.nn.NNConfig.near_inputs:
+    the waits each discard reaches one draw later); measured +0.4 to +0.6 points per hand alone (docs/training.md)"""
     eval_every: int = 100
     """in-run evaluation of both PPO stages on 200 walls (a learning curve; nothing picks by it); 0: never"""
     final_walls: int = 10_000
@@ -362,6 +369,7 @@ def estimate_seconds(cfg: RecipeConfig, state: State) -> dict[str, float]:
         not (out / "distil" / f"round{k}.safetensors").is_file() for k in range(1, cfg.distil_rounds + 1)
     )
     per_distil_decision = (r["distil_s_per_decision"] + r["distil_fit_s_per_decision"]
+                           + cfg.distil_near_inputs * r["distil_near_s_per_decision"]
                            + cfg.distil_epochs * r["bc_s_per_decision_epoch"])  # fmt: skip
     est = {
         "teacher": cfg.teacher_decisions * r["teacher_s_per_decision"],
@@ -475,7 +483,8 @@ def stage_distil(cfg: RecipeConfig, stop_round: int | None = None) -> dict[str, 
                       teacher_kwargs=teacher_opt, opponent="agents.rule:make")  # fmt: skip
         tmp = out / f"round{k}.tmp.safetensors"
         bc.run(bc.BCConfig(
-            out=str(tmp), data=str(path), init_from=str(prev), wait_inputs=True, epochs=cfg.distil_epochs,
+            out=str(tmp), data=str(path), init_from=str(prev), wait_inputs=True,
+            near_inputs=cfg.distil_near_inputs, epochs=cfg.distil_epochs,
             batch_size=cfg.bc_batch_size, lr=cfg.distil_lr, seed=distil_seed(cfg, k), threads=cfg.threads,
             torch_threads=cfg.torch_threads, device=cfg.device, progress=cfg.progress,
         ))  # fmt: skip
