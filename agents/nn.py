@@ -116,10 +116,10 @@ class NNConfig:
                 )
             if self.wait_inputs:
                 raise ValueError("NNConfig.wait_inputs is a setting of arch='planes'")
-        if self.near_inputs and not self.wait_inputs:
-            raise ValueError("NNConfig.near_inputs needs wait_inputs (its planes follow the wait planes)")
         elif self.blocks is None:
             object.__setattr__(self, "blocks", 2)
+        if self.near_inputs and not self.wait_inputs:
+            raise ValueError("NNConfig.near_inputs needs wait_inputs (its planes follow the wait planes)")
         for name, hi in (("channels", 4096), ("hidden", 4096), ("blocks", 64)):
             v = getattr(self, name)
             if v is None:

@@ -122,8 +122,9 @@ def run_digest(run_dir: Path, case: str, stop_after: int | None = None) -> str:
     meta.pop("sha256", None)
     if "net_config" in meta:  # a network setting added after the pins, at its default: the same training
         net_config = json.loads(meta["net_config"])
-        if net_config.get("wait_inputs") is False:
-            del net_config["wait_inputs"]
+        for key in ("wait_inputs", "near_inputs"):
+            if net_config.get(key) is False:
+                del net_config[key]
         meta["net_config"] = json.dumps(net_config, sort_keys=True)
     h.update(json.dumps({**meta, "counters": counters}, sort_keys=True).encode())
     lines = (run_dir / "progress.csv").read_text().splitlines()
