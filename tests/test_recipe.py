@@ -50,7 +50,7 @@ def test_every_stage_runs_and_a_kill_anywhere_resumes_to_the_same_agent(tmp_path
     assert "out_dir" not in json.loads(meta["recipe_config"]) and str(tmp_path) not in meta["zoo_recipe"]
     net = ann.load(tmp_path / "a" / "agent.safetensors")
     assert net.config.arch == "planes" and net.config.with_features and net.config.channels == 4
-    assert net.config.wait_inputs  # the distil stage's network
+    assert net.config.wait_inputs and net.config.near_inputs  # the distil stage's network
     assert tensors_digest(tmp_path / "a" / "agent.safetensors") == tensors_digest(
         tmp_path / "a" / "distil" / "round2.safetensors"
     )
@@ -107,7 +107,7 @@ def test_a_rerun_may_change_only_the_settings_of_stages_not_started(tmp_path):
         run_recipe(replace(a, teacher_decisions=1600, distil_rounds=1))
     state = tmp_path / "r" / "recipe.json"  # a run started by code before ppo_epochs existed ...
     data = json.loads(state.read_text())
-    del data["config"]["ppo_epochs"]
+    del data["config"]["ppo_epochs"], data["config"]["distil_near_inputs"]  # (and distil_near_inputs)
     state.write_text(json.dumps(data))
     with pytest.raises(ValueError, match="ppo_epochs': \\[3, 1\\]"):
         run_recipe(replace(a, ppo_epochs=1))  # ... ran with 3, which BEFORE_ADDED says
@@ -121,7 +121,9 @@ def test_a_rerun_may_change_only_the_settings_of_stages_not_started(tmp_path):
     b = replace(a, distil_rounds=1, final_walls=4)  # not started: the run goes on with them and records it
     data = run_recipe(b)
     assert data["changed"] == [
-        {"before": "average", "settings": {"distil_rounds": [2, 1], "final_walls": [6, 4]}}
+        # a run from before distil_near_inputs (BEFORE_ADDED: off) goes on with it: its distil stage had not started
+        {"before": "fine", "settings": {"distil_near_inputs": [False, True]}},
+        {"before": "average", "settings": {"distil_rounds": [2, 1], "final_walls": [6, 4]}},
     ]
     assert "--distil-rounds 1" in data["command"] and data["stages"]["distil"]["rounds"] == 1
     assert json.loads(read_metadata(tmp_path / "r" / "agent.safetensors")["zoo_strength"])["walls"] == 4

@@ -88,7 +88,7 @@ DEFAULT_RATES = {
     "final_s_per_wall": 0.0097,  # per agent, adjusted
     "distil_s_per_decision": 1.5e-4,  # the network with the check against three rule agents
     "distil_fit_s_per_decision": 4.5e-5,  # the inputs with the wait planes, once
-    "distil_near_s_per_decision": 1.2e-4,  # and the near planes (agents.waits.near_values), once
+    "distil_near_s_per_decision": 6.5e-5,  # and the near planes (agents.waits.near_values), once (2026-12-08)
 }
 
 
