@@ -844,7 +844,7 @@ def latest(
     threads: int | None = None,
 ) -> NNPolicy | W.CheckedPolicy:
     """``agents.nn:latest``: the newest network of the zoo alone (:data:`agents.zoo_meta.LATEST`, today
-    ``distil1-2026-12-07``), greedy by default. An alias: it follows the zoo; for a figure that keeps its meaning,
+    ``recipe-2026-12-08``), greedy by default. An alias: it follows the zoo; for a figure that keeps its meaning,
     name the entry (:func:`zoo`)."""
     return zoo(num_envs, seed, LATEST, device=device, greedy=greedy, waits=waits, threads=threads)
 
@@ -858,7 +858,7 @@ def baseline(
     threads: int | None = None,
 ) -> NNPolicy | W.CheckedPolicy:
     """``agents.nn:baseline``: the strongest shipped agent, the zoo's :data:`agents.zoo_meta.BASELINE` (today
-    ``avg109-2026-12-06``; the newest network, :func:`latest`, is ``distil1-2026-12-07``) with its discards
+    ``avg109-2026-12-06``; the newest network, :func:`latest`, is ``recipe-2026-12-08``) with its discards
     checked by the value of the waits they leave and its passes by the claims into a better wait
     (``agents.waits:checked`` over it with ``claims=0.5``: :data:`agents.waits.BASELINE_CHECK`, since 2026-12-07);
     ``waits=True`` is the default :class:`agents.waits.WaitCheck` (no claims), ``waits=False`` the network alone.

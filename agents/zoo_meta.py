@@ -170,6 +170,23 @@ ZOO: dict[str, ZooEntry] = {
             alone="+1.83 [+1.55, +2.11]",
             checked="+2.93 [+2.64, +3.21]",
         ),
+        ZooEntry(
+            name="recipe-2026-12-08",
+            arch="planes(blocks=2, channels=32, hidden=128, with_features, wait_inputs, near_inputs)",
+            parameters=96_868,
+            recipe=(
+                "python -m train.recipe (its defaults, seed 0: teacher data, cloning, 800 PPO updates, the fine "
+                "stage through the check, the average, three distil rounds with the wait and near inputs); the "
+                "stages up to the average ran at c1f8241 (PPO resumed at 5f98db8), the distil and final stages at "
+                "d2e878b; 12,914 s (3.6 h) of one core. Final walls (10,000 of seed 8,000,000): alone +1.92 "
+                "[+1.66, +2.19], with agents.nn:baseline's check +2.76 [+2.48, +3.03] (docs/training.md)"
+            ),
+            commit="a413b16",
+            date="2026-12-08",
+            old=None,
+            alone="+1.71 [+1.45, +1.98]",
+            checked="+1.90 [+1.63, +2.16]",
+        ),
     )
 }
 

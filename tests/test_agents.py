@@ -272,8 +272,8 @@ def test_nn_checkpoint_of_old_features_fails_clearly(tmp_path):
 
 def test_nn_baseline_loads_and_plays_legally():
     """``agents.nn:latest`` (the newest network of the zoo) is the tile-plane network 2 x 32 + features with the
-    wait inputs, greedy, within 20 MB, and plays only legal actions; the zoo's ``ens5-2026-12-05`` and
-    ``planes32-2026-12-04`` (older ones) have the same network without the wait inputs and ``mlp-2026-12-01`` (the
+    wait and near inputs, greedy, within 20 MB, and plays only legal actions; the zoo's ``ens5-2026-12-05`` and
+    ``planes32-2026-12-04`` (older ones) have the same network without those inputs and ``mlp-2026-12-01`` (the
     first) is the mlp, each a different policy."""
     from agents import nn as N
 
@@ -286,17 +286,20 @@ def test_nn_baseline_loads_and_plays_legally():
     a = policy(obs, masks)
     assert masks[np.arange(a.size), a].all()
     e5 = load_policy("agents.nn:zoo", 32, 0, name="ens5-2026-12-05")
-    assert cfg.wait_inputs and e5.greedy and e5.net.config == dataclasses.replace(cfg, wait_inputs=False)
+    assert cfg.wait_inputs and cfg.near_inputs and e5.greedy
+    assert e5.net.config == dataclasses.replace(cfg, wait_inputs=False, near_inputs=False)
     e = e5(obs, masks)
-    assert masks[np.arange(e.size), e].all()
+    assert masks[np.arange(e.size), e].all() and (a != e).any()
     # the weight average of PPO runs from it: close to it, not the same network
-    assert not torch.equal(policy.net.stem.weight, e5.net.stem.weight) and (a == e).mean() > 0.9
+    avg = load_policy("agents.nn:zoo", 32, 0, name="avg109-2026-12-06")
+    v = avg(obs, masks)
+    assert not torch.equal(avg.net.stem.weight, e5.net.stem.weight) and (v == e).mean() > 0.9
     p32 = load_policy("agents.nn:zoo", 32, 0, name="planes32-2026-12-04")
     assert p32.greedy and (p32.net.config.arch, p32.net.config.channels) == ("planes", 32)
     c = p32(obs, masks)
     assert masks[np.arange(c.size), c].all()
     # it descends from the student of an ensemble that has this network as a member
-    assert (a != c).any() and (a == c).mean() > 0.5
+    assert (e != c).any() and (e == c).mean() > 0.5
     mlp = load_policy("agents.nn:zoo", 32, 0, name="mlp-2026-12-01")
     assert mlp.greedy and mlp.net.config.arch == "mlp"
     b = mlp(obs, masks)
