@@ -148,7 +148,8 @@ class RecipeConfig:
     distil_lr: float = 5e-4
     distil_near_inputs: bool = True
     """distil stage: the network also gains the check's second step as inputs (agents.nn.NNConfig.near_inputs:
-    the waits each discard reaches one draw later); measured +0.4 to +0.6 points per hand alone (docs/training.md)"""
+    the waits each discard reaches one draw later); +0.6 and +1.0 points per hand alone at the recipe's end on two
+    seeds (docs/training.md)"""
     eval_every: int = 100
     """in-run evaluation of both PPO stages on 200 walls (a learning curve; nothing picks by it); 0: never"""
     final_walls: int = 10_000
