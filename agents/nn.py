@@ -35,6 +35,7 @@ import contextlib
 import dataclasses
 import functools
 import hashlib
+import itertools
 import json
 import warnings
 from dataclasses import asdict, dataclass
@@ -617,13 +618,10 @@ def load(path: str | Path, config: NNConfig | None = None, device: str | torch.d
         raise ValueError(
             f"{path} is not an agents.nn checkpoint (format {meta.get('format')!r}, want {FORMAT!r})"
         )
-    known = {features_version(c): c.arch for c in (NNConfig(), NNConfig(arch="planes"),
-                                                   NNConfig(arch="planes", with_features=True),
-                                                   NNConfig(arch="planes", wait_inputs=True),
-                                                   NNConfig(arch="planes", with_features=True, wait_inputs=True),
-                                                   NNConfig(arch="planes", wait_inputs=True, near_inputs=True),
-                                                   NNConfig(arch="planes", with_features=True, wait_inputs=True,
-                                                            near_inputs=True))}  # fmt: skip
+    # every input layout this code builds: the mlp's, and each valid choice of the planes network's input options
+    planes = [NNConfig(arch="planes", with_features=f, wait_inputs=w, near_inputs=n)
+              for f, w, n in itertools.product((False, True), repeat=3) if w or not n]  # fmt: skip
+    known = {features_version(c): c.arch for c in (NNConfig(), *planes)}
     if meta.get("features_version") not in known:
         have = ", ".join(f"{v!r} ({a})" for v, a in known.items())
         raise ValueError(
